@@ -1,0 +1,76 @@
+// -----------------------------------------------------------------------------
+// queues/tbb_queues.h
+// -----------------------------------------------------------------------------
+//
+// Adapters for oneTBB 2021.8 (Debian's libtbb-dev):
+//
+//   - `TbbQueue<T>`: `tbb::concurrent_queue`, unbounded MPMC.
+//   - `TbbBoundedQueue<T>`: `tbb::concurrent_bounded_queue` with
+//     `set_capacity(capacity)`; its native `push` / `pop` block (TBB parks
+//     waiters in its own monitor).
+//
+// Thread-safety: thread-safe (MPMC).
+
+#ifndef SERVERKIT_QUEUES_TBB_QUEUES_H_
+#define SERVERKIT_QUEUES_TBB_QUEUES_H_
+
+#include <oneapi/tbb/concurrent_queue.h>
+
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+#include "queues/queue.h"
+
+namespace serverkit {
+
+template <typename T>
+class TbbQueue {
+ public:
+  using value_type = T;
+  static constexpr std::string_view kName = "tbb";
+  static constexpr Topology kTopology = Topology::kMpmc;
+  static constexpr bool kBounded = false;
+
+  explicit TbbQueue(std::size_t /*capacity*/) {}
+
+  bool try_push(T&& v) {
+    q_.push(std::move(v));
+    return true;
+  }
+  bool try_pop(T& out) { return q_.try_pop(out); }
+  std::size_t capacity() const { return 0; }
+
+ private:
+  oneapi::tbb::concurrent_queue<T> q_;
+};
+
+template <typename T>
+class TbbBoundedQueue {
+ public:
+  using value_type = T;
+  static constexpr std::string_view kName = "tbb-bounded";
+  static constexpr Topology kTopology = Topology::kMpmc;
+  static constexpr bool kBounded = true;
+
+  explicit TbbBoundedQueue(std::size_t capacity) : capacity_(capacity) {
+    q_.set_capacity(static_cast<std::ptrdiff_t>(capacity));
+  }
+
+  bool try_push(T&& v) { return q_.try_push(std::move(v)); }
+  bool try_pop(T& out) { return q_.try_pop(out); }
+  void push(T&& v) { q_.push(std::move(v)); }
+  void pop(T& out) { q_.pop(out); }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  const std::size_t capacity_;
+  oneapi::tbb::concurrent_bounded_queue<T> q_;
+};
+
+static_assert(Queue<TbbQueue<int>>);
+static_assert(HasNativeBlocking<TbbBoundedQueue<int>>);
+
+}  // namespace serverkit
+
+#endif  // SERVERKIT_QUEUES_TBB_QUEUES_H_
