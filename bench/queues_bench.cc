@@ -1,0 +1,377 @@
+// The queue sweep: `bazel run -c opt //bench:queues [-- --profile=full]`.
+//
+// Every queue in queues/all_queues.h runs every scenario its topology allows:
+//
+//   throughput  P producers x C consumers move a fixed number of items.
+//               Threads start inside the timed region; the time is the
+//               wall-clock span until the last item is popped (manual time),
+//               so it is real aggregate throughput, not summed per-thread time.
+//               Consumers sum what they pop; a wrong sum fails the run.
+//   latency     two threads bounce a token through two queues; every round
+//               trip is timed; p50 / p99 / p99.9 in ns.
+//   eventloop   evpp's post-task pattern: P producers post std::function
+//               tasks to one loop thread that sleeps on an eventfd when idle,
+//               with one eventfd write per post (coalesce:0) or one per
+//               wake-up (coalesce:1).
+//   burst       one thread pushes K items, then pops K: the uncontended cost.
+//
+// Waiting: producers and consumers retry a failed try_push / try_pop with a
+// pause, and yield after 64 failures (queues with their own blocking push/pop
+// use those instead). Threads are pinned round-robin to the allowed cores.
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/common/harness.h"
+#include "queues/all_queues.h"
+#include "queues/queue.h"
+
+namespace serverkit::bench {
+namespace {
+
+constexpr std::size_t kCapacity = 8192;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// Retry with a pause; yield after 64 failures, so oversubscribed runs make
+// progress. Native blocking operations are used where a queue has them.
+template <Queue Q>
+void Push(Producer<Q>& p, typename Q::value_type&& v) {
+  if constexpr (HasNativeBlocking<Q>) {
+    p.spin_push(std::move(v));
+  } else {
+    for (unsigned failures = 0; !p.try_push(std::move(v)); ++failures) {
+      if (failures < 64) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+}
+
+template <Queue Q>
+void Pop(Consumer<Q>& c, typename Q::value_type& out) {
+  if constexpr (HasNativeBlocking<Q>) {
+    c.spin_pop(out);
+  } else {
+    for (unsigned failures = 0; !c.try_pop(out); ++failures) {
+      if (failures < 64) {
+        CpuRelax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- throughput
+
+template <Queue Q>
+void BM_Throughput(benchmark::State& state, int producers, int consumers,
+                   std::uint64_t items) {
+  for (auto _ : state) {
+    Q q(kCapacity);
+    std::atomic<std::uint64_t> sum{0};
+    std::vector<std::thread> threads;
+    threads.reserve(producers + consumers);
+    const auto start = Clock::now();
+    for (int p = 0; p < producers; ++p) {
+      threads.emplace_back([&, p] {
+        PinToCore(p);
+        Producer<Q> handle(q);
+        for (std::uint64_t v = p; v < items; v += producers) {
+          Push(handle, std::uint64_t{v});
+        }
+      });
+    }
+    for (int c = 0; c < consumers; ++c) {
+      threads.emplace_back([&, c] {
+        PinToCore(producers + c);
+        Consumer<Q> handle(q);
+        std::uint64_t quota = items / consumers + (c == 0 ? items % consumers : 0);
+        std::uint64_t local = 0;
+        for (; quota > 0; --quota) {
+          std::uint64_t v;
+          Pop(handle, v);
+          local += v;
+        }
+        sum.fetch_add(local);
+      });
+    }
+    for (auto& t : threads) t.join();
+    state.SetIterationTime(Seconds(Clock::now() - start));
+    if (sum.load() != items * (items - 1) / 2) {
+      state.SkipWithError("checksum mismatch: items lost or duplicated");
+      break;
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
+  ThreadCounters(state, producers + consumers);
+}
+
+// ------------------------------------------------------------------- latency
+
+template <Queue Q>
+void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
+  constexpr std::uint64_t kWarmup = 1000;
+  std::vector<double> samples;
+  samples.reserve(round_trips * 2);
+  bool echo_ok = true;
+  for (auto _ : state) {
+    Q ping(kCapacity), pong(kCapacity);
+    std::thread echo([&] {
+      PinToCore(1);
+      Consumer<Q> in(ping);
+      Producer<Q> out(pong);
+      for (std::uint64_t i = 0; i < kWarmup + round_trips; ++i) {
+        std::uint64_t v;
+        in.spin_pop(v);
+        out.spin_push(v + 1);
+      }
+    });
+    PinToCore(0);
+    Producer<Q> out(ping);
+    Consumer<Q> in(pong);
+    Clock::duration measured{};
+    for (std::uint64_t i = 0; i < kWarmup + round_trips; ++i) {
+      const auto t0 = Clock::now();
+      out.spin_push(std::uint64_t{i});
+      std::uint64_t v;
+      in.spin_pop(v);
+      const auto t1 = Clock::now();
+      echo_ok &= v == i + 1;
+      if (i >= kWarmup) {
+        measured += t1 - t0;
+        samples.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+      }
+    }
+    echo.join();
+    UnpinThread();
+    state.SetIterationTime(Seconds(measured));
+    if (!echo_ok) {
+      state.SkipWithError("the echoed token was wrong");
+      break;
+    }
+  }
+  std::sort(samples.begin(), samples.end());
+  state.counters["p50_ns"] = Percentile(samples, 0.50, true);
+  state.counters["p99_ns"] = Percentile(samples, 0.99, true);
+  state.counters["p999_ns"] = Percentile(samples, 0.999, true);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * round_trips));
+  ThreadCounters(state, 2);
+}
+
+// ----------------------------------------------------------------- eventloop
+
+using Task = std::function<void()>;
+
+template <Queue Q>
+void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
+                  std::uint64_t tasks) {
+  std::uint64_t wakeups = 0, writes_total = 0;
+  for (auto _ : state) {
+    Q q(kCapacity);
+    const int efd = eventfd(0, EFD_CLOEXEC);
+    if (efd < 0) {
+      state.SkipWithError("eventfd failed");
+      break;
+    }
+    std::atomic<bool> notified{false};
+    std::atomic<std::uint64_t> writes{0};
+    std::uint64_t executed = 0, sum = 0;
+    const auto start = Clock::now();
+    std::thread loop([&] {
+      PinToCore(0);
+      Consumer<Q> handle(q);
+      Task task;
+      while (executed < tasks) {
+        while (handle.try_pop(task)) {
+          task();
+          ++executed;
+        }
+        if (executed == tasks) break;
+        if (coalesce) {
+          // Clear the flag, then look once more: a producer that saw the flag
+          // set did not write the eventfd, and its task must not be missed.
+          notified.exchange(false, std::memory_order_acq_rel);
+          if (handle.try_pop(task)) {
+            task();
+            ++executed;
+            continue;
+          }
+        }
+        std::uint64_t n;
+        if (read(efd, &n, sizeof(n)) == sizeof(n)) ++wakeups;
+      }
+    });
+    std::vector<std::thread> threads;
+    for (int p = 0; p < producers; ++p) {
+      threads.emplace_back([&, p] {
+        PinToCore(1 + p);
+        Producer<Q> handle(q);
+        std::uint64_t local_writes = 0;
+        for (std::uint64_t v = p; v < tasks; v += producers) {
+          Push(handle, Task([&sum, v] { sum += v; }));
+          if (!coalesce || !notified.exchange(true, std::memory_order_acq_rel)) {
+            const std::uint64_t one = 1;
+            if (write(efd, &one, sizeof(one)) == sizeof(one)) ++local_writes;
+          }
+        }
+        writes.fetch_add(local_writes);
+      });
+    }
+    for (auto& t : threads) t.join();
+    loop.join();
+    state.SetIterationTime(Seconds(Clock::now() - start));
+    close(efd);
+    writes_total += writes.load();
+    if (sum != tasks * (tasks - 1) / 2) {
+      state.SkipWithError("checksum mismatch: tasks lost or run twice");
+      break;
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * tasks));
+  const double per_task = 1.0 / static_cast<double>(state.iterations() * tasks);
+  state.counters["wakeups_per_task"] = static_cast<double>(wakeups) * per_task;
+  state.counters["writes_per_task"] = static_cast<double>(writes_total) * per_task;
+  ThreadCounters(state, producers + 1);
+}
+
+// --------------------------------------------------------------------- burst
+
+template <Queue Q>
+void BM_Burst(benchmark::State& state, std::uint64_t burst) {
+  Q q(kCapacity);
+  Producer<Q> producer(q);
+  Consumer<Q> consumer(q);
+  std::uint64_t sum = 0, expected = 0;
+  for (auto _ : state) {
+    for (std::uint64_t i = 0; i < burst; ++i) {
+      if (!producer.try_push(std::uint64_t{i})) {
+        state.SkipWithError("a push failed below the capacity");
+        return;
+      }
+    }
+    for (std::uint64_t i = 0; i < burst; ++i) {
+      std::uint64_t v = 0;
+      if (!consumer.try_pop(v)) {
+        state.SkipWithError("a pop failed on a non-empty queue");
+        return;
+      }
+      sum += v;
+    }
+    expected += burst * (burst - 1) / 2;
+  }
+  if (sum != expected) state.SkipWithError("checksum mismatch in burst");
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * burst));
+  ThreadCounters(state, 1);
+}
+
+// -------------------------------------------------------------- registration
+
+std::vector<int> Widths(Profile profile) {
+  std::vector<int> n = {1, 2};
+  if (profile == Profile::kFull) {
+    for (int w = 4; w <= 2 * Cores(); w *= 2) n.push_back(w);
+  }
+  return n;
+}
+
+template <typename F>
+void RegisterQueue(Profile profile) {
+  using Q = typename F::template Of<std::uint64_t>;
+  using TaskQ = typename F::template Of<Task>;
+  const std::string_view impl = Q::kName;
+  const int reps_iters = 1;
+
+  const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 400'000, 2'000'000);
+  std::vector<std::pair<int, int>> shapes;
+  for (int n : Widths(profile)) {
+    shapes.push_back({1, n});
+    if (n != 1) shapes.push_back({n, 1});
+    if (n != 1) shapes.push_back({n, n});
+  }
+  for (auto [p, c] : shapes) {
+    if (!AllowsProducers(Q::kTopology, p) || !AllowsConsumers(Q::kTopology, c)) {
+      continue;
+    }
+    benchmark::RegisterBenchmark(
+        BenchName("queues", "throughput", impl, {{"producers", p}, {"consumers", c}})
+            .c_str(),
+        [=](benchmark::State& s) { BM_Throughput<Q>(s, p, c, items); })
+        ->UseManualTime()
+        ->Iterations(reps_iters)
+        ->Unit(benchmark::kMillisecond);
+  }
+
+  const std::uint64_t trips = ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
+  benchmark::RegisterBenchmark(
+      BenchName("queues", "latency", impl).c_str(),
+      [=](benchmark::State& s) { BM_Latency<Q>(s, trips); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+
+  if constexpr (TaskQ::kTopology != Topology::kSpsc) {
+    const std::uint64_t tasks = ByProfile<std::uint64_t>(profile, 5'000, 200'000, 1'000'000);
+    for (int p : Widths(profile)) {
+      for (int coalesce : {0, 1}) {
+        benchmark::RegisterBenchmark(
+            BenchName("queues", "eventloop", impl,
+                      {{"producers", p}, {"coalesce", coalesce}})
+                .c_str(),
+            [=](benchmark::State& s) {
+              BM_EventLoop<TaskQ>(s, p, coalesce != 0, tasks);
+            })
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+
+  for (std::uint64_t k : {std::uint64_t{64}, std::uint64_t{4096}}) {
+    benchmark::RegisterBenchmark(
+        BenchName("queues", "burst", impl, {{"burst", static_cast<long>(k)}}).c_str(),
+        [=](benchmark::State& s) { BM_Burst<Q>(s, k); })
+        ->MinTime(ByProfile(profile, 0.001, 0.05, 0.5))
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+template <typename... Fs>
+void RegisterAll(TypeList<Fs...>, Profile profile) {
+  (RegisterQueue<Fs>(profile), ...);
+}
+
+}  // namespace
+}  // namespace serverkit::bench
+
+int main(int argc, char** argv) {
+  using namespace serverkit::bench;
+  SweepSpec spec;
+  spec.family = "queues";
+  spec.rankings = {
+      {"throughput", "items_per_second", true, "items/s"},
+      {"latency", "p50_ns", false, "ns", {"p99_ns", "p999_ns"}},
+      {"eventloop", "items_per_second", true, "tasks/s",
+       {"wakeups_per_task", "writes_per_task"}},
+      {"burst", "items_per_second", true, "items/s"},
+  };
+  spec.register_benchmarks = [](Profile p) {
+    RegisterAll(serverkit::AllQueues{}, p);
+  };
+  return RunSweep(spec, argc, argv);
+}
