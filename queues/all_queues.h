@@ -12,6 +12,7 @@
 #ifndef SERVERKIT_QUEUES_ALL_QUEUES_H_
 #define SERVERKIT_QUEUES_ALL_QUEUES_H_
 
+#include "base/type_list.h"
 #include "queues/atomic_queue_queues.h"
 #include "queues/boost_lockfree_queues.h"
 #include "queues/bounded_mpmc_queue.h"
@@ -28,9 +29,6 @@ struct QueueTemplate {
   template <typename T>
   using Of = Q<T>;
 };
-
-template <typename... Ts>
-struct TypeList {};
 
 // The reference (mutex) comes first: tests report it first.
 using AllQueues = TypeList<                //

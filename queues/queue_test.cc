@@ -51,13 +51,6 @@ struct Tracked {
 template <typename F>
 class QueueTest : public ::testing::Test {};
 
-template <typename L>
-struct ToGtest;
-template <typename... Ts>
-struct ToGtest<TypeList<Ts...>> {
-  using type = ::testing::Types<Ts...>;
-};
-
 class QueueNames {
  public:
   template <typename F>
@@ -66,7 +59,8 @@ class QueueNames {
   }
 };
 
-TYPED_TEST_SUITE(QueueTest, ToGtest<AllQueues>::type, QueueNames);
+using AllQueuesTypes = ApplyTypes<::testing::Types, AllQueues>;
+TYPED_TEST_SUITE(QueueTest, AllQueuesTypes, QueueNames);
 
 // How many items a single-threaded test can push without the queue filling.
 template <typename Q>

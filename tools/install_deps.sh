@@ -16,7 +16,7 @@ packages=(
   libreaderwriterqueue-dev # moodycamel::ReaderWriterQueue
   libatomic-queue-dev      # atomic_queue
   libtbb-dev               # oneTBB queues and pools
-  libthread-pool-dev       # BS::thread_pool
+  libthread-pool-dev       # rvaser's thread_pool::ThreadPool
   libfmt-dev               # logger formatting
   libspdlog-dev            # spdlog adapter
   libasio-dev              # standalone Asio ping-pong peer

@@ -116,11 +116,19 @@ ParsedName Parse(const std::string& run_name) {
   ParsedName p;
   if (parts.size() >= 2) p.scenario = parts[1];
   if (parts.size() >= 3) p.impl = parts[2];
+  // Google Benchmark appends its own segments after ours; `threads:` is one
+  // of them only once another of them has appeared (a family may use
+  // `threads:` as its own parameter).
+  bool in_suffix = false;
   for (std::size_t i = 3; i < parts.size(); ++i) {
     const std::string& s = parts[i];
-    if (s == "manual_time" || s == "real_time" || s.rfind("iterations:", 0) == 0 ||
-        s.rfind("repeats:", 0) == 0 || s.rfind("threads:", 0) == 0 ||
-        s.rfind("min_time:", 0) == 0) {
+    const bool gb_suffix =
+        s == "manual_time" || s == "real_time" || s == "process_time" ||
+        s.rfind("iterations:", 0) == 0 || s.rfind("repeats:", 0) == 0 ||
+        s.rfind("min_time:", 0) == 0 || s.rfind("min_warmup_time:", 0) == 0 ||
+        (in_suffix && s.rfind("threads:", 0) == 0);
+    if (gb_suffix) {
+      in_suffix = true;
       continue;
     }
     if (!p.params.empty()) p.params += "/";
@@ -166,10 +174,13 @@ class RankingReporter : public benchmark::ConsoleReporter {
         PrintGroup(out, spec_.family, rank, params, rows);
       }
     }
+    const char* pinning = !spec_.pins_threads ? "none"
+                          : g_pin_failed    ? "refused by the system"
+                                            : "yes";
     std::fprintf(out,
                  "cores: %d, pinning: %s. '*' marks oversubscribed runs (more "
                  "threads than cores).\n",
-                 Cores(), g_pin_failed ? "refused by the system" : "yes");
+                 Cores(), pinning);
   }
 
  private:
@@ -353,7 +364,9 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   benchmark::AddCustomContext("profile", profile_name);
   benchmark::AddCustomContext("cores", std::to_string(Cores()));
   benchmark::AddCustomContext(
-      "pinning", "workers pinned round-robin to the allowed cores");
+      "pinning", spec.pins_threads
+                     ? "workers pinned round-robin to the allowed cores"
+                     : "none (the components under test own their threads)");
   benchmark::AddCustomContext(
       "note", "Debian's libbenchmark is built without NDEBUG, hence its "
               "'Library was built as DEBUG' line; our code is built with -c opt");

@@ -92,6 +92,9 @@ struct RankBy {
 struct SweepSpec {
   std::string family;  // "queues": names start with it; JSON is <family>.json
   std::vector<RankBy> rankings;
+  // Whether the family's benchmarks pin their threads with PinToCore (pools
+  // and loggers own their threads and do not); reported in the output.
+  bool pins_threads = true;
   // Registers the family's benchmarks for the chosen profile.
   std::function<void(Profile)> register_benchmarks;
 };

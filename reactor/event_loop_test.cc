@@ -1,0 +1,205 @@
+// EventLoop: cross-thread tasks through every kind of task queue, with and
+// without wake-up coalescing; tasks queued from the loop thread; quit; timers.
+
+#include "reactor/event_loop.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "queues/all_queues.h"
+#include "reactor/task_queue.h"
+
+namespace serverkit::reactor {
+namespace {
+
+using namespace std::chrono_literals;
+
+#if defined(__SANITIZE_THREAD__)
+constexpr int kTasksPerThread = 2'000;
+#else
+constexpr int kTasksPerThread = 20'000;
+#endif
+
+// Runs a loop in its own thread for the duration of a test.
+class LoopThread {
+ public:
+  explicit LoopThread(std::function<EventLoopOptions()> options = {}) {
+    std::promise<EventLoop*> ready;
+    auto future = ready.get_future();
+    thread_ = std::thread([&ready, options] {
+      EventLoop loop(options ? options() : EventLoopOptions{});
+      ready.set_value(&loop);
+      loop.loop();
+    });
+    loop_ = future.get();
+  }
+  ~LoopThread() {
+    loop_->quit();
+    thread_.join();
+  }
+  EventLoop* loop() { return loop_; }
+
+ private:
+  std::thread thread_;
+  EventLoop* loop_;
+};
+
+struct QueueChoice {
+  const char* name;
+  std::unique_ptr<TaskQueue> (*make)();
+  bool coalesce;
+};
+
+class EventLoopTaskTest : public ::testing::TestWithParam<QueueChoice> {};
+
+TEST_P(EventLoopTaskTest, EveryCrossThreadTaskRunsOnceInTheLoopThread) {
+  const QueueChoice choice = GetParam();
+  LoopThread lt([choice] {
+    EventLoopOptions o;
+    o.task_queue = choice.make();
+    o.coalesce_wakeups = choice.coalesce;
+    return o;
+  });
+  EventLoop* loop = lt.loop();
+  EXPECT_EQ(loop->task_queue_name(), std::string_view(choice.name));
+  constexpr int kThreads = 4;
+  std::atomic<long> sum{0};
+  std::atomic<long> ran{0};
+  std::atomic<int> wrong_thread{0};
+  std::vector<std::thread> posters;
+  for (int t = 0; t < kThreads; ++t) {
+    posters.emplace_back([&] {
+      for (int i = 0; i < kTasksPerThread; ++i) {
+        loop->queue_in_loop([&, i] {
+          if (!loop->is_in_loop_thread()) wrong_thread.fetch_add(1);
+          sum.fetch_add(i);
+          ran.fetch_add(1);
+        });
+      }
+    });
+  }
+  for (auto& t : posters) t.join();
+  // No "last task" marker: moodycamel gives no order between producers.
+  const long total = static_cast<long>(kThreads) * kTasksPerThread;
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (ran.load() < total && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_EQ(ran.load(), total) << "tasks never ran: a wake-up was lost";
+  const long n = kTasksPerThread;
+  EXPECT_EQ(sum.load(), kThreads * (n * (n - 1) / 2));
+  EXPECT_EQ(wrong_thread.load(), 0);
+}
+
+template <template <typename> class Q>
+std::unique_ptr<TaskQueue> Make() {
+  return MakeTaskQueue<Q>();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Queues, EventLoopTaskTest,
+    ::testing::Values(QueueChoice{"swap-vector", &Make<SwapVectorQueue>, true},
+                      QueueChoice{"swap-vector", &Make<SwapVectorQueue>, false},
+                      QueueChoice{"mutex", &Make<MutexQueue>, true},
+                      QueueChoice{"bounded-mpmc", &Make<BoundedMpmcQueue>, true},
+                      QueueChoice{"bounded-mpmc", &Make<BoundedMpmcQueue>, false},
+                      QueueChoice{"moodycamel", &Make<MoodycamelQueue>, true}),
+    [](const ::testing::TestParamInfo<QueueChoice>& info) {
+      std::string name = std::string(info.param.name) +
+                         (info.param.coalesce ? "_coalesce" : "_every_post");
+      for (char& c : name) {
+        if (c == '-') c = '_';
+      }
+      return name;
+    });
+
+TEST(EventLoopTest, TasksQueuedFromTheLoopRunAfterTheCurrentOne) {
+  LoopThread lt;
+  EventLoop* loop = lt.loop();
+  std::promise<std::vector<int>> result;
+  loop->run_in_loop([&] {
+    auto order = std::make_shared<std::vector<int>>();
+    loop->queue_in_loop([order] { order->push_back(2); });
+    order->push_back(1);
+    loop->queue_in_loop([order, &result] { result.set_value(*order); });
+  });
+  auto f = result.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(f.get(), (std::vector<int>{1, 2}));
+}
+
+TEST(EventLoopTest, QuitFromAnotherThreadWakesAnIdleLoop) {
+  std::promise<EventLoop*> ready;
+  std::atomic<bool> returned{false};
+  std::thread t([&] {
+    EventLoop loop;
+    ready.set_value(&loop);
+    loop.loop();
+    returned = true;
+  });
+  EventLoop* loop = ready.get_future().get();
+  std::this_thread::sleep_for(50ms);  // let it block in epoll_wait
+  const auto start = std::chrono::steady_clock::now();
+  loop->quit();
+  t.join();
+  EXPECT_TRUE(returned.load());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s)
+      << "quit waited for the poll timeout instead of waking the loop";
+}
+
+TEST(EventLoopTest, TasksPostedBeforeQuitStillRun) {
+  std::atomic<int> ran{0};
+  std::promise<EventLoop*> ready;
+  std::thread t([&] {
+    EventLoop loop;
+    ready.set_value(&loop);
+    loop.loop();
+  });
+  EventLoop* loop = ready.get_future().get();
+  for (int i = 0; i < 100; ++i) loop->queue_in_loop([&] { ran.fetch_add(1); });
+  loop->quit();
+  t.join();
+  EXPECT_EQ(ran.load(), 100);
+}
+
+TEST(EventLoopTest, TimersFireAndCancel) {
+  LoopThread lt;
+  EventLoop* loop = lt.loop();
+  std::promise<void> once;
+  std::atomic<int> every{0};
+  std::atomic<int> cancelled_fired{0};
+  loop->run_after(20ms, [&] { once.set_value(); });
+  const TimerId repeating = loop->run_every(5ms, [&] { every.fetch_add(1); });
+  const TimerId doomed = loop->run_after(200ms, [&] { cancelled_fired.fetch_add(1); });
+  loop->cancel(doomed);
+  ASSERT_EQ(once.get_future().wait_for(10s), std::future_status::ready);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (every.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_GE(every.load(), 3);
+  loop->cancel(repeating);
+  std::this_thread::sleep_for(300ms);
+  const int after_cancel = every.load();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(every.load(), after_cancel) << "a cancelled timer kept firing";
+  EXPECT_EQ(cancelled_fired.load(), 0);
+}
+
+TEST(EventLoopDeathTest, UsingALoopFromAnotherThreadAbortsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EventLoop loop;
+  EXPECT_DEATH(
+      {
+        std::thread t([&] { loop.loop(); });
+        t.join();
+      },
+      "outside its thread");
+}
+
+}  // namespace
+}  // namespace serverkit::reactor

@@ -1,0 +1,309 @@
+// -----------------------------------------------------------------------------
+// reactor/tcp_connection.h
+// -----------------------------------------------------------------------------
+//
+// `TcpConnection<B>`: one established TCP connection, with input and output
+// buffers of type `B` (any `Buffer` from buffer/), muduo's design.
+//
+//   - Reads: on readable, one `read_fd` into the input buffer (readv with a
+//     64 KiB stack extra), then the message callback with the buffer; the
+//     callee retrieves what it consumed.
+//   - Writes: `send` writes directly when nothing is queued, queues the rest
+//     in the output buffer and waits for EPOLLOUT. Crossing the high-water
+//     mark (default 64 MiB) calls the high-water-mark callback once per
+//     crossing, so a server can stop reading from a peer that does not read.
+//   - `shutdown()` is a half-close that waits for the output buffer to drain
+//     before `shutdown(SHUT_WR)`; reads go on until the peer closes.
+//   - `force_close()` closes now; queued output is dropped.
+//   - TCP_NODELAY is set on every connection; SO_KEEPALIVE too.
+//
+// Ownership: shared_ptr, held by its TcpServer / TcpClient and, during event
+// dispatch, by its Channel's tie. It owns its socket and closes it in the
+// destructor.
+//
+// Thread-safety: `send`, `shutdown`, `force_close` and the const getters are
+// thread-safe (they hop to the loop thread). Everything else must be called
+// in the connection's loop thread, and every callback runs there.
+
+#ifndef SERVERKIT_REACTOR_TCP_CONNECTION_H_
+#define SERVERKIT_REACTOR_TCP_CONNECTION_H_
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+
+#include "buffer/buffer.h"
+#include "reactor/callbacks.h"
+#include "reactor/channel.h"
+#include "reactor/event_loop.h"
+#include "reactor/socket_ops.h"
+
+namespace serverkit::reactor {
+
+template <typename B>
+class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
+  static_assert(Buffer<B>, "TcpConnection needs a Buffer (buffer/buffer.h)");
+
+ public:
+  using Ptr = TcpConnectionPtr<B>;
+
+  TcpConnection(EventLoop* loop, std::string name, int fd,
+                const InetAddress& local, const InetAddress& peer)
+      : loop_(loop),
+        name_(std::move(name)),
+        fd_(fd),
+        channel_(loop, fd),
+        local_(local),
+        peer_(peer) {
+    channel_.set_read_callback([this](Clock::time_point t) { handle_read(t); });
+    channel_.set_write_callback([this] { handle_write(); });
+    channel_.set_close_callback([this] { handle_close(); });
+    channel_.set_error_callback([this] { handle_error(); });
+    sockets::SetKeepAlive(fd, true);
+    sockets::SetTcpNoDelay(fd, true);
+  }
+
+  ~TcpConnection() { sockets::Close(fd_); }
+
+  TcpConnection(const TcpConnection&) = delete;
+  TcpConnection& operator=(const TcpConnection&) = delete;
+
+  EventLoop* loop() const { return loop_; }
+  const std::string& name() const { return name_; }
+  const InetAddress& local_address() const { return local_; }
+  const InetAddress& peer_address() const { return peer_; }
+  bool connected() const { return state_.load() == kConnected; }
+  bool disconnected() const { return state_.load() == kDisconnected; }
+  int fd() const { return fd_; }
+
+  // Sends `data` (copied). Thread-safe. Dropped, and counted in
+  // `dropped_sends()`, once the connection is going down.
+  void send(std::string_view data) {
+    if (state_.load() != kConnected) {
+      dropped_sends_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    if (loop_->is_in_loop_thread()) {
+      send_in_loop(data.data(), data.size());
+    } else {
+      loop_->run_in_loop([self = this->shared_from_this(), copy = std::string(data)] {
+        self->send_in_loop(copy.data(), copy.size());
+      });
+    }
+  }
+
+  // Sends the readable bytes of `buf` and retrieves them. Loop thread.
+  void send(B* buf) {
+    loop_->assert_in_loop_thread();
+    if (state_.load() != kConnected) {
+      dropped_sends_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    while (buf->readable_bytes() > 0) {
+      const ReadableSpans spans = buf->readable();
+      send_in_loop(spans.first.data(), spans.first.size());
+      buf->retrieve(spans.first.size());
+    }
+  }
+
+  // Half-close once the output drains. Thread-safe.
+  void shutdown() {
+    int expected = kConnected;
+    if (state_.compare_exchange_strong(expected, kDisconnecting)) {
+      loop_->run_in_loop([self = this->shared_from_this()] { self->shutdown_in_loop(); });
+    }
+  }
+
+  // Closes now, dropping queued output. Thread-safe.
+  void force_close() {
+    const int s = state_.load();
+    if (s == kConnected || s == kDisconnecting) {
+      state_.store(kDisconnecting);
+      loop_->queue_in_loop([self = this->shared_from_this()] { self->force_close_in_loop(); });
+    }
+  }
+
+  void start_reading() {
+    loop_->run_in_loop([self = this->shared_from_this()] {
+      if (!self->channel_.is_reading()) self->channel_.enable_reading();
+    });
+  }
+  void stop_reading() {
+    loop_->run_in_loop([self = this->shared_from_this()] {
+      if (self->channel_.is_reading()) self->channel_.disable_reading();
+    });
+  }
+
+  void set_connection_callback(ConnectionCallback<B> cb) { connection_cb_ = std::move(cb); }
+  void set_message_callback(MessageCallback<B> cb) { message_cb_ = std::move(cb); }
+  void set_write_complete_callback(WriteCompleteCallback<B> cb) { write_complete_cb_ = std::move(cb); }
+  void set_high_water_mark_callback(HighWaterMarkCallback<B> cb, std::size_t mark) {
+    high_water_cb_ = std::move(cb);
+    high_water_mark_ = mark;
+  }
+  void set_close_callback(CloseCallback<B> cb) { close_cb_ = std::move(cb); }
+
+  B* input_buffer() { return &input_; }
+  B* output_buffer() { return &output_; }
+
+  // Called once by the server / client when it takes the connection. Loop thread.
+  void connect_established() {
+    loop_->assert_in_loop_thread();
+    state_.store(kConnected);
+    channel_.tie(this->shared_from_this());
+    channel_.enable_reading();
+    if (connection_cb_) connection_cb_(this->shared_from_this());
+  }
+
+  // Called once by the server / client when it drops the connection; the
+  // last call on a connection. Loop thread.
+  void connect_destroyed() {
+    loop_->assert_in_loop_thread();
+    if (state_.load() == kConnected || state_.load() == kDisconnecting) {
+      state_.store(kDisconnected);
+      channel_.disable_all();
+      if (connection_cb_) connection_cb_(this->shared_from_this());
+    }
+    channel_.remove();
+  }
+
+  std::uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
+  std::uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
+  std::uint64_t dropped_sends() const { return dropped_sends_.load(std::memory_order_relaxed); }
+
+ private:
+  enum State { kConnecting, kConnected, kDisconnecting, kDisconnected };
+
+  void handle_read(Clock::time_point receive_time) {
+    int saved_errno = 0;
+    const ssize_t n = input_.read_fd(fd_, &saved_errno);
+    if (n > 0) {
+      bytes_read_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+      if (message_cb_) message_cb_(this->shared_from_this(), &input_, receive_time);
+    } else if (n == 0) {
+      handle_close();
+    } else if (saved_errno != EAGAIN && saved_errno != EWOULDBLOCK && saved_errno != EINTR) {
+      errno = saved_errno;
+      handle_error();
+      handle_close();
+    }
+  }
+
+  void handle_write() {
+    if (!channel_.is_writing()) return;
+    int saved_errno = 0;
+    const ssize_t n = output_.write_fd(fd_, &saved_errno);
+    if (n > 0) {
+      bytes_written_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+      if (output_.readable_bytes() == 0) {
+        channel_.disable_writing();
+        if (write_complete_cb_) {
+          loop_->queue_in_loop([self = this->shared_from_this()] {
+            self->write_complete_cb_(self);
+          });
+        }
+        if (state_.load() == kDisconnecting) shutdown_in_loop();
+      }
+    } else if (n < 0 && saved_errno != EAGAIN && saved_errno != EWOULDBLOCK &&
+               saved_errno != EINTR) {
+      std::fprintf(stderr, "reactor: %s: write failed: %s\n", name_.c_str(),
+                   std::strerror(saved_errno));
+    }
+  }
+
+  void handle_close() {
+    loop_->assert_in_loop_thread();
+    if (state_.load() == kDisconnected) return;
+    state_.store(kDisconnected);
+    channel_.disable_all();
+    Ptr guard = this->shared_from_this();
+    if (connection_cb_) connection_cb_(guard);
+    if (close_cb_) close_cb_(guard);  // the owner removes us; we die after this call
+  }
+
+  void handle_error() {
+    const int err = sockets::GetSocketError(fd_);
+    if (err != 0 && err != ECONNRESET && err != EPIPE) {
+      std::fprintf(stderr, "reactor: %s: socket error: %s\n", name_.c_str(),
+                   std::strerror(err));
+    }
+  }
+
+  void send_in_loop(const char* data, std::size_t len) {
+    loop_->assert_in_loop_thread();
+    if (state_.load() == kDisconnected) {
+      dropped_sends_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    std::size_t written = 0;
+    bool fault = false;
+    if (!channel_.is_writing() && output_.readable_bytes() == 0) {
+      const ssize_t n = ::write(fd_, data, len);
+      if (n >= 0) {
+        written = static_cast<std::size_t>(n);
+        bytes_written_.fetch_add(written, std::memory_order_relaxed);
+        if (written == len && write_complete_cb_) {
+          loop_->queue_in_loop([self = this->shared_from_this()] {
+            self->write_complete_cb_(self);
+          });
+        }
+      } else if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR) {
+        if (errno == EPIPE || errno == ECONNRESET) fault = true;
+        if (!fault) {
+          std::fprintf(stderr, "reactor: %s: write failed: %s\n", name_.c_str(),
+                       std::strerror(errno));
+        }
+      }
+    }
+    if (fault || written == len) return;
+    const std::size_t remaining = len - written;
+    const std::size_t queued = output_.readable_bytes();
+    if (queued + remaining >= high_water_mark_ && queued < high_water_mark_ &&
+        high_water_cb_) {
+      loop_->queue_in_loop([self = this->shared_from_this(), total = queued + remaining] {
+        self->high_water_cb_(self, total);
+      });
+    }
+    output_.append(data + written, remaining);
+    if (!channel_.is_writing()) channel_.enable_writing();
+  }
+
+  void shutdown_in_loop() {
+    loop_->assert_in_loop_thread();
+    if (!channel_.is_writing()) sockets::ShutdownWrite(fd_);
+  }
+
+  void force_close_in_loop() {
+    loop_->assert_in_loop_thread();
+    const int s = state_.load();
+    if (s == kConnected || s == kDisconnecting) handle_close();
+  }
+
+  EventLoop* const loop_;
+  const std::string name_;
+  const int fd_;
+  Channel channel_;
+  const InetAddress local_;
+  const InetAddress peer_;
+  std::atomic<int> state_{kConnecting};
+  B input_;
+  B output_;
+  std::size_t high_water_mark_ = 64 * 1024 * 1024;
+  ConnectionCallback<B> connection_cb_;
+  MessageCallback<B> message_cb_;
+  WriteCompleteCallback<B> write_complete_cb_;
+  HighWaterMarkCallback<B> high_water_cb_;
+  CloseCallback<B> close_cb_;
+  std::atomic<std::uint64_t> bytes_read_{0};
+  std::atomic<std::uint64_t> bytes_written_{0};
+  std::atomic<std::uint64_t> dropped_sends_{0};
+};
+
+}  // namespace serverkit::reactor
+
+#endif  // SERVERKIT_REACTOR_TCP_CONNECTION_H_

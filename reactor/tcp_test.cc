@@ -1,0 +1,427 @@
+// TcpServer / TcpConnection / TcpClient over loopback, typed over every
+// buffer: echo correctness for many sessions, many connections at once, a
+// peer reset mid-message, a slow reader hitting the high-water mark,
+// half-close, descriptor exhaustion, and a client that retries.
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "buffer/all_buffers.h"
+#include "gtest/gtest.h"
+#include "reactor/event_loop.h"
+#include "reactor/policy.h"
+#include "reactor/tcp_client.h"
+#include "reactor/tcp_server.h"
+
+namespace serverkit::reactor {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A blocking loopback client with timeouts, so a broken server fails the
+// test instead of hanging it.
+class Client {
+ public:
+  explicit Client(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  ~Client() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+  bool send_all(const std::string& s) {
+    std::size_t off = 0;
+    while (off < s.size()) {
+      const ssize_t n = ::send(fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      off += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+  // Reads exactly n bytes; returns fewer on EOF, error or timeout.
+  std::string recv_n(std::size_t n) {
+    std::string out(n, '\0');
+    std::size_t off = 0;
+    while (off < n) {
+      const ssize_t r = ::recv(fd_, out.data() + off, n - off, 0);
+      if (r <= 0) break;
+      off += static_cast<std::size_t>(r);
+    }
+    out.resize(off);
+    return out;
+  }
+  // Reads until EOF (or timeout); returns what came.
+  std::string recv_to_eof(bool* saw_eof) {
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      const ssize_t r = ::recv(fd_, buf, sizeof(buf), 0);
+      if (r == 0) {
+        *saw_eof = true;
+        return out;
+      }
+      if (r < 0) {
+        *saw_eof = false;
+        return out;
+      }
+      out.append(buf, static_cast<std::size_t>(r));
+    }
+  }
+  void reset() {  // close with RST
+    linger l{1, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+// A TcpServer<B> in its own base-loop thread, on an ephemeral loopback port.
+template <typename B>
+class ServerThread {
+ public:
+  using Setup = std::function<void(TcpServer<B>&)>;
+
+  ServerThread(int io_threads, Setup setup) {
+    std::promise<std::pair<EventLoop*, std::uint16_t>> ready;
+    thread_ = std::thread([&] {
+      EventLoop loop;
+      TcpServer<B> server(&loop, InetAddress("127.0.0.1", 0), "test", io_threads,
+                          [] { return LoopOptionsFor<BaselinePolicy>(); });
+      server_ = &server;
+      setup(server);
+      server.start();
+      ready.set_value({&loop, server.listen_address().port()});
+      loop.loop();
+      server_ = nullptr;
+    });
+    auto [loop, port] = ready.get_future().get();
+    loop_ = loop;
+    port_ = port;
+  }
+  ~ServerThread() {
+    loop_->quit();
+    thread_.join();
+  }
+  std::uint16_t port() const { return port_; }
+  EventLoop* loop() const { return loop_; }
+  TcpServer<B>* server() const { return server_; }
+
+ private:
+  std::thread thread_;
+  EventLoop* loop_ = nullptr;
+  TcpServer<B>* server_ = nullptr;
+  std::uint16_t port_ = 0;
+};
+
+template <typename B>
+void EchoSetup(TcpServer<B>& server) {
+  server.set_message_callback(
+      [](const TcpConnectionPtr<B>& conn, B* in, Clock::time_point) { conn->send(in); });
+}
+
+std::string Pattern(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+template <typename B>
+class TcpTest : public ::testing::Test {};
+
+class BufferNames {
+ public:
+  template <typename B>
+  static std::string GetName(int) {
+    return std::string(B::kName);
+  }
+};
+
+using AllBuffersTypes = ApplyTypes<::testing::Types, AllBuffers>;
+TYPED_TEST_SUITE(TcpTest, AllBuffersTypes, BufferNames);
+
+TYPED_TEST(TcpTest, EchoesManySessionsExactly) {
+  ServerThread<TypeParam> server(2, EchoSetup<TypeParam>);
+  constexpr int kSessions = 16;
+  std::vector<std::thread> clients;
+  std::atomic<int> mismatches{0};
+  for (int s = 0; s < kSessions; ++s) {
+    clients.emplace_back([&, s] {
+      Client c(server.port());
+      if (!c.connected()) {
+        mismatches.fetch_add(1);
+        return;
+      }
+      // Sizes around the 64 KiB extra buffer and across many reads.
+      for (std::size_t size : {1u, 100u, 4096u, 65536u, 200'000u}) {
+        const std::string msg = Pattern(size, static_cast<unsigned>(s * 7 + size));
+        std::thread writer([&] { c.send_all(msg); });
+        const std::string back = c.recv_n(msg.size());
+        writer.join();
+        if (back != msg) mismatches.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TYPED_TEST(TcpTest, ManyConnectionsAtOnce) {
+  ServerThread<TypeParam> server(2, EchoSetup<TypeParam>);
+  constexpr int kConnections = 200;
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < kConnections; ++i) {
+    clients.push_back(std::make_unique<Client>(server.port()));
+    ASSERT_TRUE(clients.back()->connected()) << i;
+  }
+  for (int i = 0; i < kConnections; ++i) {
+    ASSERT_TRUE(clients[i]->send_all("hello " + std::to_string(i)));
+  }
+  for (int i = 0; i < kConnections; ++i) {
+    const std::string want = "hello " + std::to_string(i);
+    EXPECT_EQ(clients[i]->recv_n(want.size()), want);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (server.server()->connection_count() != kConnections &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(server.server()->connection_count(), static_cast<std::size_t>(kConnections));
+  clients.clear();
+  while (server.server()->connection_count() != 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(server.server()->connection_count(), 0u) << "closed connections leaked";
+}
+
+TYPED_TEST(TcpTest, PeerResetMidMessageLeavesTheServerServing) {
+  ServerThread<TypeParam> server(1, EchoSetup<TypeParam>);
+  {
+    Client c(server.port());
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.send_all(Pattern(300'000, 1)));  // more than gets echoed at once
+    c.reset();
+  }
+  Client next(server.port());
+  ASSERT_TRUE(next.connected());
+  ASSERT_TRUE(next.send_all("still alive"));
+  EXPECT_EQ(next.recv_n(11), "still alive");
+}
+
+TYPED_TEST(TcpTest, SlowReaderHitsTheHighWaterMark) {
+  using B = TypeParam;
+  std::promise<std::size_t> fired;
+  std::atomic<bool> once{false};
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    s.set_connection_callback([&](const TcpConnectionPtr<B>& conn) {
+      if (!conn->connected()) return;
+      conn->set_high_water_mark_callback(
+          [&](const TcpConnectionPtr<B>& c, std::size_t queued) {
+            if (!once.exchange(true)) fired.set_value(queued);
+            c->force_close();  // a server's usual answer to a peer that does not read
+          },
+          1 << 20);
+      const std::string chunk(64 * 1024, 'x');
+      for (int i = 0; i < 256; ++i) conn->send(chunk);  // 16 MiB, never read
+    });
+  });
+  Client c(server.port());
+  ASSERT_TRUE(c.connected());
+  auto f = fired.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  EXPECT_GE(f.get(), std::size_t{1} << 20);
+}
+
+TYPED_TEST(TcpTest, HalfCloseDeliversQueuedOutputThenEof) {
+  using B = TypeParam;
+  const std::string payload = Pattern(3 << 20, 9);  // larger than socket buffers
+  std::promise<std::string> got_after_shutdown;
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    s.set_connection_callback([&](const TcpConnectionPtr<B>& conn) {
+      if (!conn->connected()) return;
+      conn->send(payload);
+      conn->shutdown();  // must wait for the 3 MiB to drain
+    });
+    s.set_message_callback([&](const TcpConnectionPtr<B>&, B* in, Clock::time_point) {
+      // Reads still work after our half-close.
+      if (in->readable_bytes() >= 5) got_after_shutdown.set_value(in->retrieve_as_string(5));
+    });
+  });
+  Client c(server.port());
+  ASSERT_TRUE(c.connected());
+  std::this_thread::sleep_for(20ms);
+  bool eof = false;
+  const std::string received = c.recv_to_eof(&eof);
+  EXPECT_TRUE(eof) << "no FIN after the output drained";
+  EXPECT_EQ(received.size(), payload.size());
+  EXPECT_TRUE(received == payload);
+  ASSERT_TRUE(c.send_all("after"));
+  auto f = got_after_shutdown.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(f.get(), "after");
+}
+
+// Lowers RLIMIT_NOFILE for the duration of a test.
+class NoFileLimit {
+ public:
+  explicit NoFileLimit(rlim_t soft) {
+    ::getrlimit(RLIMIT_NOFILE, &saved_);
+    rlimit r = saved_;
+    r.rlim_cur = soft;
+    ok_ = ::setrlimit(RLIMIT_NOFILE, &r) == 0;
+  }
+  ~NoFileLimit() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+  bool ok() const { return ok_; }
+
+ private:
+  rlimit saved_{};
+  bool ok_ = false;
+};
+
+int OpenDescriptors() {
+  int n = 0;
+  for (int fd = 0; fd < 4096; ++fd) n += ::fcntl(fd, F_GETFD) != -1;
+  return n;
+}
+
+TYPED_TEST(TcpTest, DescriptorExhaustionRefusesCleanlyThenServesAgain) {
+  ServerThread<TypeParam> server(0, EchoSetup<TypeParam>);
+  {
+    // Leave room for a few connections; the client ends use descriptors too
+    // (same process), so the server runs out while clients keep connecting.
+    NoFileLimit limit(static_cast<rlim_t>(OpenDescriptors() + 12));
+    ASSERT_TRUE(limit.ok());
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < 10; ++i) clients.push_back(std::make_unique<Client>(server.port()));
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    auto refused = [&] {
+      return server.server()->rejected_for_descriptors() +
+             server.server()->failed_connections();
+    };
+    while (refused() == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(5ms);
+    }
+    EXPECT_GT(refused(), 0u)
+        << "the server never ran out of descriptors; the test set-up is wrong";
+  }
+  // Limit restored, clients gone: the server must serve again (not spin, not die).
+  std::this_thread::sleep_for(50ms);
+  Client c(server.port());
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.send_all("ok"));
+  EXPECT_EQ(c.recv_n(2), "ok");
+}
+
+TEST(TcpClientTest, RetriesUntilTheServerAppears) {
+  // Find a free port, then start the server there only after the client
+  // has begun dialling.
+  std::uint16_t port;
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    socklen_t len = sizeof(a);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    ::close(fd);
+  }
+  std::promise<std::string> echoed;
+  std::atomic<bool> done{false};
+  std::thread client_thread([&] {
+    EventLoop loop;
+    TcpClient<LinearBuffer> client(&loop, InetAddress("127.0.0.1", port), "retry", 100);
+    client.set_connection_callback([](const TcpConnectionPtr<LinearBuffer>& c) {
+      if (c->connected()) c->send("ping");
+    });
+    client.set_message_callback(
+        [&](const TcpConnectionPtr<LinearBuffer>&, LinearBuffer* in, Clock::time_point) {
+          if (in->readable_bytes() >= 4 && !done.exchange(true)) {
+            echoed.set_value(in->retrieve_as_string(4));
+            loop.quit();
+          }
+        });
+    client.set_failure_callback([&](const std::string& reason) {
+      if (!done.exchange(true)) echoed.set_value("failed: " + reason);
+      loop.quit();
+    });
+    client.connect();
+    loop.loop();
+  });
+  std::this_thread::sleep_for(150ms);  // a few refused attempts first
+  std::promise<EventLoop*> ready;
+  std::thread server_thread([&] {
+    EventLoop loop;
+    TcpServer<LinearBuffer> server(&loop, InetAddress("127.0.0.1", port), "late");
+    EchoSetup(server);
+    server.start();
+    ready.set_value(&loop);
+    loop.loop();
+  });
+  EventLoop* server_loop = ready.get_future().get();
+  auto f = echoed.get_future();
+  const bool got = f.wait_for(20s) == std::future_status::ready;
+  EXPECT_TRUE(got);
+  if (got) {
+    EXPECT_EQ(f.get(), "ping");
+  }
+  client_thread.join();
+  server_loop->quit();
+  server_thread.join();
+}
+
+TEST(InetAddressTest, RejectsAMalformedAddress) {
+  EXPECT_THROW(InetAddress("300.1.2.3", 80), std::invalid_argument);
+  EXPECT_THROW(InetAddress("localhost", 80), std::invalid_argument);
+  EXPECT_EQ(InetAddress("127.0.0.1", 8080).to_string(), "127.0.0.1:8080");
+}
+
+TEST(TcpServerTest, BindingATakenPortThrowsAClearError) {
+  EventLoop loop;
+  TcpServer<LinearBuffer> first(&loop, InetAddress("127.0.0.1", 0), "first");
+  first.start();
+  const std::uint16_t port = first.listen_address().port();
+  try {
+    TcpServer<LinearBuffer> second(&loop, InetAddress("127.0.0.1", port), "second");
+    second.start();
+    FAIL() << "a second server bound the same port";
+  } catch (const std::system_error& e) {
+    EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(port)),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace serverkit::reactor

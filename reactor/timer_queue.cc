@@ -1,0 +1,100 @@
+#include "reactor/timer_queue.h"
+
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "reactor/channel.h"
+#include "reactor/event_loop.h"
+
+namespace serverkit::reactor {
+
+TimerQueue::TimerQueue(EventLoop* loop)
+    : loop_(loop),
+      timer_fd_(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) {
+  if (timer_fd_ < 0) {
+    std::fprintf(stderr, "reactor: timerfd_create failed: %s\n", std::strerror(errno));
+    std::abort();
+  }
+  channel_ = std::make_unique<Channel>(loop, timer_fd_);
+  channel_->set_read_callback([this](Clock::time_point) { handle_read(); });
+  channel_->enable_reading();
+}
+
+TimerQueue::~TimerQueue() {
+  channel_->disable_all();
+  channel_->remove();
+  ::close(timer_fd_);
+}
+
+void TimerQueue::add(TimerId id, Clock::time_point when,
+                     Clock::duration interval, TimerCallback cb) {
+  loop_->assert_in_loop_thread();
+  auto timer = std::make_shared<Timer>(Timer{std::move(cb), interval});
+  by_time_.emplace(when, std::make_pair(id, std::move(timer)));
+  active_[id] = when;
+  arm();
+}
+
+void TimerQueue::cancel(TimerId id) {
+  loop_->assert_in_loop_thread();
+  auto it = active_.find(id);
+  if (it == active_.end()) return;  // fired (one-shot) or unknown: a no-op
+  auto [first, last] = by_time_.equal_range(it->second);
+  for (auto t = first; t != last; ++t) {
+    if (t->second.first == id) {
+      by_time_.erase(t);
+      break;
+    }
+  }
+  active_.erase(it);
+  arm();
+}
+
+void TimerQueue::handle_read() {
+  std::uint64_t expirations;
+  if (::read(timer_fd_, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN) {
+    std::fprintf(stderr, "reactor: timerfd read failed: %s\n", std::strerror(errno));
+  }
+  const auto now = Clock::now();
+  std::vector<std::pair<TimerId, std::shared_ptr<Timer>>> due;
+  while (!by_time_.empty() && by_time_.begin()->first <= now) {
+    due.push_back(std::move(by_time_.begin()->second));
+    by_time_.erase(by_time_.begin());
+  }
+  for (auto& [id, timer] : due) {
+    if (!active_.count(id)) continue;  // cancelled by an earlier callback
+    if (timer->interval.count() > 0) {
+      const auto next = now + timer->interval;
+      active_[id] = next;
+      by_time_.emplace(next, std::make_pair(id, timer));
+    } else {
+      active_.erase(id);
+    }
+    timer->cb();
+  }
+  arm();
+}
+
+void TimerQueue::arm() {
+  struct itimerspec spec;
+  std::memset(&spec, 0, sizeof(spec));
+  if (!by_time_.empty()) {
+    auto delay = by_time_.begin()->first - Clock::now();
+    const auto min_delay = std::chrono::microseconds(100);
+    if (delay < min_delay) delay = min_delay;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(delay).count();
+    spec.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    spec.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  }
+  if (::timerfd_settime(timer_fd_, 0, &spec, nullptr) < 0) {
+    std::fprintf(stderr, "reactor: timerfd_settime failed: %s\n", std::strerror(errno));
+  }
+}
+
+}  // namespace serverkit::reactor
