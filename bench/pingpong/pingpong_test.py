@@ -1,0 +1,218 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# bench/pingpong/pingpong_test.py
+# -----------------------------------------------------------------------------
+#
+# pingpong_test.py CLIENT NAME=SERVER [NAME=SERVER ...]
+#
+# For every server, with 1 and with 2 server threads:
+#   - echo: the client runs briefly with --verify (every byte read matches the
+#     block pattern; blocksize 1000 so reads straddle block boundaries);
+#   - header (--max_body=4096): the client runs with reply verification while
+#     raw connections check that a body of exactly max_body is echoed, a
+#     header with body_size max_body + 1 gets its connection closed (one line
+#     on the server's stderr), a truncated header and a truncated body are
+#     only closed, an earlier connection keeps working afterwards, and the
+#     client's sessions all finish clean.
+# Every process runs in its own process group and is killed at the end.
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+MAX_BODY = 4096
+_libc = ctypes.CDLL(None, use_errno=True)
+_live = []
+
+
+def spawn(argv, **kw):
+    p = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL,
+                         preexec_fn=lambda: _libc.prctl(1, signal.SIGKILL), **kw)
+    _live.append(p)
+    return p
+
+
+def kill(p):
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    p.wait(timeout=10)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(path, threads, protocol, log):
+    port = free_port()
+    p = spawn([path, "127.0.0.1", str(port), str(threads),
+               "--protocol=" + protocol, "--max_body=%d" % MAX_BODY],
+              stdout=log, stderr=log)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if p.poll() is not None:
+            raise AssertionError("server exited with %s" % p.returncode)
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return p, port
+        except OSError:
+            time.sleep(0.02)
+    raise AssertionError("server never accepted on port %d" % port)
+
+
+def message(body_size, packet_count):
+    body = bytes((packet_count + i) & 0xFF for i in range(body_size))
+    return struct.pack("!II", body_size, packet_count) + body
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise AssertionError("connection closed after %d of %d bytes"
+                                 % (len(data), n))
+        data += chunk
+    return data
+
+
+def round_trip(sock, body_size, packet_count):
+    msg = message(body_size, packet_count)
+    sock.sendall(msg)
+    reply = recv_exact(sock, len(msg))
+    assert reply == msg, "reply differs from the message"
+
+
+def expect_closed(sock, what):
+    sock.settimeout(5)
+    try:
+        data = sock.recv(100)
+        assert data == b"", "%s: got %r instead of a close" % (what, data)
+    except ConnectionResetError:
+        pass
+    except socket.timeout:
+        raise AssertionError("%s: the server kept the connection open" % what)
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def run_client(client, port, args, tmp, wait=True):
+    out = os.path.join(tmp, "client.json")
+    if os.path.exists(out):
+        os.remove(out)
+    p = spawn([client, "127.0.0.1", str(port)] + args + ["--json=" + out])
+    if not wait:
+        return p, out
+    rc = p.wait(timeout=60)
+    return rc, json.load(open(out))
+
+
+def check_echo(client, path, threads, tmp):
+    with open(os.path.join(tmp, "server.log"), "w+") as log:
+        srv, port = start_server(path, threads, "echo", log)
+        try:
+            rc, r = run_client(client, port,
+                               ["2", "1000", "10", "0.5", "--verify"], tmp)
+            assert rc == 0, "client exit %d: %s" % (rc, r)
+            assert r["connected"] == 10 and r["connect_failures"] == 0, r
+            assert r["errors"] == 0 and r["closed_by_server"] == 0, r
+            assert r["bytes"] > 10 * 1000 and r["verify"], r
+            assert srv.poll() is None, "server died"
+            return r
+        finally:
+            kill(srv)
+
+
+def check_header(client, path, threads, tmp):
+    with open(os.path.join(tmp, "server.log"), "w+") as log:
+        srv, port = start_server(path, threads, "header", log)
+        try:
+            early = connect(port)
+            round_trip(early, 100, 1)
+            cp, out = run_client(
+                client, port,
+                ["2", "100", "8", "30", "--protocol=header", "--count=1500"],
+                tmp, wait=False)
+            time.sleep(0.1)  # the client's sessions are under way
+
+            edge = connect(port)
+            round_trip(edge, MAX_BODY, 7)  # exactly the limit: served
+            edge.close()
+
+            big = connect(port)
+            big.sendall(struct.pack("!II", MAX_BODY + 1, 1))
+            expect_closed(big, "body_size max_body + 1")
+            big.close()
+
+            for partial in (b"\x00\x00", struct.pack("!II", 200, 1) + b"x" * 50):
+                t = connect(port)
+                t.sendall(partial)  # truncated header, then truncated body
+                t.close()
+
+            round_trip(early, 101, 2)  # an earlier session carries on
+            early.close()
+
+            rc = cp.wait(timeout=60)
+            r = json.load(open(out))
+            assert rc == 0, "client exit %d: %s" % (rc, r)
+            assert r["completed"] == 8 and r["unfinished"] == 0, r
+            assert r["errors"] == 0 and r["closed_by_server"] == 0, r
+            assert r["messages"] == 8 * 1500, r
+            assert srv.poll() is None, "server died"
+            log.flush()
+            log.seek(0)
+            lines = [l for l in log.read().splitlines() if l.strip()]
+            reasons = [l for l in lines if "max_body" in l]
+            assert len(reasons) == 1, "want one logged close, got %r" % lines
+            assert str(MAX_BODY + 1) in reasons[0], reasons
+            # Still serving after all that.
+            late = connect(port)
+            round_trip(late, 100, 1)
+            late.close()
+            return r
+        finally:
+            kill(srv)
+
+
+def main(argv):
+    client, servers = argv[0], dict(a.split("=", 1) for a in argv[1:])
+    started = time.monotonic()
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="pingpong-test-") as tmp:
+        for name, path in servers.items():
+            for threads in (1, 2):
+                for check in (check_echo, check_header):
+                    what = "%s %s threads %d" % (
+                        check.__name__[6:], name, threads)
+                    try:
+                        r = check(client, path, threads, tmp)
+                        print("PASS %s: %.1f MiB/s, %d messages" % (
+                            what, r["mib_per_s"], r["messages"]))
+                    except Exception as e:  # report all, fail at the end
+                        failures += 1
+                        print("FAIL %s: %s" % (what, e))
+                    sys.stdout.flush()
+    for p in _live:
+        if p.poll() is None:
+            kill(p)
+    print("%d failure(s), %.1f s" % (failures, time.monotonic() - started))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
