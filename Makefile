@@ -1,15 +1,20 @@
 # The two front-door commands:
 #   make test    installs missing Debian packages, runs every test
-#   make bench   installs missing Debian packages, runs the sweeps with -c opt
-# PROFILE=full make bench   runs the long sweeps.
+#   make bench   installs missing Debian packages, then the whole chain with
+#                -c opt: the four sweeps, pick, the ping-pong validation, and
+#                results/REPORT.md (about 12 minutes on 2 cores)
+# PROFILE=full make bench   the long sweeps (about an hour).
+# make bench-quick          a smoke run of the whole chain (about 2 minutes).
+# make compare A=dir B=dir  per-benchmark deltas between two result sets.
 
 BAZEL ?= bazel
 PROFILE ?= default
 # Bazel's test summary is parsed by .ci/run; keep it on stdout.
 BAZEL_TEST_FLAGS ?=
 
-.PHONY: all deps test test-tsan test-asan test-ubsan bench bench-queues \
-	bench-threadpool bench-logger bench-buffer clean
+.PHONY: all deps test test-tsan test-asan test-ubsan bench bench-quick \
+	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
+	bench-pingpong compare clean
 
 all: test
 
@@ -30,23 +35,61 @@ test-asan: deps
 test-ubsan: deps
 	$(BAZEL) test --config=ubsan $(BAZEL_TEST_FLAGS) //buffer/... //reactor/...
 
-bench: deps bench-queues bench-threadpool bench-logger bench-buffer
+# The whole chain (bench/pick/bench.sh): [1/7] queue sweep, [2/7] thread-pool
+# sweep, [3/7] logger sweep, [4/7] buffer sweep, [5/7] pick, [6/7] ping-pong +
+# validation, [7/7] report (pick again, now with the validation). Prints a
+# total estimate up front, each step's time, and where REPORT.md is.
+# PICK_FLAGS='--producers=4 --latency-bound' narrows the recommendation.
+PICK_FLAGS ?=
+bench: deps
+	@PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/pick/bench.sh
 
+# Every step with --profile=smoke: checks the chain end to end in minutes.
+bench-quick: deps
+	@PROFILE=smoke BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/pick/bench.sh
+
+# One step at a time.
 bench-queues: deps
-	@echo "[1/4] queue sweep (profile $(PROFILE)) ..."
 	$(BAZEL) run -c opt //bench:queues -- --profile=$(PROFILE)
 
 bench-threadpool: deps
-	@echo "[2/4] thread-pool sweep (profile $(PROFILE)) ..."
 	$(BAZEL) run -c opt //bench:threadpool -- --profile=$(PROFILE)
 
 bench-logger: deps
-	@echo "[3/4] logger sweep (profile $(PROFILE)) ..."
 	$(BAZEL) run -c opt //bench:logger -- --profile=$(PROFILE)
 
 bench-buffer: deps
-	@echo "[4/4] buffer sweep (profile $(PROFILE)) ..."
 	$(BAZEL) run -c opt //bench:buffer -- --profile=$(PROFILE)
+
+bench-pingpong: deps
+	$(BAZEL) run -c opt //bench:pingpong -- --profile=$(PROFILE)
+
+bench-pick:
+	$(BAZEL) run -c opt //bench:pick -- $(PICK_FLAGS)
+
+# Two machines or two commits: `make compare A=results-a B=results-b`.
+# Google Benchmark's compare.py (Debian's libbenchmark-tools; its U-test needs
+# 2+ repetitions, 9+ to be trusted) on every family file present in both,
+# then pick's summary of each ranking metric with the U-test's p.
+COMPARE_PY = /usr/share/benchmark/compare.py
+compare: deps
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
+	  echo "compare: usage: make compare A=results-a B=results-b" >&2; exit 2; fi
+	@for d in "$(A)" "$(B)"; do if [ ! -d "$$d" ]; then \
+	  echo "compare: $$d is not a directory (A=$(A) B=$(B))" >&2; exit 2; fi; done
+	@if [ ! -f $(COMPARE_PY) ]; then echo "compare: $(COMPARE_PY) is missing;" \
+	  "install Debian's libbenchmark-tools" >&2; exit 2; fi
+	@n=0; for f in queues threadpool logger buffer; do \
+	  if [ -f "$(A)/$$f.json" ] && [ -f "$(B)/$$f.json" ]; then n=$$((n + 1)); \
+	    echo "== $$f: $(A)/$$f.json -> $(B)/$$f.json (compare.py: time deltas, U-test)"; \
+	    agg=; if grep -q '"aggregate_name"' "$(A)/$$f.json" && \
+	      grep -q '"aggregate_name"' "$(B)/$$f.json"; then agg=-a; fi; \
+	    /usr/bin/python3 $(COMPARE_PY) $$agg --no-color benchmarks \
+	      "$(A)/$$f.json" "$(B)/$$f.json" || exit 1; \
+	  else echo "== $$f: skipped (not in both $(A) and $(B))"; fi; done; \
+	if [ $$n -eq 0 ]; then echo "compare: no family file is in both $(A) and $(B)" >&2; exit 2; fi
+	@echo "== ranking metrics"
+	@/usr/bin/python3 bench/pick/pick.py --compare "$(A)" "$(B)"
 
 clean:
 	$(BAZEL) clean

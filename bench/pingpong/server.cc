@@ -320,6 +320,15 @@ int Main(int argc, char** argv) {
   const ServerOptions so =
       ParseServerArgs(static_cast<int>(rest.size()), rest.data(), "server", kExtraHelp);
 
+  // Block the stop signals before any thread starts (an async logger's
+  // backend included): threads inherit the mask, so only the watcher below
+  // takes them, and the loggers flush on the way out.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // inherited by all threads
+
   auto make_queue = TaskQueueFactory(AllQueues{}, po.task_queue);
   if (!make_queue) {
     Fail("unknown --task_queue '" + po.task_queue +
@@ -336,11 +345,6 @@ int Main(int argc, char** argv) {
   }
 
   // Stop cleanly on SIGINT / SIGTERM: a watcher thread quits the base loop.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // inherited by all threads
   std::thread([stop_signals] {
     int sig;
     sigwait(&stop_signals, &sig);

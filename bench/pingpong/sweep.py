@@ -8,6 +8,16 @@
 #   bazel run -c opt //bench/pingpong:sweep -- [--profile=smoke|default|full]
 #       [--server 'NAME=PATH-OR-TARGET [server flags...]'] ... [--no_peers]
 #       [--client_threads=N] [--pin=auto|yes|no] [--seconds=S] [--out=PATH]
+#       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
+#       [--validate_repetitions=N] [--validate_components=a,b]
+#
+# The side-by-side sweep runs first, then the validation (validate.py: our
+# server with each component's micro winner swapped in against the baseline,
+# in the mode where that component matters; one verdict per component and
+# case, printed last). --validate runs the validation alone (keeping the
+# sweep's records already in the JSON); --no_validate skips it. Pairs of
+# baseline and winner runs per case: smoke 1 x 0.3 s, default 3 x 2 s (about
+# a minute in all), full 5 x 5 s; validate.py's header says how it decides.
 #
 # Servers. Ours, `serverkit` (//bench/pingpong:server, the reactor with the
 # baseline policy), and the peers `asio` and `libevent`
@@ -39,7 +49,10 @@
 # the client's ceiling (on 2 cores client and server get one core each). JSON
 # in $BUILD_WORKSPACE_DIRECTORY/results/pingpong.json (else
 # ./results/pingpong.json, or --out), with the client's and the server's CPU
-# seconds per point. Exit status 0 when every point ran clean.
+# seconds per point, and the validation under "validation". Winners come from
+# results/winners.json beside it (or --winners). Exit status 0 when every
+# point and every validation run ran clean (a "refuted" verdict is a finding,
+# not a failure).
 
 import argparse
 import ctypes
@@ -55,6 +68,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import validate
 
 REFERENCES = ("asio", "libevent")
 PEERS = (
@@ -181,11 +196,12 @@ def resolve(spec):
                      % (spec, ", ".join(candidates)))
 
 
+def results_dir():
+    return os.path.join(WORKSPACE or os.getcwd(), "results")
+
+
 def results_path(out):
-    if out:
-        return out
-    base = WORKSPACE or os.getcwd()
-    return os.path.join(base, "results", "pingpong.json")
+    return out or os.path.join(results_dir(), "pingpong.json")
 
 
 # --- one point ------------------------------------------------------------------
@@ -389,45 +405,35 @@ def parse_args(argv):
     ap.add_argument("--no_header", action="store_true",
                     help="skip the header protocol runs")
     ap.add_argument("--out", default="", help="JSON path")
-    return ap.parse_args(argv)
+    vg = ap.add_mutually_exclusive_group()
+    vg.add_argument("--validate", action="store_true",
+                    help="run only the validation (no side-by-side sweep)")
+    vg.add_argument("--no_validate", action="store_true",
+                    help="run only the side-by-side sweep")
+    ap.add_argument("--winners", default="",
+                    help="winners JSON (default results/winners.json)")
+    ap.add_argument("--validate_seconds", type=float, default=0,
+                    help="seconds per validation run (default: the profile's)")
+    ap.add_argument("--validate_repetitions", type=int, default=0,
+                    help="baseline/winner pairs per case (default: the "
+                         "profile's)")
+    ap.add_argument("--validate_components",
+                    default=",".join(validate.COMPONENTS),
+                    help="comma-separated subset of %s" %
+                         ",".join(validate.COMPONENTS))
+    args = ap.parse_args(argv)
+    comps = [c for c in args.validate_components.split(",") if c]
+    bad = [c for c in comps if c not in validate.COMPONENTS]
+    if bad or not comps:
+        ap.error("--validate_components: unknown %s; choose from %s" % (
+            ",".join(bad) or "(none)", ",".join(validate.COMPONENTS)))
+    args.validate_components = comps
+    return args
 
 
-def main(argv):
-    args = parse_args(argv)
-    prof = dict(PROFILES[args.profile])
-    if args.seconds > 0:
-        prof["seconds"] = args.seconds
-    # SIGINT too: a shell starts background jobs with SIGINT ignored.
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGHUP, _on_signal)
-
-    try:
-        client = resolve(CLIENT)
-        servers = [] if args.no_peers else [Server(n, s, []) for n, s in PEERS]
-        for entry in args.server:
-            words = shlex.split(entry)
-            if not words or "=" not in words[0]:
-                raise SweepError("--server wants 'NAME=PATH-OR-TARGET [FLAGS]',"
-                                 " got %r" % entry)
-            name, spec = words[0].split("=", 1)
-            if any(s.name == name for s in servers):
-                raise SweepError("server name %r given twice" % name)
-            servers.append(Server(name, spec, words[1:]))
-        if not servers:
-            raise SweepError("no servers to run")
-    except SweepError as e:
-        print("sweep: %s" % e, file=sys.stderr)
-        return 2
-
-    # Descriptors: children inherit the raised soft limit.
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-        except (ValueError, OSError):
-            pass
+def run_sweep(args, prof, servers, client, soft):
+    """The side-by-side sweep: runs it, prints its tables; returns
+    (JSON dict, failed records, interrupted)."""
     notes = [LIBEVENT_NOTE]
     sessions = []
     for n in prof["sessions"]:
@@ -472,7 +478,6 @@ def main(argv):
     echo, header = [], []
     done = 0
     interrupted = False
-    out = results_path(args.out)
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="pingpong-") as tmp:
@@ -566,16 +571,106 @@ def main(argv):
                 r.get("error", "")))
     print("\nnote: " + LIBEVENT_NOTE)
 
+    data = dict(context=context, notes=notes, interrupted=interrupted,
+                elapsed_s=round(time.monotonic() - started, 1),
+                echo=echo, header=header)
+    return data, failed, interrupted
+
+
+def main(argv):
+    args = parse_args(argv)
+    prof = dict(PROFILES[args.profile])
+    if args.seconds > 0:
+        prof["seconds"] = args.seconds
+    # SIGINT too: a shell starts background jobs with SIGINT ignored.
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGHUP, _on_signal)
+
+    try:
+        client = resolve(CLIENT)
+        servers = [] if args.no_peers else [Server(n, s, []) for n, s in PEERS]
+        for entry in args.server:
+            words = shlex.split(entry)
+            if not words or "=" not in words[0]:
+                raise SweepError("--server wants 'NAME=PATH-OR-TARGET [FLAGS]',"
+                                 " got %r" % entry)
+            name, spec = words[0].split("=", 1)
+            if any(s.name == name for s in servers):
+                raise SweepError("server name %r given twice" % name)
+            servers.append(Server(name, spec, words[1:]))
+        if not servers and not args.validate:
+            raise SweepError("no servers to run")
+        if not args.no_validate:
+            resolve(validate_server_spec())
+    except SweepError as e:
+        print("sweep: %s" % e, file=sys.stderr)
+        return 2
+
+    # Descriptors: children inherit the raised soft limit.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+
+    out = results_path(args.out)
+    started = time.monotonic()
+    interrupted = False
+    failed = []
+    if args.validate:
+        data = previous_results(out)
+    else:
+        data, failed, interrupted = run_sweep(args, prof, servers, client,
+                                              soft)
+    vfailed = []
+    if not args.no_validate and not interrupted:
+        try:
+            v = validate.run_validation(
+                run_point, lambda name, flags: Server(
+                    name, validate_server_spec(), flags),
+                client, args.profile, args.pin,
+                args.winners or os.path.join(results_dir(), "winners.json"),
+                log_parent=os.path.dirname(os.path.abspath(out)),
+                seconds=args.validate_seconds,
+                repetitions=args.validate_repetitions,
+                components=args.validate_components)
+        finally:
+            stop_all()
+        validate.print_table(v)
+        data["validation"] = v
+        interrupted = interrupted or v.get("interrupted", False)
+        vfailed = [r for r in v["rows"] if r["verdict"] == "error"]
+        if vfailed:
+            print("\n%d validation case(s) failed to run:" % len(vfailed))
+            for r in vfailed:
+                print("  %s/%s: %s" % (r["component"], r["case"], r["error"]))
+
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
-        json.dump(dict(context=context, notes=notes, interrupted=interrupted,
-                       elapsed_s=round(time.monotonic() - started, 1),
-                       echo=echo, header=header), f, indent=1)
+        json.dump(data, f, indent=1)
         f.write("\n")
     print("results: %s (%.0f s)" % (out, time.monotonic() - started))
     if interrupted:
         return 130
-    return 1 if failed else 0
+    return 1 if failed or vfailed else 0
+
+
+def validate_server_spec():
+    return dict(PEERS)["serverkit"]
+
+
+def previous_results(out):
+    """The JSON already at out (the last sweep's records), so that --validate
+    replaces only its "validation" key; {} when absent or unreadable."""
+    try:
+        with open(out) as f:
+            d = json.load(f)
+        return d if isinstance(d, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 if __name__ == "__main__":

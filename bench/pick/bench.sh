@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# -----------------------------------------------------------------------------
+# bench/pick/bench.sh
+# -----------------------------------------------------------------------------
+#
+# `make bench`'s chain, from the workspace root: the four sweeps, pick, the
+# ping-pong sweep with its validation, and pick again so the report includes
+# the validation. Prints a progress line per step ([3/7] logger sweep ...),
+# an up-front total estimate for the profile, and each step's elapsed time;
+# ends by printing where results/REPORT.md is.
+#
+#   PROFILE=smoke|default|full BAZEL=bazel PICK_FLAGS='--producers=4' \
+#     bench/pick/bench.sh
+#
+# A failed sweep stops the chain (nothing to pick from). A ping-pong sweep
+# with unclean points, or charts that could not be drawn, do not: the report
+# is still written and shows them; the exit status is then 1.
+set -uo pipefail
+
+PROFILE="${PROFILE:-default}"
+BAZEL="${BAZEL:-bazel}"
+PICK_FLAGS="${PICK_FLAGS:-}"
+
+# Seconds per step on 2 cores, measured on this project's VM (bazel's own
+# start-up included, the first build not).
+case "$PROFILE" in
+  smoke)   est=(15 20 15 10 10 45 10) ;;
+  default) est=(90 90 120 90 15 300 15) ;;
+  full)    est=(900 600 900 300 20 1500 20) ;;
+  *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
+     exit 2 ;;
+esac
+
+names=("queue sweep" "thread-pool sweep" "logger sweep" "buffer sweep"
+       "pick" "ping-pong + validation" "report (pick again)")
+cmds=(
+  "$BAZEL run -c opt //bench:queues -- --profile=$PROFILE"
+  "$BAZEL run -c opt //bench:threadpool -- --profile=$PROFILE"
+  "$BAZEL run -c opt //bench:logger -- --profile=$PROFILE"
+  "$BAZEL run -c opt //bench:buffer -- --profile=$PROFILE"
+  "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
+  "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
+  "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
+)
+# What a failure of each step means: stop, or go on to the report.
+fatal=(1 1 1 1 1 0 0)
+
+mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+
+total=0
+for s in "${est[@]}"; do total=$((total + s)); done
+n=${#names[@]}
+echo "bench: profile $PROFILE, $n steps, about $(mmss "$total") (min:s) on 2 cores," \
+  "plus the first build"
+chain_start=$(date +%s)
+problems=()
+for ((i = 0; i < n; i++)); do
+  step=$((i + 1))
+  echo
+  echo "[$step/$n] ${names[$i]} (profile $PROFILE, about $(mmss "${est[$i]}")) ..."
+  echo "+ ${cmds[$i]}"
+  start=$(date +%s)
+  ${cmds[$i]}
+  rc=$?
+  now=$(date +%s)
+  took=$((now - start))
+  if [[ $rc -ne 0 ]]; then
+    if [[ ${fatal[$i]} -eq 1 && ! ( $step -eq 5 && $rc -eq 3 ) ]]; then
+      echo "[$step/$n] ${names[$i]} FAILED (exit $rc) after $(mmss "$took"); stopping." >&2
+      exit 1
+    fi
+    problems+=("[$step/$n] ${names[$i]} exited $rc")
+    echo "[$step/$n] ${names[$i]} exited $rc after $(mmss "$took"); going on to the report"
+  else
+    echo "[$step/$n] ${names[$i]} done in $(mmss "$took")" \
+      "(elapsed $(mmss $((now - chain_start))))"
+  fi
+done
+
+echo
+echo "bench: profile $PROFILE done in $(mmss $(($(date +%s) - chain_start)))" \
+  "(estimate $(mmss "$total"))"
+for p in "${problems[@]}"; do echo "bench: $p (see its output above)"; done
+echo "Report: $PWD/results/REPORT.md"
+[[ ${#problems[@]} -eq 0 ]]
