@@ -296,7 +296,7 @@ void RegisterQueue(Profile profile) {
   const std::string_view impl = Q::kName;
   const int reps_iters = 1;
 
-  const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 1'000'000, 4'000'000);
+  const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 4'000'000, 8'000'000);
   std::vector<std::pair<int, int>> shapes;
   for (int n : Widths(profile)) {
     shapes.push_back({1, n});

@@ -21,11 +21,12 @@ PROFILE="${PROFILE:-default}"
 BAZEL="${BAZEL:-bazel}"
 PICK_FLAGS="${PICK_FLAGS:-}"
 
-# Seconds per step on 2 cores, measured on this project's VM (bazel's own
-# start-up included, the first build not).
+# Seconds per step on this project's 2-core VM, bazel's start-up included and
+# the first build not. smoke and default: measured with `make bench-quick` and
+# `make bench`; full: extrapolated from default (not yet measured end to end).
 case "$PROFILE" in
   smoke)   est=(15 20 15 10 10 45 10) ;;
-  default) est=(90 90 120 90 15 300 15) ;;
+  default) est=(140 100 70 70 5 215 5) ;;
   full)    est=(900 600 900 300 20 1500 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;

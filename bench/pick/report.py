@@ -214,7 +214,8 @@ def _validation_section(pp):
     cols = [("component", "component"), ("case", "case"), ("mode", "mode"),
             ("winner", "winner"), ("baseline", "baseline"),
             ("micro_ratio", "micro ratio"), ("micro_source", "micro source"),
-            ("e2e_ratio", "end-to-end ratio"), ("verdict", "verdict")]
+            ("e2e_ratio", "end-to-end ratio"), ("noise", "noise"),
+            ("verdict", "verdict")]
     cols = [(k, h) for k, h in cols if any(k in e for e in entries)]
     rows = []
     for e in entries:
@@ -222,7 +223,12 @@ def _validation_section(pp):
         for k, _ in cols:
             v = e.get(k)
             if isinstance(v, float):
-                v = fmt_ratio(v) if k.endswith("ratio") else "%.4g" % v
+                if k.endswith("ratio"):
+                    v = fmt_ratio(v)
+                elif k == "noise":
+                    v = "+-%.1f%%" % (100 * v)
+                else:
+                    v = "%.4g" % v
             row.append("-" if v is None else str(v))
         rows.append(row)
     lines.append(_md_table([h for _, h in cols], rows))
@@ -230,9 +236,12 @@ def _validation_section(pp):
                                                  dict) else {}
     if v.get("noise_floor") is not None:
         lines.append("")
-        lines.append("End-to-end ratio: the winner's ping-pong MiB/s over the "
-                     "baseline's, %s repetition(s) of %s s; differences within "
-                     "+-%.0f%% count as no difference." % (
+        lines.append("End-to-end ratio: the winner's median ping-pong MiB/s "
+                     "over the baseline's, %s alternating repetition(s) of "
+                     "%s s each. Noise: half the spread of the per-pair "
+                     "ratios, at least +-%.0f%%; a ratio within 1 +- noise is "
+                     "\"no difference\", above it \"held\", below it "
+                     "\"refuted\"." % (
                          v.get("repetitions", "?"),
                          v.get("seconds_per_run", "?"),
                          100 * v["noise_floor"]))
