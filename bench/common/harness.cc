@@ -139,6 +139,7 @@ ParsedName Parse(const std::string& run_name) {
 
 struct Cell {
   double median = NAN;
+  bool from_aggregate = false;  // median is Google Benchmark's median aggregate
   double cv = NAN;
   bool oversubscribed = false;
   std::map<std::string, double> extra;  // also_show counters (median)
@@ -215,20 +216,17 @@ class RankingReporter : public benchmark::ConsoleReporter {
     }
     const bool is_aggregate = run.run_type == Run::RT_Aggregate;
     if (is_aggregate && run.aggregate_name == "median") {
+      cell.from_aggregate = true;
       cell.median = value_of(rank->counter);
       for (const auto& c : rank->also_show) cell.extra[c] = value_of(c);
     } else if (is_aggregate && run.aggregate_name == "cv") {
       cell.cv = value_of(rank->counter);
-    } else if (!is_aggregate && std::isnan(cell.median)) {
-      // A single repetition: its own value stands in for the median.
+    } else if (!is_aggregate && !cell.from_aggregate) {
+      // A repetition stands in until the median aggregate (which Google
+      // Benchmark reports after the repetitions) arrives; with a single
+      // repetition there is none, and this value is the result.
       cell.median = value_of(rank->counter);
       for (const auto& c : rank->also_show) cell.extra[c] = value_of(c);
-      single_run_[{name.scenario, name.params, name.impl}] = true;
-    } else if (!is_aggregate &&
-               single_run_.count({name.scenario, name.params, name.impl})) {
-      // More repetitions follow: wait for the median aggregate.
-      cell.median = NAN;
-      single_run_.erase({name.scenario, name.params, name.impl});
     }
   }
 
@@ -282,7 +280,6 @@ class RankingReporter : public benchmark::ConsoleReporter {
   const SweepSpec& spec_;
   int errors_ = 0;
   std::map<std::tuple<std::string, std::string, std::string>, Cell> cells_;
-  std::map<std::tuple<std::string, std::string, std::string>, bool> single_run_;
 };
 
 bool HasFlag(const std::vector<std::string>& args, std::string_view flag) {
