@@ -49,10 +49,8 @@ class SpscRingQueue {
   explicit SpscRingQueue(std::size_t capacity)
       : capacity_(std::bit_ceil(capacity < 2 ? std::size_t{2} : capacity)),
         mask_(capacity_ - 1),
-        items_(static_cast<T*>(::operator new[](
-            capacity_ * sizeof(T), std::align_val_t{alignof(T) > kCacheLineSize
-                                                        ? alignof(T)
-                                                        : kCacheLineSize}))) {}
+        items_(static_cast<T*>(
+            ::operator new[](capacity_ * sizeof(T), kItemsAlignment))) {}
 
   SpscRingQueue(const SpscRingQueue&) = delete;
   SpscRingQueue& operator=(const SpscRingQueue&) = delete;
@@ -62,9 +60,7 @@ class SpscRingQueue {
     for (std::size_t r = read_.load(std::memory_order_relaxed); r != w; ++r) {
       items_[r & mask_].~T();
     }
-    ::operator delete[](items_, std::align_val_t{alignof(T) > kCacheLineSize
-                                                     ? alignof(T)
-                                                     : kCacheLineSize});
+    ::operator delete[](items_, kItemsAlignment);
   }
 
   bool try_push(T&& v) {
@@ -94,6 +90,9 @@ class SpscRingQueue {
   std::size_t capacity() const { return capacity_; }
 
  private:
+  static constexpr std::align_val_t kItemsAlignment{
+      alignof(T) > kCacheLineSize ? alignof(T) : kCacheLineSize};
+
   // Read-only after construction.
   alignas(kCacheLineSize) const std::size_t capacity_;
   const std::size_t mask_;
