@@ -132,19 +132,12 @@ bool AsyncDoubleBufferLogger::flush() {
   const std::uint64_t target = ++flush_requested_;
   backend_cv_.notify_one();
   flushed_cv_.wait(lock, [&] { return flush_done_ >= target; });
-  const std::uint64_t errors = sink_->io_errors();
-  const bool ok = errors == errors_at_flush_;
-  errors_at_flush_ = errors;
-  return ok;
+  return NoErrorsSince(*sink_, &errors_at_flush_);
 }
 
 LoggerStats AsyncDoubleBufferLogger::stats() const {
-  LoggerStats s;
-  s.written = written_.load(std::memory_order_relaxed);
-  s.dropped = dropped_.load(std::memory_order_relaxed);
-  s.io_errors = sink_->io_errors();
-  s.last_error = sink_->last_error();
-  return s;
+  return StatsOf(*sink_, written_.load(std::memory_order_relaxed),
+                 dropped_.load(std::memory_order_relaxed));
 }
 
 }  // namespace serverkit

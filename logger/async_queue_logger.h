@@ -159,12 +159,8 @@ class AsyncQueueLogger {
   }
 
   LoggerStats stats() const {
-    LoggerStats s;
-    s.written = written_.load(std::memory_order_relaxed);
-    s.dropped = dropped_.load(std::memory_order_relaxed);
-    s.io_errors = sink_->io_errors();
-    s.last_error = sink_->last_error();
-    return s;
+    return StatsOf(*sink_, written_.load(std::memory_order_relaxed),
+                   dropped_.load(std::memory_order_relaxed));
   }
 
  private:

@@ -71,6 +71,28 @@ class Sink {
   std::string last_error_;  // guarded by error_mu_
 };
 
+// True if `sink` counted no I/O error since the previous call with the same
+// `mark` (what `flush()` returns); moves `mark` on. Calls on one mark must be
+// serialised by the caller.
+inline bool NoErrorsSince(const Sink& sink, std::uint64_t* mark) {
+  const std::uint64_t errors = sink.io_errors();
+  const bool ok = errors == *mark;
+  *mark = errors;
+  return ok;
+}
+
+// What every logger's `stats()` reports: its own written and dropped counts
+// (the relaxed loads are the caller's) and the sink's I/O errors.
+inline LoggerStats StatsOf(const Sink& sink, std::uint64_t written,
+                           std::uint64_t dropped) {
+  LoggerStats s;
+  s.written = written;
+  s.dropped = dropped;
+  s.io_errors = sink.io_errors();
+  s.last_error = sink.last_error();
+  return s;
+}
+
 class FileSink final : public Sink {
  public:
   // Throws std::system_error when `path` cannot be opened for appending.

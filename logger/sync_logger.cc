@@ -23,19 +23,12 @@ void SyncLogger::Write(Level level, std::string_view line) {
 bool SyncLogger::flush() {
   std::lock_guard<std::mutex> lock(mu_);
   sink_->Flush();
-  const std::uint64_t errors = sink_->io_errors();
-  const bool ok = errors == errors_at_flush_;
-  errors_at_flush_ = errors;
-  return ok;
+  return NoErrorsSince(*sink_, &errors_at_flush_);
 }
 
 LoggerStats SyncLogger::stats() const {
-  LoggerStats s;
-  s.written = written_.load(std::memory_order_relaxed);
-  s.dropped = dropped_.load(std::memory_order_relaxed);
-  s.io_errors = sink_->io_errors();
-  s.last_error = sink_->last_error();
-  return s;
+  return StatsOf(*sink_, written_.load(std::memory_order_relaxed),
+                 dropped_.load(std::memory_order_relaxed));
 }
 
 }  // namespace serverkit
