@@ -38,6 +38,7 @@ namespace serverkit::bench {
 namespace {
 
 constexpr std::size_t kCapacity = 8192;
+constexpr std::uint64_t kLatencyWarmup = 1000;
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::duration d) {
@@ -125,7 +126,7 @@ void BM_Throughput(benchmark::State& state, int producers, int consumers,
 
 template <Queue Q>
 void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
-  constexpr std::uint64_t kWarmup = 1000;
+  constexpr std::uint64_t kWarmup = kLatencyWarmup;
   std::vector<double> samples;
   samples.reserve(round_trips * 2);
   bool echo_ok = true;
@@ -295,8 +296,13 @@ void RegisterQueue(Profile profile) {
   using TaskQ = typename F::template Of<Task>;
   const std::string_view impl = Q::kName;
   const int reps_iters = 1;
+  DescribeImpl(impl, {{"topology", TopologyName(Q::kTopology)},
+                      {"bounded", Q::kBounded},
+                      {"blocking", HasNativeBlocking<Q>},
+                      {"keeps_producer_order", KeepsProducerOrder<Q>()}});
 
   const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 4'000'000, 8'000'000);
+  DescribeScenario("throughput", {{"items", items}, {"capacity", kCapacity}});
   std::vector<std::pair<int, int>> shapes;
   for (int n : Widths(profile)) {
     shapes.push_back({1, n});
@@ -317,6 +323,7 @@ void RegisterQueue(Profile profile) {
   }
 
   const std::uint64_t trips = ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
+  DescribeScenario("latency", {{"round_trips", trips}, {"warmup_round_trips", kLatencyWarmup}});
   benchmark::RegisterBenchmark(
       BenchName("queues", "latency", impl).c_str(),
       [=](benchmark::State& s) { BM_Latency<Q>(s, trips); })
@@ -326,6 +333,7 @@ void RegisterQueue(Profile profile) {
 
   if constexpr (TaskQ::kTopology != Topology::kSpsc) {
     const std::uint64_t tasks = ByProfile<std::uint64_t>(profile, 5'000, 200'000, 1'000'000);
+    DescribeScenario("eventloop", {{"tasks", tasks}, {"capacity", kCapacity}});
     for (int p : Widths(profile)) {
       for (int coalesce : {0, 1}) {
         benchmark::RegisterBenchmark(
@@ -342,11 +350,13 @@ void RegisterQueue(Profile profile) {
     }
   }
 
+  const double burst_min_time = ByProfile(profile, 0.001, 0.05, 0.5);
+  DescribeScenario("burst", {{"min_time_s", burst_min_time}});
   for (std::uint64_t k : {std::uint64_t{64}, std::uint64_t{4096}}) {
     benchmark::RegisterBenchmark(
         BenchName("queues", "burst", impl, {{"burst", static_cast<long>(k)}}).c_str(),
         [=](benchmark::State& s) { BM_Burst<Q>(s, k); })
-        ->MinTime(ByProfile(profile, 0.001, 0.05, 0.5))
+        ->MinTime(burst_min_time)
         ->Unit(benchmark::kMicrosecond);
   }
 }
@@ -363,11 +373,22 @@ int main(int argc, char** argv) {
   using namespace serverkit::bench;
   SweepSpec spec;
   spec.family = "queues";
+  spec.baseline = std::string(serverkit::MutexQueue<int>::kName);
   spec.rankings = {
       {"throughput", "items_per_second", true, "items/s"},
-      {"latency", "p50_ns", false, "ns", {"p99_ns", "p999_ns"}},
-      {"eventloop", "items_per_second", true, "tasks/s",
-       {"wakeups_per_task", "writes_per_task"}},
+      {.scenario = "latency",
+       .counter = "p50_ns",
+       .higher_is_better = false,
+       .unit = "ns",
+       .also_show = {"p99_ns", "p999_ns"},
+       .vs_floor = true},
+      // The reactor's pattern; its baseline is muduo's own task queue.
+      {.scenario = "eventloop",
+       .counter = "items_per_second",
+       .higher_is_better = true,
+       .unit = "tasks/s",
+       .also_show = {"wakeups_per_task", "writes_per_task"},
+       .baseline = std::string(serverkit::SwapVectorQueue<int>::kName)},
       {"burst", "items_per_second", true, "items/s"},
   };
   spec.register_benchmarks = [](Profile p) {

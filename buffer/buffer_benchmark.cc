@@ -35,14 +35,15 @@
 // (bytes_per_second, items_per_second) are Google Benchmark's defaults for
 // single-threaded runs: per CPU second of the benchmark thread, system calls
 // included, so time lost to other processes on this shared machine is not
-// charged to a buffer. Repetitions run in random interleaved order by default
-// (see main).
+// charged to a buffer. Repetitions run in random interleaved order (the
+// harness's default).
 
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <type_traits>
 #include <cstring>
 #include <random>
 #include <string>
@@ -268,6 +269,8 @@ const Stream& StreamFor(std::size_t msg) {
   return streams.back().second;
 }
 
+double MinTime(Profile profile) { return ByProfile(profile, 0.002, 0.25, 1.0); }
+
 // Scenario by scenario, every buffer in turn, so the runs being compared sit
 // next to each other in time (this machine is shared and noisy).
 template <Buffer B>
@@ -275,7 +278,7 @@ void RegisterBurger(Profile profile, int kept) {
   benchmark::RegisterBenchmark(
       BenchName("buffer", "burger", B::kName, {{"kept_pct", kept}}).c_str(),
       [=](benchmark::State& s) { BM_Burger<B>(s, kept); })
-      ->MinTime(ByProfile(profile, 0.002, 0.25, 1.0))
+      ->MinTime(MinTime(profile))
       ->Unit(benchmark::kMicrosecond);
 }
 
@@ -286,7 +289,7 @@ void RegisterFdEcho(Profile profile, std::size_t bytes) {
                 {{"bytes", static_cast<long>(bytes)}})
           .c_str(),
       [=](benchmark::State& s) { BM_FdEcho<B>(s, bytes); })
-      ->MinTime(ByProfile(profile, 0.002, 0.25, 1.0))
+      ->MinTime(MinTime(profile))
       ->Unit(benchmark::kMicrosecond);
 }
 
@@ -299,12 +302,26 @@ void RegisterFramed(Profile profile, std::size_t msg, std::size_t read) {
           {{"msg", static_cast<long>(msg)}, {"read", static_cast<long>(read)}})
           .c_str(),
       [=](benchmark::State& s) { BM_Framed<B>(s, *stream, read); })
-      ->MinTime(ByProfile(profile, 0.002, 0.25, 1.0))
+      ->MinTime(MinTime(profile))
       ->Unit(benchmark::kMicrosecond);
+}
+
+// The std::string-backed reference is the conformance tests' yardstick, not
+// a candidate for a server: ranked, never named the winner.
+template <Buffer B>
+void Describe() {
+  DescribeImpl(B::kName,
+               {{"contiguous", B::kAlwaysContiguous},
+                {"reference", std::is_same_v<B, serverkit::StringBuffer>}});
 }
 
 template <typename... Bs>
 void RegisterAll(TypeList<Bs...>, Profile profile) {
+  (Describe<Bs>(), ...);
+  const double min_time = MinTime(profile);
+  DescribeScenario("burger", {{"block_bytes", kBlock}, {"min_time_s", min_time}});
+  DescribeScenario("fd_echo", {{"min_time_s", min_time}});
+  DescribeScenario("framed", {{"min_time_s", min_time}});
   for (int kept : {5, 50, 95}) (RegisterBurger<Bs>(profile, kept), ...);
 
   std::vector<std::size_t> sizes = {64, 1024, 16 * 1024, 64 * 1024};
@@ -325,22 +342,10 @@ void RegisterAll(TypeList<Bs...>, Profile profile) {
 
 int main(int argc, char** argv) {
   using namespace serverkit::bench;
-  // Repetitions of different buffers interleave in random order, so a burst
-  // of load from elsewhere on the machine spreads over all of them instead of
-  // landing on one; `--benchmark_enable_random_interleaving=false` turns
-  // that off.
-  std::vector<char*> args(argv, argv + argc);
-  bool user_set = false;
-  for (char* a : args) {
-    user_set |= std::string_view(a).starts_with(
-        "--benchmark_enable_random_interleaving");
-  }
-  std::string interleave = "--benchmark_enable_random_interleaving=true";
-  if (!user_set) args.insert(args.begin() + 1, interleave.data());
-
   SweepSpec spec;
   spec.family = "buffer";
   spec.pins_threads = false;  // single-threaded
+  spec.baseline = std::string(serverkit::LinearBuffer::kName);
   spec.rankings = {
       {"burger", "bytes_per_second", true, "B/s", {"moved_per_iter"}},
       {"fd_echo", "bytes_per_second", true, "B/s"},
@@ -353,5 +358,5 @@ int main(int argc, char** argv) {
   spec.register_benchmarks = [](Profile p) {
     RegisterAll(serverkit::AllBuffers{}, p);
   };
-  return RunSweep(spec, static_cast<int>(args.size()), args.data());
+  return RunSweep(spec, argc, argv);
 }

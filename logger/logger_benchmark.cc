@@ -199,10 +199,12 @@ void BM_Throughput(benchmark::State& state, Target target, int threads,
 
 // ------------------------------------------------------------------ latency
 
+// Calls per batch in the latency scenario (a pause follows each batch).
+constexpr int kBatch = 20;
+
 template <Logger L>
 void BM_Latency(benchmark::State& state, Target target, int threads,
                 std::size_t bytes, int batches) {
-  constexpr int kBatch = 20;
   const std::string path = g_dir + "/latency.log";
   const std::string filler = Filler(bytes);
   const std::string_view fill(filler);
@@ -266,12 +268,21 @@ void BM_Latency(benchmark::State& state, Target target, int threads,
 
 // ------------------------------------------------------------- registration
 
+// `server`: the ping-pong server accepts this logger (AllLoggers); the
+// queue loggers only the full profile adds are ranked but not offered there.
 template <Logger L>
-void RegisterLogger(Profile profile) {
+void RegisterLogger(Profile profile, bool server) {
   const std::string_view impl = L::kName;
+  DescribeImpl(impl, {{"async", L::kAsync}, {"server", server}});
   const std::uint64_t messages =
       ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
   const int batches = ByProfile(profile, 10, 500, 2'500);
+  for (const char* s : {"throughput-file", "throughput-console"}) {
+    DescribeScenario(s, {{"messages", messages}});
+  }
+  for (const char* s : {"latency-file", "latency-console"}) {
+    DescribeScenario(s, {{"batches_per_caller", batches}, {"calls_per_batch", kBatch}});
+  }
   for (Target target : {Target::kFile, Target::kConsole}) {
     const char* scenario =
         target == Target::kFile ? "throughput-file" : "throughput-console";
@@ -316,7 +327,7 @@ void RegisterLogger(Profile profile) {
 
 template <typename... Ls>
 void RegisterAll(TypeList<Ls...>, Profile profile) {
-  (RegisterLogger<Ls>(profile), ...);
+  (RegisterLogger<Ls>(profile, /*server=*/true), ...);
 }
 
 // Full profile: AsyncQueueLogger over every other multi-producer queue.
@@ -326,7 +337,8 @@ void RegisterQueueLogger(Profile profile) {
   if constexpr (Q::kTopology != Topology::kSpsc) {
     const std::string_view name = Q::kName;
     if (name != "bounded-mpmc" && name != "moodycamel" && name != "mutex") {
-      RegisterLogger<AsyncQueueLogger<F::template Of>>(profile);
+      RegisterLogger<AsyncQueueLogger<F::template Of>>(profile,
+                                                       /*server=*/false);
     }
   }
 }
@@ -360,6 +372,7 @@ int main(int argc, char** argv) {
 
   SweepSpec spec;
   spec.family = "logger";
+  spec.baseline = std::string(serverkit::SyncLogger::kName);
   spec.rankings = {
       {"throughput-file",
        "items_per_second",

@@ -7,14 +7,20 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "bench/common/floor.h"
 
 namespace serverkit::bench {
 
@@ -28,8 +34,6 @@ int Cores() {
   const unsigned n = std::thread::hardware_concurrency();
   return n > 0 ? static_cast<int>(n) : 1;
 }
-
-namespace {
 
 std::vector<int> AllowedCpus() {
   static const std::vector<int> cpus = [] {
@@ -46,7 +50,19 @@ std::vector<int> AllowedCpus() {
   return cpus;
 }
 
+namespace {
+
 bool g_pin_failed = false;
+
+// What DescribeImpl and DescribeScenario recorded, by name.
+std::map<std::string, JsonFields>& ImplTraits() {
+  static std::map<std::string, JsonFields> m;
+  return m;
+}
+std::map<std::string, JsonFields>& ScenarioSizes() {
+  static std::map<std::string, JsonFields> m;
+  return m;
+}
 
 }  // namespace
 
@@ -77,6 +93,23 @@ std::string BenchName(
     name.append("/").append(key).append(":").append(std::to_string(value));
   }
   return name;
+}
+
+void DescribeImpl(std::string_view impl, JsonFields traits) {
+  ImplTraits()[std::string(impl)] = std::move(traits);
+}
+
+void DescribeScenario(std::string_view scenario, JsonFields sizes) {
+  JsonFields& fields = ScenarioSizes()[std::string(scenario)];
+  for (auto& [key, value] : sizes) {
+    auto it = std::find_if(fields.begin(), fields.end(),
+                           [&](const auto& f) { return f.first == key; });
+    if (it != fields.end()) {
+      it->second = std::move(value);
+    } else {
+      fields.emplace_back(std::move(key), std::move(value));
+    }
+  }
 }
 
 void ThreadCounters(benchmark::State& state, int threads) {
@@ -147,11 +180,16 @@ struct Cell {
   std::string error_message;
 };
 
+constexpr std::string_view kFloorScenario = "floor";
+constexpr std::string_view kFloorImpl = "cache-line";
+
 // Collects every run for the ranking tables, and passes it on to Google
 // Benchmark's console reporter unchanged.
 class RankingReporter : public benchmark::ConsoleReporter {
  public:
-  explicit RankingReporter(const SweepSpec& spec) : spec_(spec) {}
+  RankingReporter(const std::string& family, const std::vector<RankBy>& rankings,
+                  OutputOptions options)
+      : ConsoleReporter(options), family_(family), rankings_(rankings) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
@@ -160,10 +198,18 @@ class RankingReporter : public benchmark::ConsoleReporter {
 
   int errors() const { return errors_; }
 
-  void PrintRankings() const {
+  // The floor row's cell (its ranking counter is p50_ns), if it ran.
+  const Cell* FloorCell() const {
+    auto it = cells_.find({std::string(kFloorScenario), "", std::string(kFloorImpl)});
+    return it == cells_.end() || it->second.error ? nullptr : &it->second;
+  }
+
+  // `floor_ns`: the floor's p50 in this run (NAN when unknown), for the
+  // rules with vs_floor.
+  void PrintRankings(bool pins_threads, double floor_ns) const {
     std::FILE* out = stdout;
     std::fprintf(out, "\n");
-    for (const RankBy& rank : spec_.rankings) {
+    for (const RankBy& rank : rankings_) {
       // group key (params) -> impl -> cell
       std::map<std::string, std::vector<std::pair<std::string, Cell>>> groups;
       for (const auto& [key, cell] : cells_) {
@@ -172,12 +218,12 @@ class RankingReporter : public benchmark::ConsoleReporter {
         groups[params].push_back({impl, cell});
       }
       for (auto& [params, rows] : groups) {
-        PrintGroup(out, spec_.family, rank, params, rows);
+        PrintGroup(out, family_, rank, params, rows, floor_ns);
       }
     }
-    const char* pinning = !spec_.pins_threads ? "none"
-                          : g_pin_failed    ? "refused by the system"
-                                            : "yes";
+    const char* pinning = !pins_threads   ? "none"
+                          : g_pin_failed ? "refused by the system"
+                                         : "yes";
     std::fprintf(out,
                  "cores: %d, pinning: %s. '*' marks oversubscribed runs (more "
                  "threads than cores).\n",
@@ -186,7 +232,7 @@ class RankingReporter : public benchmark::ConsoleReporter {
 
  private:
   const RankBy* RankFor(const std::string& scenario) const {
-    for (const RankBy& r : spec_.rankings) {
+    for (const RankBy& r : rankings_) {
       if (r.scenario == scenario) return &r;
     }
     return nullptr;
@@ -231,21 +277,29 @@ class RankingReporter : public benchmark::ConsoleReporter {
   }
 
   static void PrintGroup(std::FILE* out, const std::string& family,
-                         const RankBy& rank,
-                         const std::string& params,
-                         std::vector<std::pair<std::string, Cell>>& rows) {
+                         const RankBy& rank, const std::string& params,
+                         std::vector<std::pair<std::string, Cell>>& rows,
+                         double floor_ns) {
     std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
       const double x = a.second.median, y = b.second.median;
       if (std::isnan(x) != std::isnan(y)) return std::isnan(y);
       return rank.higher_is_better ? x > y : x < y;
     });
     const double best = rows.empty() ? NAN : rows.front().second.median;
-    std::fprintf(out, "Ranking: %s/%s%s%s (by %s %s, %s is better)\n",
-                 family.c_str(), rank.scenario.c_str(), params.empty() ? "" : "/",
-                 params.c_str(), rank.counter.empty() ? "real_time" : rank.counter.c_str(),
-                 rank.unit.c_str(), rank.higher_is_better ? "higher" : "lower");
+    const bool reference = rank.scenario == kFloorScenario;
+    const bool vs_floor = rank.vs_floor && !std::isnan(floor_ns);
+    std::fprintf(out, "%s: %s/%s%s%s (by %s %s, %s is better%s)\n",
+                 reference ? "Reference" : "Ranking", family.c_str(),
+                 rank.scenario.c_str(), params.empty() ? "" : "/",
+                 params.c_str(),
+                 rank.counter.empty() ? "real_time" : rank.counter.c_str(),
+                 rank.unit.c_str(), rank.higher_is_better ? "higher" : "lower",
+                 reference ? "; two pinned threads bounce one cache line, "
+                             "never a winner"
+                           : "");
     std::fprintf(out, "  %-4s %-24s %14s %9s %7s", "rank", "implementation",
                  "median", "vs best", "CV");
+    if (vs_floor) std::fprintf(out, " %8s", "x floor");
     for (const auto& c : rank.also_show) std::fprintf(out, " %12s", c.c_str());
     std::fprintf(out, "\n");
     int place = 0;
@@ -268,25 +322,57 @@ class RankingReporter : public benchmark::ConsoleReporter {
       std::fprintf(out, "  %-4d %-24s %14.4g %8.2fx %7s", place,
                    (impl + (cell.oversubscribed ? " *" : "")).c_str(),
                    cell.median, ratio, cv);
+      if (vs_floor) std::fprintf(out, " %7.2fx", cell.median / floor_ns);
       for (const auto& c : rank.also_show) {
         auto it = cell.extra.find(c);
         std::fprintf(out, " %12.4g", it == cell.extra.end() ? NAN : it->second);
       }
       std::fprintf(out, "\n");
     }
+    if (vs_floor) {
+      std::fprintf(out,
+                   "  (x floor: the median p50 over the floor's %.0f ns "
+                   "measured in this run)\n",
+                   floor_ns);
+    }
     std::fprintf(out, "\n");
   }
 
-  const SweepSpec& spec_;
+  std::string family_;
+  std::vector<RankBy> rankings_;
   int errors_ = 0;
   std::map<std::tuple<std::string, std::string, std::string>, Cell> cells_;
 };
+
+// The value of the last `--flag=value` in args, if any.
+std::optional<std::string> FlagValue(const std::vector<std::string>& args,
+                                     std::string_view flag) {
+  std::optional<std::string> value;
+  const std::string prefix = std::string(flag) + "=";
+  for (const auto& a : args) {
+    if (a.rfind(prefix, 0) == 0) value = a.substr(prefix.size());
+  }
+  return value;
+}
 
 bool HasFlag(const std::vector<std::string>& args, std::string_view flag) {
   for (const auto& a : args) {
     if (a.rfind(std::string(flag), 0) == 0) return true;
   }
   return false;
+}
+
+// Google Benchmark's spelling of booleans; nullopt when it is none of them.
+std::optional<bool> ParseBool(std::string_view v) {
+  if (v.empty() || v == "true" || v == "yes" || v == "1" || v == "on" ||
+      v == "t" || v == "y") {
+    return true;
+  }
+  if (v == "false" || v == "no" || v == "0" || v == "off" || v == "f" ||
+      v == "n") {
+    return false;
+  }
+  return std::nullopt;
 }
 
 std::string ResultsDir() {
@@ -297,6 +383,87 @@ std::string ResultsDir() {
     return std::string(tmp) + "/results";
   }
   return "results";
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::size_t start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "unknown";
+}
+
+void BM_Floor(benchmark::State& state, std::uint64_t round_trips) {
+  std::vector<double> samples;
+  std::optional<FloorSample> last;
+  for (auto _ : state) {
+    last = MeasureFloor(round_trips, &samples);
+    if (!last) {
+      state.SkipWithError("the floor needs two cores it may pin to");
+      return;
+    }
+    double total_ns = 0;
+    for (double s : samples) total_ns += s;
+    state.SetIterationTime(total_ns * 1e-9);
+  }
+  state.counters["p50_ns"] = last->p50_ns;
+  state.counters["p99_ns"] = last->p99_ns;
+  state.counters["p999_ns"] = last->p999_ns;
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * round_trips));
+  ThreadCounters(state, 2);
+}
+
+// The floor at one end of the sweep: the middle (by p50) of kEdgeParts short
+// measurements 20 ms apart, so one preempted moment does not pass for a
+// host that moved.
+constexpr int kEdgeParts = 5;
+
+std::optional<FloorSample> MeasureFloorEdge(std::uint64_t round_trips) {
+  constexpr int kParts = kEdgeParts;
+  std::vector<FloorSample> parts;
+  for (int i = 0; i < kParts; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (auto f = MeasureFloor(round_trips / kParts)) parts.push_back(*f);
+  }
+  if (parts.empty()) return std::nullopt;
+  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) {
+    return a.p50_ns < b.p50_ns;
+  });
+  FloorSample mid = parts[parts.size() / 2];
+  mid.round_trips = round_trips;
+  return mid;
+}
+
+JsonValue FloorJson(const std::optional<FloorSample>& f) {
+  if (!f) return JsonValue();
+  return JsonValue::Object({{"p50_ns", f->p50_ns}, {"p99_ns", f->p99_ns}});
+}
+
+void PrintFloorSample(const char* when, const std::optional<FloorSample>& f) {
+  if (!f) {
+    std::printf("floor %s: not measured (it needs two cores it may pin to)\n",
+                when);
+    return;
+  }
+  std::printf("floor %s: round trip p50 %.0f ns, p99 %.0f ns (CPUs %d and %d, "
+              "middle of %d runs of %llu round trips)\n",
+              when, f->p50_ns, f->p99_ns, f->cpu_a, f->cpu_b, kEdgeParts,
+              static_cast<unsigned long long>(f->round_trips / kEdgeParts));
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
 }  // namespace
@@ -325,18 +492,55 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
     user_args.push_back(arg);
   }
 
+  // Colour only on a terminal, unless the user says otherwise. Google
+  // Benchmark applies --benchmark_color only to the reporter it makes
+  // itself; this sweep brings its own, so it reads the flag here.
+  bool color = ::isatty(STDOUT_FILENO) == 1;
+  if (const char* term = std::getenv("TERM");
+      term == nullptr || std::string_view(term) == "dumb") {
+    color = false;
+  }
+  if (auto v = FlagValue(user_args, "--benchmark_color"); v && *v != "auto") {
+    const auto b = ParseBool(*v);
+    if (!b) {
+      std::fprintf(stderr, "%s: --benchmark_color=%s: use true, false or auto\n",
+                   argv[0], v->c_str());
+      return 2;
+    }
+    color = *b;
+  }
+  // Counters inline by default: with interleaved repetitions, rows of
+  // different scenarios alternate, and a tabular console would print a new
+  // header at every change of counters.
+  bool tabular = false;
+  if (auto v = FlagValue(user_args, "--benchmark_counters_tabular")) {
+    tabular = ParseBool(*v).value_or(false);
+  }
+
   // Defaults first; the user's flags come later and win.
   std::vector<std::string> args = {argv[0]};
-  if (!HasFlag(user_args, "--benchmark_repetitions")) {
-    args.push_back(std::string("--benchmark_repetitions=") +
-                   (profile == Profile::kSmoke ? "1" : "5"));
+  long repetitions = profile == Profile::kSmoke ? 1 : kDefaultRepetitions;
+  if (auto v = FlagValue(user_args, "--benchmark_repetitions")) {
+    repetitions = std::strtol(v->c_str(), nullptr, 10);
+  } else {
+    args.push_back("--benchmark_repetitions=" + std::to_string(repetitions));
+  }
+  bool interleaved = true;
+  if (auto v = FlagValue(user_args, "--benchmark_enable_random_interleaving")) {
+    interleaved = ParseBool(*v).value_or(true);
+  } else {
+    args.push_back("--benchmark_enable_random_interleaving=true");
   }
   if (!HasFlag(user_args, "--benchmark_display_aggregates_only") &&
       !HasFlag(user_args, "--benchmark_report_aggregates_only")) {
     args.push_back("--benchmark_display_aggregates_only=true");
   }
   std::string out_path;
-  if (!HasFlag(user_args, "--benchmark_out=")) {
+  bool out_is_json = true;
+  if (auto v = FlagValue(user_args, "--benchmark_out")) {
+    out_path = *v;
+    out_is_json = FlagValue(user_args, "--benchmark_out_format").value_or("json") == "json";
+  } else {
     const std::string dir = ResultsDir();
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       std::fprintf(stderr, "%s: cannot create %s: %s\n", argv[0], dir.c_str(),
@@ -368,16 +572,142 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
       "note", "Debian's libbenchmark is built without NDEBUG, hence its "
               "'Library was built as DEBUG' line; our code is built with -c opt");
 
+  std::vector<RankBy> rankings = spec.rankings;
+  for (RankBy& r : rankings) {
+    if (r.baseline.empty()) r.baseline = spec.baseline;
+  }
+  rankings.push_back({std::string(kFloorScenario), "p50_ns", false, "ns",
+                      {"p99_ns", "p999_ns"}});
+
+  // The floor: before, interleaved with the family's rows, after.
+  const std::uint64_t edge_trips =
+      ByProfile<std::uint64_t>(profile, 2'000, 50'000, 100'000);
+  const std::uint64_t row_trips =
+      ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
+  const auto floor_cpus = FloorCpus();
+  const std::optional<FloorSample> before = MeasureFloorEdge(edge_trips);
+  PrintFloorSample("before", before);
+  if (floor_cpus) {
+    benchmark::RegisterBenchmark(
+        BenchName(spec.family, kFloorScenario, kFloorImpl).c_str(),
+        [=](benchmark::State& s) { BM_Floor(s, row_trips); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+    DescribeScenario(kFloorScenario, {{"round_trips", row_trips}});
+  }
   spec.register_benchmarks(profile);
 
-  RankingReporter reporter(spec);
+  RankingReporter reporter(
+      spec.family, rankings,
+      static_cast<benchmark::ConsoleReporter::OutputOptions>(
+          (color ? benchmark::ConsoleReporter::OO_Color : 0) |
+          (tabular ? benchmark::ConsoleReporter::OO_Tabular : 0)));
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   if (ran == 0) {
     std::fprintf(stderr, "%s: no benchmark matched the filter\n", argv[0]);
     return 1;
   }
-  reporter.PrintRankings();
+  const std::optional<FloorSample> after = MeasureFloorEdge(edge_trips);
+
+  const Cell* floor_row = reporter.FloorCell();
+  double floor_ns = NAN;
+  if (floor_row != nullptr && !std::isnan(floor_row->median)) {
+    floor_ns = floor_row->median;
+  } else if (before && after) {
+    floor_ns = (before->p50_ns + after->p50_ns) / 2;
+  }
+  reporter.PrintRankings(spec.pins_threads, floor_ns);
+
+  PrintFloorSample("before", before);
+  PrintFloorSample("after", after);
+  std::optional<double> row_cv;
+  if (floor_row != nullptr) {
+    char cv[16] = "n/a";
+    if (!std::isnan(floor_row->cv)) {
+      std::snprintf(cv, sizeof(cv), "%.1f%%", floor_row->cv * 100);
+      row_cv = floor_row->cv;
+    }
+    std::printf("floor interleaved: median p50 %.0f ns, CV %s over %ld "
+                "repetition(s)\n",
+                floor_row->median, cv, repetitions);
+  }
+  const std::vector<std::string> drift = FloorDrift(
+      before ? std::optional<double>(before->p50_ns) : std::nullopt,
+      after ? std::optional<double>(after->p50_ns) : std::nullopt, row_cv);
+  for (const std::string& reason : drift) {
+    std::printf("WARNING: host drifted: %s\n", reason.c_str());
+    std::fprintf(stderr, "%s: WARNING: host drifted: %s\n", argv[0],
+                 reason.c_str());
+  }
+  if (!drift.empty()) {
+    std::printf("WARNING: bench:pick will name no winner from this file "
+                "(\"host drifted: rerun\"); run the sweep again\n");
+  }
+
+  if (!out_path.empty() && out_is_json) {
+    std::vector<JsonValue> reasons(drift.begin(), drift.end());
+    JsonFields impls, scenarios;
+    for (const auto& [name, traits] : ImplTraits()) {
+      impls.emplace_back(name, JsonValue::Object(traits));
+    }
+    for (const auto& [name, sizes] : ScenarioSizes()) {
+      scenarios.emplace_back(name, JsonValue::Object(sizes));
+    }
+    std::vector<JsonValue> rules;
+    for (const RankBy& r : rankings) {
+      const bool reference = r.scenario == kFloorScenario;
+      rules.push_back(JsonValue::Object({
+          {"scenario", r.scenario},
+          {"metric", r.counter.empty() ? "real_time" : r.counter},
+          {"direction", r.higher_is_better ? "higher" : "lower"},
+          {"unit", r.unit},
+          {"baseline", reference || r.baseline.empty() ? JsonValue()
+                                                       : JsonValue(r.baseline)},
+          {"show", JsonValue::Array({r.also_show.begin(), r.also_show.end()})},
+          {"vs_floor", r.vs_floor},
+          {"reference", reference},
+      }));
+    }
+    const JsonValue doc = JsonValue::Object({
+        {"schema", 1},
+        {"family", spec.family},
+        {"profile", profile_name},
+        {"repetitions", repetitions},
+        {"interleaved", interleaved},
+        {"machine",
+         JsonValue::Object({{"cpu_model", CpuModel()}, {"cores", Cores()}})},
+        {"floor",
+         JsonValue::Object({
+             {"core_pair",
+              floor_cpus ? JsonValue::Array({floor_cpus->first, floor_cpus->second})
+                         : JsonValue()},
+             {"round_trips", edge_trips},
+             {"edge_runs", kEdgeParts},
+             {"threshold", kDriftThreshold},
+             {"before", FloorJson(before)},
+             {"after", FloorJson(after)},
+             {"drifted", !drift.empty()},
+             {"drift_reasons", JsonValue::Array(reasons)},
+         })},
+        {"rankings", JsonValue::Array(rules)},
+        {"impls", JsonValue::Object(impls)},
+        {"scenarios", JsonValue::Object(scenarios)},
+    });
+    std::ifstream in(out_path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto patched = InsertIntoContext(text.str(), "serverkit", doc);
+    if (!patched || !WriteFile(out_path, *patched)) {
+      std::fprintf(stderr,
+                   "%s: could not add the ranking rules and the floor to %s "
+                   "(%s)\n",
+                   argv[0], out_path.c_str(),
+                   patched ? std::strerror(errno) : "no \"context\" object");
+      return 1;
+    }
+  }
   if (!out_path.empty()) {
     std::printf("Google Benchmark JSON: %s\n", out_path.c_str());
   }

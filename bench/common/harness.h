@@ -9,14 +9,27 @@
 //     Google Benchmark sees it. Families scale their sweeps with it.
 //   - `BenchName(...)`: names in the project's contract,
 //     `<family>/<scenario>/<impl>/<param>:<value>/...`.
-//   - `RunSweep(...)`: the main: default flags (repetitions, aggregates on the
-//     console, JSON to `$BUILD_WORKSPACE_DIRECTORY/results/<family>.json`),
-//     context lines (cores, pinning), Google Benchmark's own table, then one
-//     ranking table per scenario: best first, ratio to the best, CV, and a `*`
-//     on oversubscribed runs (more threads than cores).
-//   - Thread helpers: `Cores()`, `PinToCore()`, `ThreadCounters()`.
+//   - `RunSweep(...)`: the main: default flags (9 repetitions, randomly
+//     interleaved, aggregates on the console, JSON to
+//     `$BUILD_WORKSPACE_DIRECTORY/results/<family>.json`), context lines
+//     (cores, pinning), the core-to-core floor (bench/common/floor.h) before
+//     and after the sweep and as a reference row `<family>/floor/cache-line`
+//     interleaved with the family's benchmarks, Google Benchmark's own table,
+//     then one ranking table per scenario: best first, ratio to the best, CV,
+//     a `*` on oversubscribed runs (more threads than cores), and latency as
+//     a multiple of the floor where the rule asks for it. It warns when the
+//     host drifted during the sweep (the floor moved by more than 20%, or its
+//     repetitions vary by a CV above 20%).
+//   - The vocabulary: the sweep writes its ranking rules (`RankBy`), each
+//     implementation's traits (`DescribeImpl`) and each scenario's workload
+//     size (`DescribeScenario`), with the floor, the CPU model and the core
+//     count, into the JSON's context as the object "serverkit"; bench/pick
+//     reads them from there.
+//   - Thread helpers: `Cores()`, `AllowedCpus()`, `PinToCore()`,
+//     `ThreadCounters()`.
 //
-// Any `--benchmark_*` flag the user passes wins over the defaults.
+// Any `--benchmark_*` flag the user passes wins over the defaults. Colour
+// only when stdout is a terminal (`--benchmark_color=true|false|auto`).
 //
 // Thread-safety: `PinToCore` and `Cores` are thread-safe; the rest is for the
 // main thread.
@@ -33,6 +46,8 @@
 #include <utility>
 #include <vector>
 
+#include "bench/common/json.h"
+
 namespace serverkit::bench {
 
 enum class Profile {
@@ -40,6 +55,11 @@ enum class Profile {
   kDefault,  // a few minutes on 2 cores
   kFull,     // the long sweep
 };
+
+// Repetitions of every benchmark in the default and full profiles: enough
+// for the U-test over repetitions to reach p < 0.05 where a difference is
+// real (Google Benchmark's compare.py asks for 9 or more).
+inline constexpr long kDefaultRepetitions = 9;
 
 // Picks a value by profile.
 template <typename T>
@@ -57,6 +77,9 @@ T ByProfile(Profile p, T smoke, T default_value, T full) {
 
 // Online CPUs this process may run on.
 int Cores();
+
+// Those CPUs, as the OS numbers them, in increasing order (read once).
+std::vector<int> AllowedCpus();
 
 // Pins the calling thread to core `index % Cores()`. Returns false when the
 // system refuses (the harness then reports "pinning: no").
@@ -80,18 +103,37 @@ void ThreadCounters(benchmark::State& state, int threads);
 double Percentile(std::vector<double>& samples, double q, bool sorted = false);
 
 // How a scenario's implementations are ranked: by a counter (or by
-// "real_time" when `counter` is empty), higher or lower is better.
+// "real_time" when `counter` is empty), higher or lower is better. Written
+// into the JSON context, where bench/pick reads it.
 struct RankBy {
   std::string scenario;
   std::string counter;     // e.g. "items_per_second", "p50_ns"
   bool higher_is_better;
   std::string unit;        // for the table header, e.g. "items/s", "ns"
   std::vector<std::string> also_show = {};  // extra counters to print
+  // The implementation the others are compared with; empty: the sweep's.
+  std::string baseline = {};
+  // A round trip between PinToCore(0) and PinToCore(1): also shown as a
+  // multiple of the floor measured in the same run.
+  bool vs_floor = false;
 };
+
+// Records an implementation's traits (topology, bounded, blocking, ...;
+// `"reference": true` marks one that is never a winner), written into the
+// JSON context. Call it while registering; a later call for the same
+// implementation replaces the earlier one.
+void DescribeImpl(std::string_view impl, JsonFields traits);
+
+// Records a scenario's workload size (items, round trips, tasks, bytes,
+// time caps), written into the JSON context. A later call for the same
+// scenario adds to (and overrides keys of) the earlier one.
+void DescribeScenario(std::string_view scenario, JsonFields sizes);
 
 struct SweepSpec {
   std::string family;  // "queues": names start with it; JSON is <family>.json
   std::vector<RankBy> rankings;
+  // The baseline of every ranking that names none.
+  std::string baseline;
   // Whether the family's benchmarks pin their threads with PinToCore (pools
   // and loggers own their threads and do not); reported in the output.
   bool pins_threads = true;

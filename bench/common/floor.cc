@@ -1,0 +1,130 @@
+#include "bench/common/floor.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "base/cache_line.h"
+#include "bench/common/harness.h"
+
+namespace serverkit::bench {
+namespace {
+
+// The line the two threads bounce, alone in its cache line.
+struct alignas(kCacheLineSize) PaddedCounter {
+  std::atomic<std::uint64_t> value{0};
+};
+static_assert(sizeof(PaddedCounter) == kCacheLineSize);
+
+constexpr std::uint64_t kWarmup = 1000;
+
+}  // namespace
+
+std::optional<std::pair<int, int>> FloorCpus() {
+  const std::vector<int> cpus = AllowedCpus();
+  if (cpus.size() < 2) return std::nullopt;
+  return std::make_pair(cpus[0], cpus[1]);
+}
+
+std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
+                                        std::vector<double>* samples_out) {
+  const auto cpus = FloorCpus();
+  if (!cpus || round_trips == 0) return std::nullopt;
+
+  cpu_set_t saved;
+  CPU_ZERO(&saved);
+  const bool have_saved =
+      pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
+
+  PaddedCounter line;
+  std::atomic<int> echo_pinned{0};  // 1: pinned, 2: refused
+  std::atomic<int> go{0};           // 1: start, 2: give up
+  const std::uint64_t total = kWarmup + round_trips;
+  std::thread echo([&] {
+    echo_pinned.store(PinToCore(1) ? 1 : 2, std::memory_order_release);
+    int state;
+    while ((state = go.load(std::memory_order_acquire)) == 0) CpuRelax();
+    if (state != 1) return;
+    for (std::uint64_t i = 0; i < total; ++i) {
+      const std::uint64_t ping = 2 * i + 1;
+      while (line.value.load(std::memory_order_acquire) != ping) {
+      }
+      line.value.store(ping + 1, std::memory_order_release);
+    }
+  });
+
+  const bool pinned = PinToCore(0);
+  while (echo_pinned.load(std::memory_order_acquire) == 0) CpuRelax();
+  std::vector<double> samples;
+  if (pinned && echo_pinned.load(std::memory_order_acquire) == 1) {
+    samples.reserve(round_trips);
+    go.store(1, std::memory_order_release);
+    for (std::uint64_t i = 0; i < total; ++i) {
+      const std::uint64_t ping = 2 * i + 1;
+      const auto t0 = std::chrono::steady_clock::now();
+      line.value.store(ping, std::memory_order_release);
+      while (line.value.load(std::memory_order_acquire) != ping + 1) {
+      }
+      const auto t1 = std::chrono::steady_clock::now();
+      if (i >= kWarmup) {
+        samples.push_back(
+            std::chrono::duration<double, std::nano>(t1 - t0).count());
+      }
+    }
+  } else {
+    go.store(2, std::memory_order_release);
+  }
+  echo.join();
+  if (have_saved) {
+    pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+  } else {
+    UnpinThread();
+  }
+  if (samples.empty()) return std::nullopt;
+
+  std::sort(samples.begin(), samples.end());
+  FloorSample f;
+  f.cpu_a = cpus->first;
+  f.cpu_b = cpus->second;
+  f.round_trips = round_trips;
+  f.p50_ns = Percentile(samples, 0.50, true);
+  f.p99_ns = Percentile(samples, 0.99, true);
+  f.p999_ns = Percentile(samples, 0.999, true);
+  if (samples_out != nullptr) *samples_out = std::move(samples);
+  return f;
+}
+
+std::vector<std::string> FloorDrift(std::optional<double> before_p50_ns,
+                                    std::optional<double> after_p50_ns,
+                                    std::optional<double> row_cv,
+                                    double threshold) {
+  std::vector<std::string> reasons;
+  char buf[160];
+  if (before_p50_ns && after_p50_ns && *before_p50_ns > 0 && *after_p50_ns > 0) {
+    const double lo = std::min(*before_p50_ns, *after_p50_ns);
+    const double hi = std::max(*before_p50_ns, *after_p50_ns);
+    if (hi / lo - 1 > threshold) {
+      std::snprintf(buf, sizeof(buf),
+                    "the floor's p50 moved from %.0f ns before the sweep to "
+                    "%.0f ns after it (%.0f%% apart, more than %.0f%%)",
+                    *before_p50_ns, *after_p50_ns, (hi / lo - 1) * 100,
+                    threshold * 100);
+      reasons.emplace_back(buf);
+    }
+  }
+  if (row_cv && *row_cv > threshold) {
+    std::snprintf(buf, sizeof(buf),
+                  "the floor's interleaved repetitions vary by CV %.0f%% "
+                  "(more than %.0f%%)",
+                  *row_cv * 100, threshold * 100);
+    reasons.emplace_back(buf);
+  }
+  return reasons;
+}
+
+}  // namespace serverkit::bench
