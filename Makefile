@@ -6,6 +6,7 @@
 # PROFILE=full make bench   the long sweeps (about an hour).
 # make bench-quick          a smoke run of the whole chain (about 2 minutes).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
+# make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
 
 BAZEL ?= bazel
 PROFILE ?= default
@@ -14,7 +15,7 @@ BAZEL_TEST_FLAGS ?=
 
 .PHONY: all deps test test-tsan test-asan test-ubsan bench bench-quick \
 	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
-	bench-pingpong compare clean
+	bench-pingpong bench-repro compare clean
 
 all: test
 
@@ -66,6 +67,13 @@ bench-pingpong: deps
 
 bench-pick:
 	$(BAZEL) run -c opt //bench:pick -- $(PICK_FLAGS)
+
+# Reproducibility: `make bench-repro FAMILY=queues` (threadpool, logger,
+# buffer, all) runs the family's sweep twice and prints, per workload class,
+# whether the runs agree; exits 1 on a contradiction (bench/repro.sh).
+FAMILY ?=
+bench-repro: deps
+	@FAMILY="$(FAMILY)" PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" bench/repro.sh
 
 # Two machines or two commits: `make compare A=results-a B=results-b`.
 # Google Benchmark's compare.py (Debian's libbenchmark-tools; its U-test needs

@@ -33,7 +33,7 @@
 // Pools own their threads, so nothing is pinned here. Every pool is built
 // before its timed region and shut down (drained) after it. Pools have one
 // worker per core, so tiny, latency and fanout points also stop at a time
-// cap (0.5 s a repetition in the default profile) as well as at their count:
+// cap (0.25 s a repetition in the default profile) as well as at their count:
 // a default run stays bounded on 16 cores, and the `capped` counter marks a
 // point that stopped early (its rate counts what it finished).
 
@@ -376,7 +376,7 @@ std::vector<int> SubmitterCounts(Profile profile) {
   return {1, 4};
 }
 
-double TimeCap(Profile profile) { return ByProfile(profile, 1.0, 0.5, 2.0); }
+double TimeCap(Profile profile) { return ByProfile(profile, 1.0, 0.25, 2.0); }
 
 template <typename P>
 void RegisterTiny(Profile profile, long work_ns) {

@@ -204,9 +204,7 @@ class RankingReporter : public benchmark::ConsoleReporter {
     return it == cells_.end() || it->second.error ? nullptr : &it->second;
   }
 
-  // `floor_ns`: the floor's p50 in this run (NAN when unknown), for the
-  // rules with vs_floor.
-  void PrintRankings(bool pins_threads, double floor_ns) const {
+  void PrintRankings(bool pins_threads) const {
     std::FILE* out = stdout;
     std::fprintf(out, "\n");
     for (const RankBy& rank : rankings_) {
@@ -218,7 +216,7 @@ class RankingReporter : public benchmark::ConsoleReporter {
         groups[params].push_back({impl, cell});
       }
       for (auto& [params, rows] : groups) {
-        PrintGroup(out, family_, rank, params, rows, floor_ns);
+        PrintGroup(out, family_, rank, params, rows);
       }
     }
     const char* pinning = !pins_threads   ? "none"
@@ -278,8 +276,7 @@ class RankingReporter : public benchmark::ConsoleReporter {
 
   static void PrintGroup(std::FILE* out, const std::string& family,
                          const RankBy& rank, const std::string& params,
-                         std::vector<std::pair<std::string, Cell>>& rows,
-                         double floor_ns) {
+                         std::vector<std::pair<std::string, Cell>>& rows) {
     std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
       const double x = a.second.median, y = b.second.median;
       if (std::isnan(x) != std::isnan(y)) return std::isnan(y);
@@ -287,7 +284,6 @@ class RankingReporter : public benchmark::ConsoleReporter {
     });
     const double best = rows.empty() ? NAN : rows.front().second.median;
     const bool reference = rank.scenario == kFloorScenario;
-    const bool vs_floor = rank.vs_floor && !std::isnan(floor_ns);
     std::fprintf(out, "%s: %s/%s%s%s (by %s %s, %s is better%s)\n",
                  reference ? "Reference" : "Ranking", family.c_str(),
                  rank.scenario.c_str(), params.empty() ? "" : "/",
@@ -299,7 +295,6 @@ class RankingReporter : public benchmark::ConsoleReporter {
                            : "");
     std::fprintf(out, "  %-4s %-24s %14s %9s %7s", "rank", "implementation",
                  "median", "vs best", "CV");
-    if (vs_floor) std::fprintf(out, " %8s", "x floor");
     for (const auto& c : rank.also_show) std::fprintf(out, " %12s", c.c_str());
     std::fprintf(out, "\n");
     int place = 0;
@@ -322,18 +317,11 @@ class RankingReporter : public benchmark::ConsoleReporter {
       std::fprintf(out, "  %-4d %-24s %14.4g %8.2fx %7s", place,
                    (impl + (cell.oversubscribed ? " *" : "")).c_str(),
                    cell.median, ratio, cv);
-      if (vs_floor) std::fprintf(out, " %7.2fx", cell.median / floor_ns);
       for (const auto& c : rank.also_show) {
         auto it = cell.extra.find(c);
         std::fprintf(out, " %12.4g", it == cell.extra.end() ? NAN : it->second);
       }
       std::fprintf(out, "\n");
-    }
-    if (vs_floor) {
-      std::fprintf(out,
-                   "  (x floor: the median p50 over the floor's %.0f ns "
-                   "measured in this run)\n",
-                   floor_ns);
     }
     std::fprintf(out, "\n");
   }
@@ -612,13 +600,7 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   const std::optional<FloorSample> after = MeasureFloorEdge(edge_trips);
 
   const Cell* floor_row = reporter.FloorCell();
-  double floor_ns = NAN;
-  if (floor_row != nullptr && !std::isnan(floor_row->median)) {
-    floor_ns = floor_row->median;
-  } else if (before && after) {
-    floor_ns = (before->p50_ns + after->p50_ns) / 2;
-  }
-  reporter.PrintRankings(spec.pins_threads, floor_ns);
+  reporter.PrintRankings(spec.pins_threads);
 
   PrintFloorSample("before", before);
   PrintFloorSample("after", after);

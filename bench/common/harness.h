@@ -16,10 +16,9 @@
 //     and after the sweep and as a reference row `<family>/floor/cache-line`
 //     interleaved with the family's benchmarks, Google Benchmark's own table,
 //     then one ranking table per scenario: best first, ratio to the best, CV,
-//     a `*` on oversubscribed runs (more threads than cores), and latency as
-//     a multiple of the floor where the rule asks for it. It warns when the
-//     host drifted during the sweep (the floor moved by more than 20%, or its
-//     repetitions vary by a CV above 20%).
+//     and a `*` on oversubscribed runs (more threads than cores). It warns
+//     when the host drifted during the sweep (the floor moved by more than
+//     20%, or its repetitions vary by a CV above 20%).
 //   - The vocabulary: the sweep writes its ranking rules (`RankBy`), each
 //     implementation's traits (`DescribeImpl`) and each scenario's workload
 //     size (`DescribeScenario`), with the floor, the CPU model and the core
@@ -113,8 +112,8 @@ struct RankBy {
   std::vector<std::string> also_show = {};  // extra counters to print
   // The implementation the others are compared with; empty: the sweep's.
   std::string baseline = {};
-  // A round trip between PinToCore(0) and PinToCore(1): also shown as a
-  // multiple of the floor measured in the same run.
+  // The metric is a multiple of the floor (bench/common/floor.h) measured
+  // beside each repetition on the same two cores (the queue round trip).
   bool vs_floor = false;
 };
 

@@ -7,9 +7,11 @@
 # importable under /usr/bin/python3) into PNG files next to REPORT.md:
 #
 #   queues_throughput.png  throughput vs thread count per queue (1:N, N:1, N:N)
-#   latency.png            p50 / p99 / p99.9 per queue and per logger
-#   buffer_ratios.png      buffer throughput / linear, by kept fraction
-#                          (Burger), by block size (fd_echo), by message size
+#   latency.png            p50 / p99 / p99.9 per queue and per logger (the
+#                          queue panel with the floor's p50 as a line)
+#   buffer_ratios.png      buffer throughput / the baseline the sweep's rule
+#                          names (linear), by kept fraction (Burger), by
+#                          block size (fd_echo), by message size
 #   pingpong.png           ping-pong MiB/s by sessions: ours, Asio, libevent
 #   validation.png         micro-benchmark ratio vs end-to-end ratio per
 #                          component (when pingpong.json has "validation")
@@ -156,8 +158,9 @@ def queues_throughput(fr, out_dir):
     return _save(fig, out_dir, "queues_throughput.png")
 
 
-def _percentile_panel(ax, rows, title):
-    """rows: [(impl, p50, p99, p999)] sorted best first."""
+def _percentile_panel(ax, rows, title, floor=None):
+    """rows: [(impl, p50, p99, p999)] sorted best first; floor: a p50 (ns)
+    drawn as a line."""
     import numpy as np
     y = np.arange(len(rows))
     h = 0.27
@@ -174,6 +177,9 @@ def _percentile_panel(ax, rows, title):
     ax.set_xlabel("ns (log)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="x", which="both", alpha=0.3)
+    if floor:
+        ax.axvline(floor, color="0.3", linewidth=0.9, linestyle=":",
+                   label="floor p50")
 
 
 def _latency_rows(fr, group):
@@ -193,10 +199,12 @@ def latency(loaded, out_dir):
     panels = []
     q = loaded.get("queues")
     if q:
+        floor = q.floor_summary()["reference_p50_ns"]
         for g in q.groups("latency"):
             rows = _latency_rows(q, g)
             if rows:
-                panels.append(("queues: round trip, two threads", rows))
+                panels.append(("queues: round trip, two threads", rows,
+                               floor))
     lg = loaded.get("logger")
     if lg:
         groups = lg.groups("latency-file")
@@ -209,25 +217,28 @@ def latency(loaded, out_dir):
             rows = _latency_rows(lg, g)
             if rows:
                 panels.append(("loggers: per call, %s" % R.params_str(g[1]),
-                               rows))
+                               rows, None))
     if not panels:
         return None
     fig, axes = plt.subplots(1, len(panels),
                              figsize=(5.2 * len(panels),
-                                      max(3.5, 0.32 * max(len(r) for _, r in
+                                      max(3.5, 0.32 * max(len(p[1]) for p in
                                                           panels) + 1.5)),
                              squeeze=False)
-    for ax, (title, rows) in zip(axes[0], panels):
-        _percentile_panel(ax, rows, title)
+    for ax, (title, rows, floor) in zip(axes[0], panels):
+        _percentile_panel(ax, rows, title, floor)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper right", ncol=3, fontsize=8)
+    fig.legend(handles, labels, loc="upper right", ncol=len(labels),
+               fontsize=8)
     fig.suptitle("Latency percentiles (best p50 at the top)", fontsize=11,
                  x=0.4)
     fig.tight_layout()
     return _save(fig, out_dir, "latency.png")
 
 
-def buffer_ratios(fr, out_dir, baseline="linear"):
+def buffer_ratios(fr, out_dir, baseline=None):
+    """Each scenario's bytes/s over its baseline: `baseline`, else the one
+    the file's rule for the scenario names."""
     plt = pyplot()
     specs = [("burger", "kept_pct", "kept fraction of the 64 KiB block (%)",
               "Burger: append / retrieve / prepend"),
@@ -236,11 +247,16 @@ def buffer_ratios(fr, out_dir, baseline="linear"):
              ("framed", "msg", "message size (bytes)",
               "framed: length-prefixed messages")]
     panels = []
+    bases = []
     for scenario, key, xlabel, title in specs:
+        rule = fr.rule(scenario)
+        base_name = baseline or (rule and rule["baseline"])
+        if not base_name:
+            continue
         series = {}
         for g in fr.groups(scenario):
             per = fr.cells[g]
-            base = per.get(baseline)
+            base = per.get(base_name)
             if base is None or base.error:
                 continue
             b = base.median("bytes_per_second")
@@ -254,8 +270,11 @@ def buffer_ratios(fr, out_dir, baseline="linear"):
                 series.setdefault(impl, {}).setdefault(x, []).append(v / b)
         if series:
             panels.append((scenario, key, xlabel, title, series))
+            if base_name not in bases:
+                bases.append(base_name)
     if not panels:
         return None
+    baseline = " / ".join(bases)
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4),
                              squeeze=False)
     impls = sorted({i for p in panels for i in p[4]})

@@ -7,8 +7,10 @@
 #
 #   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
 #       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
-#       [--alpha=0.05] [--no-charts]
+#       [--alpha=0.05] [--min-margin=0.05] [--drift-threshold=0.2]
+#       [--no-charts]
 #   bazel run //bench:pick -- --compare DIR_A DIR_B
+#   bazel run //bench:pick -- --repro RUN1.json RUN2.json
 #
 # Reads results/<family>.json (Google Benchmark's JSON from //bench:queues,
 # :threadpool, :logger, :buffer) and results/pingpong.json, and for each
@@ -17,6 +19,18 @@
 # noise. Writes results/winners.json (the reactor policy the ping-pong
 # validation runs: the "reactor" object), results/REPORT.md and its charts
 # (results/*.png, drawn by charts.py with matplotlib).
+#
+# One vocabulary: each sweep writes its ranking rules (per scenario: metric,
+# direction, unit, baseline, counters to show, vs_floor, reference) and each
+# implementation's traits into the file's context (context.serverkit, see
+# results.py). Pick keeps only which groups form a workload class (key,
+# title, scenarios, the group filter, workload narrowing, the latency flag)
+# and takes the rest from the file; a class whose scenarios disagree on
+# metric or direction is an error (exit 2). A file without the vocabulary
+# (an older sweep) is skipped. Candidates: an implementation whose traits say
+# "reference" never wins; the event-loop class and the reactor's task queue
+# leave out "topology": "spsc" queues; the reactor's logger is chosen among
+# "server": true loggers.
 #
 # Workload classes and how a winner is found:
 #   A class is a set of benchmark groups (a group: one scenario with one set of
@@ -28,13 +42,24 @@
 #   (the others are listed in the details). Margins are ratios of scores,
 #   oriented so that > 1 means "better" (for latency: baseline / winner).
 #
-# Noise: in each group the winner's repetitions are tested against the
-# runner-up's with the two-sided Mann-Whitney U test, the test Google
-# Benchmark's compare.py runs (scipy.stats.mannwhitneyu); the margin is
-# "above noise" in a group when p < alpha and the margin exceeds the larger
-# of the two coefficients of variation. Without scipy only the CV rule
-# (margin > 2 x CV) applies. With one repetition (--profile=smoke) the noise
-# is unknown and the table says so.
+# Noise (noise(), the one place the rule lives): in each group the winner's
+# repetitions are tested against the runner-up's with the two-sided
+# Mann-Whitney U test, the test Google Benchmark's compare.py runs
+# (scipy.stats.mannwhitneyu); the margin is "above noise" in a group when
+# p < alpha, the margin exceeds the larger of the two coefficients of
+# variation, and it exceeds MIN_MARGIN (5%; --min-margin). Without scipy the
+# CV rule is margin > 2 x CV (and > the minimum margin). With one repetition
+# (--profile=smoke) the noise is unknown and the table says so.
+#
+# The floor and drift: every family file has a reference row
+# <family>/floor/cache-line (two pinned threads bouncing one cache line),
+# ranked on its own, never in a class, and the floor measured before and
+# after the sweep. A family "drifted" when the before/after p50 differ by more
+# than the file's threshold (max/min - 1 > 0.20) or the CV of the interleaved
+# row's p50 repetitions exceeds it; pick computes this itself (drift()). A
+# drifted family names no winner ("host drifted: rerun") and the reactor
+# keeps its baselines for it. Rules with "vs_floor" (the queue round trip)
+# are also shown in REPORT.md as multiples of the floor.
 #
 # Workload flags narrow the recommendation: --producers / --consumers choose
 # the queue classes that fit (1:1, N:1, 1:N, N:N) and the nearest measured
@@ -46,8 +71,24 @@
 # --compare A B: per-benchmark deltas of each family's ranking metric between
 # two result directories (two machines, two commits), with the U-test's p.
 #
-# Exit status: 0; 2 on bad arguments or no results at all; 3 when the
-# charts could not be drawn (winners.json and REPORT.md are still written).
+# --repro RUN1 RUN2: two result files of one family. Each workload class (no
+# workload narrowing) is decided in each run as the recommendation does;
+# a winner contradiction is two "above noise" decisions naming different
+# winners; a pair contradiction is X beating Y above the noise (in every
+# group of the class, same alpha and minimum margin) in one run and Y beating
+# X in the other. Prints a row per class, each run's floor and drift, and
+# "N contradictions (W winner, P pair) in K classes, M pairs compared" (K:
+# the classes measured in both runs).
+#
+# A run whose host drifted is compared all the same (its classes decided as
+# if it had not drifted), and the output says which run drifted: the check
+# asks whether the statistics give the same answer twice.
+#
+# Exit status: 0; 2 on bad arguments, no results at all, or ranking rules
+# that contradict a class; 3 when the charts could not be drawn (winners.json
+# and REPORT.md are still written). --repro: 0 when the runs agree, 1 on a
+# contradiction, 2 on bad or missing files (or files of two families, or
+# without the vocabulary).
 
 import argparse
 import datetime
@@ -61,35 +102,42 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import results as R  # noqa: E402
 
-# Multi-producer queues only in the reactor's task queue (queues/*.h kTopology).
-SPSC_QUEUES = ("spsc-ring", "boost-spsc", "readerwriterqueue")
-# The loggers //bench/pingpong:server accepts: the kNames of AllLoggers in
-# logger/all_loggers.h. The full logger sweep also runs AsyncQueueLogger over
-# every other MPMC queue; those are ranked but not offered to the reactor.
-SERVER_LOGGERS = ("sync", "async-double-buffer", "async-queue-bounded-mpmc",
-                  "async-queue-moodycamel", "async-queue-mutex", "spdlog-sync",
-                  "spdlog-async", "boost-log")
+# --drift-threshold: replaces every file's drift threshold when set (main()).
+DRIFT_THRESHOLD = None
+
+# The noise rule's minimum margin: a winner must also beat the runner-up by
+# more than this fraction (--min-margin overrides it).
+MIN_MARGIN = 0.05
 
 
 class ClassDef:
-    """One workload class of a family."""
+    """One workload class of a family: which groups it ranks (pick's own).
+    How they are ranked (metric, direction, unit, baseline, counters to show)
+    is the file's rule for the class's scenarios; see class_rule(). `fits`
+    (traits -> bool) says which implementations may win here; `unfit` says
+    why the others may not."""
 
-    def __init__(self, key, title, scenarios, metric, higher, unit, where=None,
-                 applies=None, latency=False, show=(), baseline=None,
-                 narrow=None, exclude=()):
+    def __init__(self, key, title, scenarios, where=None, applies=None,
+                 latency=False, narrow=None, fits=None, unfit=""):
         self.key = key
         self.title = title
         self.scenarios = scenarios
-        self.metric = metric
-        self.higher = higher
-        self.unit = unit
         self.where = where or (lambda p: True)    # params dict -> bool
         self.applies = applies or (lambda w: True)  # workload -> bool
         self.latency = latency
-        self.show = show
-        self.baseline = baseline
         self.narrow = narrow or {}                # param -> workload attribute
-        self.exclude = exclude                    # never the winner here
+        self.fits = fits or (lambda traits: True)
+        self.unfit = unfit
+
+
+def _multi_producer(traits):
+    """The reactor's task queue has many producers: no SPSC queue."""
+    return traits.get("topology") != "spsc"
+
+
+def _server_logger(traits):
+    """The loggers //bench/pingpong:server accepts."""
+    return traits.get("server") is True
 
 
 def _shape(p_ok, c_ok):
@@ -112,14 +160,13 @@ def _many(n):
 
 def _queue_shape(key, title, p_ok, c_ok):
     where, applies = _shape(p_ok, c_ok)
-    return ClassDef(key, title, ["throughput"], "items_per_second", True,
-                    "items/s", where=where, applies=applies,
+    return ClassDef(key, title, ["throughput"], where=where, applies=applies,
                     narrow={"producers": "producers", "consumers": "consumers"})
 
 
 FAMILY_SPECS = {
     "queues": dict(
-        title="queues", baseline="mutex", not_candidates=(),
+        title="queues",
         classes=[
             _queue_shape("1:1", "1 producer, 1 consumer", _one, _one),
             _queue_shape("N:1", "many producers, 1 consumer", _many, _one),
@@ -127,60 +174,43 @@ FAMILY_SPECS = {
             _queue_shape("N:N", "many producers, many consumers", _many,
                          _many),
             ClassDef("latency-bound", "round trip through two queues, p50",
-                     ["latency"], "p50_ns", False, "ns", latency=True,
-                     show=("p99_ns", "p999_ns")),
+                     ["latency"], latency=True),
             ClassDef("event loop", "tasks posted to one loop thread, "
                      "coalesced wake-ups (the reactor's pattern)",
-                     ["eventloop"], "items_per_second", True, "tasks/s",
-                     where=lambda p: p.get("coalesce") == 1,
-                     baseline="swap-vector", exclude=SPSC_QUEUES,
-                     show=("wakeups_per_task", "writes_per_task"),
+                     ["eventloop"], where=lambda p: p.get("coalesce") == 1,
+                     fits=_multi_producer, unfit="single-producer",
                      narrow={"producers": "producers"}),
         ]),
     "threadpool": dict(
-        title="thread pools", baseline="asio", not_candidates=(),
+        title="thread pools",
         classes=[
             ClassDef("tiny tasks", "a flood of tiny tasks (empty and ~1 us)",
-                     ["tiny"], "items_per_second", True, "tasks/s",
-                     show=("p50_ns", "p99_ns"),
-                     narrow={"submitters": "producers"}),
+                     ["tiny"], narrow={"submitters": "producers"}),
             ClassDef("fan-out", "parallel-for of ~2 us chunks, then wait",
-                     ["fanout"], "items_per_second", True, "rounds/s",
-                     show=("p50_us", "p99_us")),
-            ClassDef("blocking tasks", "tasks that sleep 2 ms (wall time)",
-                     ["sleep"], "wall_ms", False, "ms",
-                     show=("overhead_pct", "overhead_us_per_task")),
+                     ["fanout"]),
+            ClassDef("blocking tasks", "tasks that sleep 2 ms", ["sleep"]),
             ClassDef("hand-off latency", "submit-to-start of an idle pool, p50",
-                     ["latency"], "p50_ns", False, "ns", latency=True,
-                     show=("p99_ns", "p999_ns"),
+                     ["latency"], latency=True,
                      narrow={"submitters": "producers"}),
         ]),
     "logger": dict(
-        title="loggers", baseline="sync", not_candidates=(),
+        title="loggers",
         classes=[
             ClassDef("latency-bound", "time per call on the caller's thread, "
-                     "p50", ["latency-file", "latency-console"], "p50_ns",
-                     False, "ns", latency=True, show=("p99_ns", "p999_ns"),
+                     "p50", ["latency-file", "latency-console"], latency=True,
                      narrow={"callers": "producers", "bytes": "payload"}),
             ClassDef("throughput-bound", "messages until flushed to the kernel",
                      ["throughput-file", "throughput-console"],
-                     "items_per_second", True, "msgs/s",
-                     show=("bytes_per_second",),
                      narrow={"callers": "producers", "bytes": "payload"}),
         ]),
     "buffer": dict(
-        title="buffers", baseline="linear",
-        # std::string-backed: the conformance tests' reference, not a
-        # candidate for a server (ranked in the details all the same).
-        not_candidates=("string",),
+        title="buffers",
         classes=[
             ClassDef("stream", "byte stream: Burger's append/retrieve/prepend"
                      " and read_fd/write_fd echo", ["burger", "fd_echo"],
-                     "bytes_per_second", True, "B/s",
-                     show=("moved_per_iter",), narrow={"bytes": "payload"}),
+                     narrow={"bytes": "payload"}),
             ClassDef("framed", "length-prefixed messages parsed from chunks",
-                     ["framed"], "bytes_per_second", True, "B/s",
-                     show=("moved_pct",), narrow={"msg": "payload"}),
+                     ["framed"], narrow={"msg": "payload"}),
         ]),
 }
 
@@ -250,8 +280,11 @@ def scipy_available():
     return bool(_UTEST)
 
 
-def noise(cw, cr, metric, higher, alpha):
-    """Is the winner's margin over the runner-up in one group above noise?"""
+def noise(cw, cr, metric, higher, alpha, min_margin=MIN_MARGIN):
+    """Is cw's margin over cr in one group above noise? (The winner's over
+    the runner-up's, or one implementation's over another's.) Above: the
+    U-test's p < alpha, and the margin exceeds both the larger CV and
+    `min_margin`; without scipy, 2 x the larger CV and `min_margin`."""
     sw, sr = cw.reps(metric), cr.reps(metric)
     ratio = better_ratio(cw.median(metric), cr.median(metric), higher)
     cvs = [c for c in (cw.cv(metric), cr.cv(metric)) if c is not None]
@@ -265,11 +298,64 @@ def noise(cw, cr, metric, higher, alpha):
     out["p"] = p
     margin = ratio - 1 if not math.isnan(ratio) else 0.0
     if p is not None:
-        above = p < alpha and margin > (cvmax or 0.0)
+        above = p < alpha and margin > max(cvmax or 0.0, min_margin)
     else:
-        above = margin > 2 * (cvmax or 0.0)
+        above = margin > max(2 * (cvmax or 0.0), min_margin)
     out["state"] = "above" if above else "within"
     return out
+
+
+def noise_rule(alpha, min_margin):
+    if scipy_available():
+        return ("U-test p < %g and margin > max(the larger CV, min margin "
+                "%g)" % (alpha, min_margin))
+    return ("margin > max(2 x the larger CV, min margin %g) (no scipy)" %
+            min_margin)
+
+
+# --- the floor: did the host drift? ---------------------------------------------
+
+def _ns(x):
+    return "-" if x is None else "%.0f" % x
+
+
+def _pct(x):
+    return "-" if x is None else "%.1f%%" % (100 * x)
+
+
+def floor_detail(fl):
+    """'floor p50 561 ns before, 575 ns after; interleaved CV 1.2%'"""
+    return "floor p50 %s ns before, %s ns after; interleaved CV %s" % (
+        _ns(fl["before_p50_ns"]), _ns(fl["after_p50_ns"]), _pct(fl["row_cv"]))
+
+
+def drift(fl):
+    """Did the host drift during the sweep? From a floor summary
+    (results.floor_summary), never from a flag in the file: the before and
+    after p50 differ by more than the threshold (max / min - 1), or the CV
+    of the interleaved floor row's p50 repetitions exceeds it. Returns
+    dict(drifted, reason (the rules that fired), verdict)."""
+    t = fl["threshold"] if DRIFT_THRESHOLD is None else DRIFT_THRESHOLD
+    fired = []
+    b, a = fl["before_p50_ns"], fl["after_p50_ns"]
+    if b and a:
+        change = max(b, a) / min(b, a) - 1
+        if change > t:
+            fired.append("before/after p50 differ by %.0f%% > %.0f%%" % (
+                100 * change, 100 * t))
+    if fl["row_cv"] is not None and fl["row_cv"] > t:
+        fired.append("interleaved CV %.1f%% > %.0f%%" % (100 * fl["row_cv"],
+                                                        100 * t))
+    out = dict(drifted=bool(fired), reason="; ".join(fired) or None,
+               verdict=None)
+    if fired:
+        out["verdict"] = "host drifted: rerun (%s): %s" % (floor_detail(fl),
+                                                          out["reason"])
+    return out
+
+
+def family_drift(fr):
+    return drift(fr.floor_summary())
 
 
 # --- picking --------------------------------------------------------------------
@@ -285,8 +371,51 @@ def _nearest(values, want):
     return min(values, key=lambda v: (dist(v), v))
 
 
+def class_rule(fr, cdef):
+    """The file's ranking rule for a class: dict(metric, higher, unit,
+    baseline, show, vs_floor, scenarios) from the rules of its scenarios
+    (reference rules, the floor's, left out); None when the file has none.
+    Raises results.VocabularyError when the scenarios disagree on metric or
+    direction. Unit and baseline: the first scenario's that has one; show:
+    the union, in order."""
+    have = [fr.rule(s) for s in cdef.scenarios]
+    have = [r for r in have if r is not None and not r["reference"]]
+    if not have:
+        return None
+    first = have[0]
+    for r in have[1:]:
+        if (r["metric"], r["higher"]) != (first["metric"], first["higher"]):
+            raise R.VocabularyError(
+                "%s: workload class %s/%s spans scenarios ranked differently "
+                "(%s: %s, %s is better; %s: %s, %s is better); the sweep's "
+                "rankings must agree within a class" % (
+                    fr.path, fr.family, cdef.key, first["scenario"],
+                    first["metric"], first["direction"], r["scenario"],
+                    r["metric"], r["direction"]))
+    show = []
+    for r in have:
+        show += [c for c in r["show"] if c not in show]
+    return dict(metric=first["metric"], higher=first["higher"],
+                unit=next((r["unit"] for r in have if r["unit"]), ""),
+                baseline=next((r["baseline"] for r in have if r["baseline"]),
+                              None),
+                show=show, vs_floor=any(r["vs_floor"] for r in have),
+                scenarios=[r["scenario"] for r in have])
+
+
 def class_groups(fr, cdef, workload, notes):
-    groups = [g for g in fr.groups() if g[0] in cdef.scenarios and
+    """The class's groups: its scenarios that have a (non-reference) rule in
+    the file, filtered by `where`, narrowed to the workload."""
+    ranked = []
+    for s in cdef.scenarios:
+        r = fr.rule(s)
+        if r is not None and not r["reference"]:
+            ranked.append(s)
+        elif r is None and fr.groups(s):
+            notes.append("%s has no ranking rule for %s/%s: its groups are "
+                         "left out" % (os.path.basename(fr.path), fr.family,
+                                       s))
+    groups = [g for g in fr.groups() if g[0] in ranked and
               cdef.where(dict(g[1]))]
     for pname, attr in cdef.narrow.items():
         want = getattr(workload, attr)
@@ -306,6 +435,13 @@ def class_groups(fr, cdef, workload, notes):
                   if pname not in dict(g[1]) or
                   dict(g[1])[pname] == chosen[g[0]]]
     return groups
+
+
+def candidates_for(fr, cdef):
+    """The implementations that may win the class: not a reference, and
+    fitting it by their traits."""
+    return {i for i in fr.impls() if not fr.is_reference(i) and
+            cdef.fits(fr.traits(i))}
 
 
 def rank_groups(fr, groups, metric, higher, allowed=None):
@@ -343,7 +479,8 @@ def rank_groups(fr, groups, metric, higher, allowed=None):
     return ranking, candidates, scores, partial
 
 
-def decide(fr, groups, metric, higher, baseline, candidates, scores, alpha):
+def decide(fr, groups, metric, higher, baseline, candidates, scores, alpha,
+           min_margin=MIN_MARGIN):
     """Winner, runner-up, margins and the noise verdict over `groups`."""
     out = dict(winner=None, runner_up=None, margin_over_runner_up=None,
                baseline=baseline, margin_over_baseline=None, noise="n/a",
@@ -370,7 +507,8 @@ def decide(fr, groups, metric, higher, baseline, candidates, scores, alpha):
     out["margin_over_runner_up"] = scores[w] / scores[r]
     per = []
     for g in groups:
-        n = noise(fr.cells[g][w], fr.cells[g][r], metric, higher, alpha)
+        n = noise(fr.cells[g][w], fr.cells[g][r], metric, higher, alpha,
+                  min_margin)
         n["group"] = R.group_name(fr.family, g[0], g[1])
         per.append(n)
     out["group_noise"] = per
@@ -397,45 +535,71 @@ def decide(fr, groups, metric, higher, baseline, candidates, scores, alpha):
     return out
 
 
-def pick_class(fr, spec, cdef, workload, alpha, allowed=None):
+def _drifted(res, dr):
+    """A drifted family's class: no winner, the drift verdict."""
+    res.update(winner=None, runner_up=None, margin_over_runner_up=None,
+               margin_over_baseline=None, noise="drifted",
+               verdict=dr["verdict"], drift_reason=dr["reason"], p_max=None,
+               cv=None, group_noise=[])
+    return res
+
+
+def pick_class(fr, spec, cdef, workload, alpha, min_margin=MIN_MARGIN,
+               allowed=None, drifted=None):
+    """One class of one family, ranked by the file's rule. `allowed`
+    narrows the candidates further (the reactor's logger); `drifted`, the
+    family's drift() when it drifted, withholds the winner."""
     notes = []
-    groups = class_groups(fr, cdef, workload, notes)
-    baseline = cdef.baseline or spec["baseline"]
+    rule = class_rule(fr, cdef)
+    groups = class_groups(fr, cdef, workload, notes) if rule else []
     res = dict(family=fr.family, cls=cdef.key, title=cdef.title,
-               metric=cdef.metric, unit=cdef.unit, higher=cdef.higher,
-               latency=cdef.latency, show=list(cdef.show),
+               metric=rule and rule["metric"], unit=rule and rule["unit"],
+               higher=rule["higher"] if rule else None, latency=cdef.latency,
+               show=list(rule["show"]) if rule else [],
+               vs_floor=bool(rule and rule["vs_floor"]),
                scenarios=list(cdef.scenarios),
+               baseline=rule and rule["baseline"],
                groups=[R.group_name(fr.family, s, p) for s, p in groups],
                group_keys=groups, notes=notes, oversubscribed=any(
                    c.oversubscribed for g in groups
                    for c in fr.cells[g].values()))
+    if rule is None:
+        res.update(winner=None, verdict="not ranked: %s has no ranking rule "
+                   "for %s" % (os.path.basename(fr.path),
+                               "/".join(cdef.scenarios)),
+                   noise="n/a", ranking=[], partial={})
+        return res
     if not groups:
         res.update(winner=None, verdict="not measured (no %s runs in %s)" % (
             "/".join(cdef.scenarios), os.path.basename(fr.path)),
-            noise="n/a", baseline=baseline, ranking=[], partial={})
+            noise="n/a", ranking=[], partial={})
         return res
-    if allowed is None:
-        allowed = {i for i in fr.impls() if i not in spec["not_candidates"]}
-    allowed = {i for i in allowed if i not in cdef.exclude}
+    cands = candidates_for(fr, cdef)
+    if allowed is not None:
+        cands &= set(allowed)
     ranking, candidates, scores, partial = rank_groups(
-        fr, groups, cdef.metric, cdef.higher, allowed)
-    res.update(decide(fr, groups, cdef.metric, cdef.higher, baseline,
-                      candidates, scores, alpha))
+        fr, groups, rule["metric"], rule["higher"], cands)
+    res.update(decide(fr, groups, rule["metric"], rule["higher"],
+                      rule["baseline"], candidates, scores, alpha,
+                      min_margin))
     res["ranking"] = [dict(impl=i, score=scores[i],
                            candidate=i in candidates) for i in ranking]
     res["partial"] = partial
     excluded = [i for i in ranking[:1] if i not in candidates]
     if excluded:
-        why = ("the test reference" if excluded[0] in spec["not_candidates"]
-               else "single-producer" if excluded[0] in SPSC_QUEUES
+        why = ("a reference, not a candidate" if fr.is_reference(excluded[0])
+               else cdef.unfit if not cdef.fits(fr.traits(excluded[0]))
                else "not accepted by the server")
         res["notes"].append("%s ranks first but is not a candidate here "
                             "(%s)" % (excluded[0], why))
+    if drifted:
+        _drifted(res, drifted)
     return res
 
 
-def pick_family(fr, workload, alpha):
+def pick_family(fr, workload, alpha, min_margin=MIN_MARGIN):
     spec = FAMILY_SPECS[fr.family]
+    dr = family_drift(fr)
     out = []
     has_latency = any(c.latency for c in spec["classes"])
     for cdef in spec["classes"]:
@@ -443,7 +607,17 @@ def pick_family(fr, workload, alpha):
             continue
         if workload.latency_bound and has_latency and not cdef.latency:
             continue
-        out.append(pick_class(fr, spec, cdef, workload, alpha))
+        out.append(pick_class(fr, spec, cdef, workload, alpha, min_margin,
+                              drifted=dr if dr["drifted"] else None))
+    return out
+
+
+def family_baselines(fr):
+    """The baselines the file's (non-reference) rules name, in order."""
+    out = []
+    for r in fr.rules().values():
+        if r["baseline"] and not r["reference"] and r["baseline"] not in out:
+            out.append(r["baseline"])
     return out
 
 
@@ -487,25 +661,38 @@ def _entry_from_class(res, groups):
     return e
 
 
-def pick_reactor(loaded, workload, alpha):
+def _class_of(family, key):
+    return [c for c in FAMILY_SPECS[family]["classes"] if c.key == key][0]
+
+
+def pick_reactor(loaded, workload, alpha, min_margin=MIN_MARGIN):
     """The reactor's policy: task queue, buffer, logger (winners.json's
-    "reactor" object, read by the ping-pong validation)."""
-    out = {}
+    "reactor" object, read by the ping-pong validation). Returns (entries,
+    {component: why it has no entry}): without its family's file (or the
+    file's rule) a component has no entry, and the validation uses its own
+    default for it. A drifted family's component keeps its baseline."""
+    out, missing = {}, {}
     # Task queue: the eventloop scenario, coalesced wake-ups (the reactor's
     # default), the largest producer count that fits the cores (or the one
-    # --producers names).
+    # --producers names), among the multi-producer queues.
     fr = loaded.get("queues")
-    cdef = [c for c in FAMILY_SPECS["queues"]["classes"]
-            if c.key == "event loop"][0]
+    cdef = _class_of("queues", "event loop")
+    rule = fr and class_rule(fr, cdef)
     if fr is None:
-        out["task_queue"] = _reactor_entry("swap-vector", "queues.json missing")
+        missing["task_queue"] = "queues.json missing"
+    elif rule is None:
+        missing["task_queue"] = "%s has no eventloop ranking rule" % (
+            os.path.basename(fr.path))
     else:
-        notes = []
-        groups = class_groups(fr, cdef, Workload(), notes)
+        dr = family_drift(fr)
+        groups = class_groups(fr, cdef, Workload(), [])
         prods = sorted({dict(p).get("producers") for _, p in groups})
-        if not prods:
+        if dr["drifted"]:
+            out["task_queue"] = _reactor_entry(rule["baseline"],
+                                               dr["verdict"])
+        elif not prods:
             out["task_queue"] = _reactor_entry(
-                "swap-vector", "no queues/eventloop coalesce:1 runs")
+                rule["baseline"], "no queues/eventloop coalesce:1 runs")
         else:
             cores = fr.cores() or 2
             if workload.producers is not None:
@@ -514,37 +701,44 @@ def pick_reactor(loaded, workload, alpha):
                 fit = [p for p in prods if p <= cores]
                 want = max(fit) if fit else min(prods)
             groups = [g for g in groups if dict(g[1]).get("producers") == want]
-            allowed = {i for i in fr.impls() if i not in SPSC_QUEUES}
             ranking, cands, scores, _ = rank_groups(
-                fr, groups, cdef.metric, cdef.higher, allowed)
-            res = dict(family="queues", metric=cdef.metric, higher=cdef.higher,
+                fr, groups, rule["metric"], rule["higher"],
+                candidates_for(fr, cdef))
+            res = dict(family="queues", metric=rule["metric"],
+                       higher=rule["higher"],
                        groups=[R.group_name("queues", s, p)
                                for s, p in groups])
-            res.update(decide(fr, groups, cdef.metric, cdef.higher,
-                              "swap-vector", cands, scores, alpha))
+            res.update(decide(fr, groups, rule["metric"], rule["higher"],
+                              rule["baseline"], cands, scores, alpha,
+                              min_margin))
             e = _entry_from_class(res, groups)
             e["source"] = res["groups"][0]
             out["task_queue"] = e
-    # Buffer: the stream class.
-    fr = loaded.get("buffer")
-    if fr is None:
-        out["buffer"] = _reactor_entry("linear", "buffer.json missing")
-    else:
-        spec = FAMILY_SPECS["buffer"]
-        cdef = spec["classes"][0]
-        res = pick_class(fr, spec, cdef, workload, alpha)
-        out["buffer"] = _entry_from_class(res, res["group_keys"])
-    # Logger: the latency-bound class, among the loggers the server accepts.
-    fr = loaded.get("logger")
-    if fr is None:
-        out["logger"] = _reactor_entry("sync", "logger.json missing")
-    else:
-        spec = FAMILY_SPECS["logger"]
-        cdef = spec["classes"][0]
-        res = pick_class(fr, spec, cdef, workload, alpha,
-                         allowed=set(SERVER_LOGGERS))
-        out["logger"] = _entry_from_class(res, res["group_keys"])
-    return out
+    # Buffer: the stream class. Logger: the latency-bound class, among the
+    # loggers the server accepts.
+    for comp, family, key in (("buffer", "buffer", "stream"),
+                              ("logger", "logger", "latency-bound")):
+        fr = loaded.get(family)
+        cdef = _class_of(family, key)
+        rule = fr and class_rule(fr, cdef)
+        if fr is None:
+            missing[comp] = "%s.json missing" % family
+            continue
+        if rule is None:
+            missing[comp] = "%s has no ranking rule for %s" % (
+                os.path.basename(fr.path), "/".join(cdef.scenarios))
+            continue
+        dr = family_drift(fr)
+        if dr["drifted"]:
+            out[comp] = _reactor_entry(rule["baseline"], dr["verdict"])
+            continue
+        allowed = None
+        if comp == "logger":
+            allowed = {i for i in fr.impls() if _server_logger(fr.traits(i))}
+        res = pick_class(fr, FAMILY_SPECS[family], cdef, workload, alpha,
+                         min_margin, allowed=allowed)
+        out[comp] = _entry_from_class(res, res["group_keys"])
+    return out, missing
 
 
 def _finite(x):
@@ -556,20 +750,30 @@ def _finite(x):
         return None
 
 
-def pick_all(loaded, workload, alpha=0.05):
-    """Everything winners.json and the report need."""
+def pick_all(loaded, workload, alpha=0.05, min_margin=MIN_MARGIN):
+    """Everything winners.json and the report need. Raises
+    results.VocabularyError when a file's rules contradict a class."""
     families = {}
     for family in R.FAMILIES:
         fr = loaded.get(family)
         if fr is None:
             families[family] = dict(missing=True, classes=[])
         else:
+            fl = fr.floor_summary()
+            dr = drift(fl)
             families[family] = dict(missing=False, profile=fr.profile(),
                                     file=fr.path, cores=fr.cores(),
-                                    baseline=FAMILY_SPECS[family]["baseline"],
-                                    classes=pick_family(fr, workload, alpha))
-    return dict(families=families,
-                reactor=pick_reactor(loaded, workload, alpha))
+                                    baselines=family_baselines(fr), floor=fl,
+                                    drifted=dr["drifted"],
+                                    drift_reason=dr["reason"],
+                                    drift_verdict=dr["verdict"],
+                                    classes=pick_family(fr, workload, alpha,
+                                                        min_margin))
+    reactor, reactor_missing = pick_reactor(loaded, workload, alpha,
+                                            min_margin)
+    return dict(families=families, reactor=reactor,
+                reactor_missing=reactor_missing, alpha=alpha,
+                min_margin=min_margin)
 
 
 # --- validation (written by bench/pingpong/sweep.py into pingpong.json) -------
@@ -670,6 +874,8 @@ def noise_cell(res):
                                                    "in ", "")
     if n == "unknown":
         return "unknown (1 repetition)"
+    if n == "drifted":
+        return "host drifted: rerun"
     return res.get("verdict") or "-"
 
 
@@ -683,11 +889,18 @@ def recommendation_rows(picked):
                          % family, "-", "-", "-"])
             continue
         for res in fam["classes"]:
+            if res.get("noise") == "drifted":
+                detail = res["verdict"][len("host drifted: rerun "):]
+                rows.append([title, res["cls"], "host drifted: rerun", "-",
+                             "-", detail])
+                continue
             if res.get("winner") is None:
                 rows.append([title, res["cls"], res["verdict"], "-", "-", "-"])
                 continue
             vs_base = fmt_ratio(res.get("margin_over_baseline"))
-            if res["winner"] == res["baseline"]:
+            if res["baseline"] is None:
+                vs_base = "- (no baseline)"
+            elif res["winner"] == res["baseline"]:
                 vs_base = "(is the baseline)"
             elif res.get("margin_over_baseline") is not None:
                 vs_base += " " + res["baseline"]
@@ -714,7 +927,14 @@ def text_table(rows, head=HEADER):
     lines.append("  ".join("-" * w for w in widths))
     for r in rows:
         lines.append("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
-    return "\n".join(lines)
+    return "\n".join(ln.rstrip() for ln in lines)
+
+
+def floor_json(fl):
+    out = {}
+    for k, v in fl.items():
+        out[k] = _finite(v) if isinstance(v, float) else v
+    return out
 
 
 def winners_json(picked, workload, results_dir, loaded, pingpong):
@@ -733,29 +953,35 @@ def winners_json(picked, workload, results_dir, loaded, pingpong):
                 noise=res.get("noise"), verdict=res.get("verdict"),
                 p_max=_finite(res.get("p_max")), cv=_finite(res.get("cv")),
                 repetitions=res.get("repetitions"), metric=res["metric"],
-                higher_is_better=res["higher"], groups=res["groups"],
-                notes=res["notes"],
+                higher_is_better=res["higher"], unit=res["unit"],
+                groups=res["groups"], notes=res["notes"],
                 ranking=[dict(impl=r["impl"], score=_finite(r["score"]))
                          for r in res.get("ranking", [])])
         fams[family] = dict(missing=False, profile=fam["profile"],
-                            baseline=fam["baseline"], classes=classes)
+                            baselines=fam["baselines"],
+                            floor=floor_json(fam["floor"]),
+                            drifted=fam["drifted"],
+                            drift_reason=fam["drift_reason"], classes=classes)
     summary, _ = validation_summary(pingpong)
+    alpha = picked.get("alpha", 0.05)
+    min_margin = picked.get("min_margin", MIN_MARGIN)
     return dict(
         generated=datetime.datetime.now().astimezone().isoformat(
             timespec="seconds"),
         results_dir=os.path.abspath(results_dir), workload=workload.as_dict(),
-        noise_rule=("U-test p < alpha and margin > the larger CV"
-                    if scipy_available() else "margin > 2 x CV (no scipy)"),
-        families=fams, reactor=picked["reactor"], validation=summary)
+        noise_rule=noise_rule(alpha, min_margin), alpha=alpha,
+        min_margin=min_margin, families=fams, reactor=picked["reactor"],
+        reactor_missing=picked.get("reactor_missing", {}),
+        validation=summary)
 
 
 # --- compare two result sets ------------------------------------------------------
 
-def metric_for(family, scenario):
-    for cdef in FAMILY_SPECS.get(family, {}).get("classes", []):
-        if scenario in cdef.scenarios:
-            return cdef.metric, cdef.higher
-    return None, True
+def metric_for(fr, scenario):
+    """(metric, higher) of the file's rule for the scenario; (None, True)
+    without one."""
+    r = fr.rule(scenario)
+    return (r["metric"], r["higher"]) if r else (None, True)
 
 
 def compare_dirs(a, b, alpha, out=sys.stdout):
@@ -777,7 +1003,7 @@ def compare_dirs(a, b, alpha, out=sys.stdout):
         for g in fa.groups():
             if g not in fb.cells:
                 continue
-            metric, higher = metric_for(family, g[0])
+            metric, higher = metric_for(fa, g[0])
             if metric is None:
                 continue
             for impl in sorted(fa.cells[g]):
@@ -809,6 +1035,154 @@ def compare_dirs(a, b, alpha, out=sys.stdout):
     return 0
 
 
+# --- reproducibility of one family's rankings --------------------------------------
+
+def beats(fr, groups, x, y, metric, higher, alpha, min_margin=MIN_MARGIN):
+    """X beats Y above the noise in a class: in every one of its groups the
+    pairwise noise() test is above, X better."""
+    if not groups:
+        return False
+    for g in groups:
+        cx, cy = fr.cells[g].get(x), fr.cells[g].get(y)
+        if cx is None or cy is None or cx.error or cy.error:
+            return False
+        n = noise(cx, cy, metric, higher, alpha, min_margin)
+        if n["state"] != "above" or not n["ratio"] > 1:
+            return False
+    return True
+
+
+def repro_state(res):
+    """One run's decision in a word or two: 'spsc-ring (above, 1.41x over
+    bounded-mpmc)', 'tie: a / b'."""
+    w, r = res.get("winner"), res.get("runner_up")
+    if w is None:
+        return res.get("verdict") or "-"
+    n = res.get("noise")
+    over = "%s over %s" % (fmt_ratio(res.get("margin_over_runner_up")), r)
+    if n == "within":
+        return "tie: %s / %s" % (w, r)
+    if n == "above":
+        return "%s (above, %s)" % (w, over)
+    if n == "mixed":
+        return "%s (%s, %s)" % (w, res["verdict"].replace(
+            "larger than the noise", "above"), over)
+    if n == "unknown":
+        return "%s (noise unknown, %s)" % (w, over)
+    return "%s (%s)" % (w, res.get("verdict"))
+
+
+def repro_class(fr1, fr2, cdef, alpha, min_margin):
+    """Decides the class in each run and compares. Returns (row,
+    winner contradictions, [pair contradictions], pairs compared, compared)."""
+    spec = FAMILY_SPECS[fr1.family]
+    res = [pick_class(fr, spec, cdef, Workload(), alpha, min_margin)
+           for fr in (fr1, fr2)]
+    row = [cdef.key, repro_state(res[0]), repro_state(res[1])]
+    if not (res[0]["group_keys"] and res[1]["group_keys"] and
+            res[0]["ranking"] and res[1]["ranking"]):
+        return row + ["not compared (not ranked in both runs)"], 0, [], 0, \
+            False
+    winner = 0
+    if res[0]["noise"] == "above" and res[1]["noise"] == "above" and \
+            res[0]["winner"] != res[1]["winner"]:
+        winner = 1
+    ranked2 = {r["impl"] for r in res[1]["ranking"]}
+    common = sorted(r["impl"] for r in res[0]["ranking"]
+                    if r["impl"] in ranked2)
+    pairs, n_pairs = [], 0
+    for a in range(len(common)):
+        for b in range(a + 1, len(common)):
+            x, y = common[a], common[b]
+            n_pairs += 1
+            said = []
+            for fr, r in zip((fr1, fr2), res):
+                args = (r["metric"], r["higher"], alpha, min_margin)
+                said.append((beats(fr, r["group_keys"], x, y, *args),
+                             beats(fr, r["group_keys"], y, x, *args)))
+            if said[0][0] and said[1][1]:
+                pairs.append("%s > %s in run 1, %s > %s in run 2" % (x, y, y,
+                                                                     x))
+            elif said[0][1] and said[1][0]:
+                pairs.append("%s > %s in run 1, %s > %s in run 2" % (y, x, x,
+                                                                     y))
+    what = []
+    if winner:
+        what.append("winner %s vs %s" % (res[0]["winner"], res[1]["winner"]))
+    what += pairs
+    row.append("CONTRADICTION: " + "; ".join(what) if what else "agree")
+    return row, winner, pairs, n_pairs, True
+
+
+def floor_line(label, fr):
+    fl = fr.floor_summary()
+    dr = drift(fl)
+    return "%s (%s): %s (%d floor repetition(s)); %s" % (
+        label, fr.path, floor_detail(fl), fl["row_reps"],
+        "drifted: " + dr["reason"] if dr["drifted"] else "no drift")
+
+
+def repro(path1, path2, alpha=0.05, min_margin=MIN_MARGIN, out=sys.stdout,
+          err=sys.stderr):
+    """--repro: do two runs of one family rank the same way? Returns the
+    exit status: 0 agree, 1 contradictions, 2 bad files."""
+    runs = []
+    for path in (path1, path2):
+        if not os.path.isfile(path):
+            print("repro: %s: no such file" % path, file=err)
+            return 2
+        try:
+            runs.append(R.load_family(path))
+        except ValueError as e:
+            print("repro: %s" % e, file=err)
+            return 2
+        except OSError as e:
+            print("repro: %s: cannot read (%s)" % (path, e.strerror or e),
+                  file=err)
+            return 2
+    fr1, fr2 = runs
+    if fr1.family != fr2.family:
+        print("repro: %s is a %s run and %s a %s run; give two runs of the "
+              "same family" % (path1, fr1.family, path2, fr2.family),
+              file=err)
+        return 2
+    if fr1.family not in FAMILY_SPECS:
+        print("repro: unknown family %r (known: %s)" % (
+            fr1.family, ", ".join(R.FAMILIES)), file=err)
+        return 2
+    print("Reproducibility of %s: run 1 %s, run 2 %s (noise: %s)" % (
+        fr1.family, path1, path2, noise_rule(alpha, min_margin)), file=out)
+    drifts = [family_drift(fr) for fr in runs]
+    rows, n_winner, n_pair, n_pairs, n_classes = [], 0, 0, 0, 0
+    try:
+        for cdef in FAMILY_SPECS[fr1.family]["classes"]:
+            row, w, pairs, np_, compared = repro_class(fr1, fr2, cdef, alpha,
+                                                       min_margin)
+            rows.append(row)
+            n_winner += w
+            n_pair += len(pairs)
+            n_pairs += np_
+            n_classes += compared
+    except R.VocabularyError as e:
+        print("repro: %s" % e, file=err)
+        return 2
+    print("", file=out)
+    print(text_table(rows, ["class", "run 1", "run 2", "verdict"]), file=out)
+    print("", file=out)
+    for k, fr in enumerate(runs, 1):
+        print(floor_line("run %d" % k, fr), file=out)
+    drifted = ["run %d" % k for k, d in enumerate(drifts, 1) if d["drifted"]]
+    if drifted:
+        print("host drifted during %s: the recommendation withholds that "
+              "family's winners (\"host drifted: rerun\"); this check still "
+              "compares the statistics of both runs" % " and ".join(drifted),
+              file=out)
+    n = n_winner + n_pair
+    print("%d contradictions (%d winner, %d pair) in %d classes, %d pairs "
+          "compared" % (n, n_winner, n_pair, n_classes, n_pairs), file=out)
+    return 1 if n else 0
+
+
 # --- main -------------------------------------------------------------------------
 
 def default_results_dir():
@@ -837,12 +1211,31 @@ def parse_args(argv):
                     help="rank by latency where a family measures it")
     ap.add_argument("--alpha", type=float, default=0.05,
                     help="significance level of the U-test (default 0.05)")
+    ap.add_argument("--min-margin", "--min_margin", dest="min_margin",
+                    type=float, default=MIN_MARGIN,
+                    help="smallest margin above the noise, a fraction "
+                    "(default %g)" % MIN_MARGIN)
     ap.add_argument("--no-charts", "--no_charts", dest="no_charts",
                     action="store_true", help="write the report without "
                     "charts")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"),
                     help="compare two result directories instead")
+    ap.add_argument("--repro", nargs=2, metavar=("RUN1", "RUN2"),
+                    help="compare the rankings of two result files of one "
+                    "family instead (exit 1 on a contradiction)")
+    ap.add_argument("--drift-threshold", "--drift_threshold",
+                    dest="drift_threshold", type=float, default=None,
+                    help="how far the floor may move (before/after, and the "
+                    "interleaved CV) before a family's winners are withheld, "
+                    "a fraction (default: the file's, 0.2); a larger one "
+                    "names winners on a host that moves, at your risk")
     args = ap.parse_args(argv)
+    if args.compare and args.repro:
+        ap.error("--compare and --repro: one at a time")
+    if not 0 <= args.min_margin < 1:
+        ap.error("--min-margin must be a fraction in [0, 1)")
+    if args.drift_threshold is not None and not args.drift_threshold > 0:
+        ap.error("--drift-threshold must be a positive fraction")
     for k in ("producers", "consumers", "payload"):
         v = getattr(args, k)
         if v is not None and v < 1:
@@ -851,7 +1244,12 @@ def parse_args(argv):
 
 
 def main(argv):
+    global DRIFT_THRESHOLD
     args = parse_args(argv)
+    DRIFT_THRESHOLD = args.drift_threshold
+    if args.repro:
+        return repro(args.repro[0], args.repro[1], args.alpha,
+                     args.min_margin)
     if args.compare:
         a, b = args.compare
         for d in (a, b):
@@ -876,7 +1274,11 @@ def main(argv):
     workload = Workload(args.producers, args.consumers, args.payload,
                         args.latency_bound)
     pingpong = R.load_pingpong(results_dir)
-    picked = pick_all(loaded, workload, args.alpha)
+    try:
+        picked = pick_all(loaded, workload, args.alpha, args.min_margin)
+    except R.VocabularyError as e:
+        print("pick: %s" % e, file=sys.stderr)
+        return 2
     os.makedirs(out_dir, exist_ok=True)
     doc = winners_json(picked, workload, results_dir, loaded, pingpong)
     winners_path = os.path.join(out_dir, "winners.json")
@@ -900,9 +1302,12 @@ def main(argv):
     print("Recommendation (workload: %s)\n" % workload.describe())
     print(text_table(recommendation_rows(picked)))
     print("\nReactor policy: " + ", ".join(
-        "%s %s (%s vs %s)" % (k, e["winner"], fmt_ratio(e["micro_ratio"]),
-                              e["baseline"])
-        for k, e in picked["reactor"].items()))
+        ["%s %s (%s vs %s)" % (k, e["winner"], fmt_ratio(e["micro_ratio"]),
+                               e["baseline"]) if e["measured"] else
+         "%s %s (baseline, not measured)" % (k, e["winner"])
+         for k, e in picked["reactor"].items()] +
+        ["%s not chosen (%s)" % (k, why)
+         for k, why in picked["reactor_missing"].items()]))
     print(validation_summary(pingpong)[0])
     print("winners: %s" % winners_path)
     if chart_error:

@@ -3,17 +3,20 @@
 # -----------------------------------------------------------------------------
 #
 # results/REPORT.md: the recommendation table first, then the charts (PNG
-# files beside it, linked by relative path), the details per family, the
-# ping-pong table, the validation verdicts, the machine, and the commands
-# that produced it. render() returns the Markdown; pick.py writes it.
+# files beside it, linked by relative path), the details per family (its
+# floor and drift, then each class; round-trip latencies also as multiples
+# of the floor), the ping-pong table, the validation verdicts, the machine,
+# and the commands that produced it. render() returns the Markdown; pick.py
+# writes it.
 
 import math
 import os
 import statistics
 
 import results as R
-from pick import (FAMILY_SPECS, HEADER, fmt_ratio, recommendation_rows,
-                  scipy_available, validation_entries, validation_summary)
+from pick import (FAMILY_SPECS, HEADER, MIN_MARGIN, fmt_ratio,
+                  recommendation_rows, scipy_available, validation_entries,
+                  validation_summary)
 
 
 def _md_table(head, rows):
@@ -51,15 +54,105 @@ def _cores(loaded, pingpong):
     return None
 
 
-def _class_details(fr, res):
+def _ns(x):
+    """Nanoseconds, whole above 100 (1500, not 1.5e+03)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
+
+
+def _floor_section(fr, fam):
+    """The family's floor: before / after / interleaved, drift, machine, and
+    the workload sizes of each scenario."""
+    fl = fam["floor"]
+    name = fl["row"] or (R.group_name(fr.family, R.FLOOR_SCENARIO, ()) +
+                         "/" + R.FLOOR_IMPL)
+    measured = fl["before_p50_ns"] or fl["after_p50_ns"] or fl["row_reps"]
+    if not measured:
+        lines = ["Floor (`%s`): not measured in this run (no floor before or "
+                 "after the sweep, no floor row; a single core has no pair "
+                 "to pin)." % name, ""]
+    else:
+        lines = ["Floor (`%s`: two pinned threads bouncing one cache line; "
+                 "the reference every latency here sits on):" % name, ""]
+        rows = [["before the sweep", _ns(fl["before_p50_ns"]),
+                 _ns(fl["before_p99_ns"]), "-"],
+                ["after the sweep", _ns(fl["after_p50_ns"]),
+                 _ns(fl["after_p99_ns"]), "-"],
+                ["interleaved row (median of %d)" % fl["row_reps"],
+                 _ns(fl["row_p50_ns"]), _ns(fl["row_p99_ns"]),
+                 _cv(fl["row_cv"])]]
+        lines.append(_md_table(["floor", "p50 ns", "p99 ns", "CV of p50"],
+                               rows))
+        lines.append("")
+    pair = fl["core_pair"]
+    lines.append("Core pair %s; CPU %s, cores: %s; %s repetitions, "
+                 "interleaved: %s; drift threshold %.0f%%." % (
+                     ",".join(str(c) for c in pair) if pair else "none "
+                     "(no floor before/after)", fl["cpu_model"] or "?",
+                     fl["cores"] or "?", fl["repetitions"] or "?",
+                     {True: "yes", False: "no"}.get(fl["interleaved"], "?"),
+                     100 * fl["threshold"]))
+    if fam["drifted"]:
+        lines.append("")
+        lines.append("**%s**: no winner in this family." %
+                     fam["drift_verdict"])
+    else:
+        lines.append("No drift (%s)." % ", ".join(
+            ["before/after within the threshold"
+             if fl["before_p50_ns"] and fl["after_p50_ns"]
+             else "no before/after floor"] +
+            ["interleaved CV within it" if fl["row_cv"] is not None
+             else "no interleaved CV"]))
+    sizes = fr.scenario_sizes()
+    if sizes:
+        lines.append("")
+        lines.append("Workload sizes: %s." % "; ".join(
+            "%s %s" % (sc, ", ".join("%s %s" % (k, v)
+                                     for k, v in sorted(d.items())))
+            if isinstance(d, dict) else "%s %s" % (sc, d)
+            for sc, d in sorted(sizes.items())))
+    return lines
+
+
+def _vs_floor(fr, res, fam):
+    """Round trips as multiples of the floor: the sweep measures the floor
+    just before and after each repetition on the same two cores and records
+    p50_x_floor / p99_x_floor (medians over the repetitions here), beside
+    the round trip in ns and the floor it was divided by."""
+    rows = []
+    for g in res["group_keys"]:
+        for r in res.get("ranking", []):
+            c = fr.cells[g].get(r["impl"])
+            if c is None or c.error:
+                continue
+            rows.append([r["impl"], R.params_str(g[1]) or g[0],
+                         _ns(c.median("p50_ns")), _ns(c.median("floor_ns")),
+                         fmt_ratio(c.median("p50_x_floor")),
+                         fmt_ratio(c.median("p99_x_floor"))])
+    if not rows:
+        return []
+    ref = fam["floor"]["reference_p50_ns"]
+    return ["", "Round trip as a multiple of the floor measured beside each "
+            "repetition (medians over the repetitions; the run's floor: p50 "
+            "%s ns):" % _ns(ref), "",
+            _md_table(["implementation", "group", "p50 ns", "floor ns",
+                       "p50 / floor", "p99 / floor"], rows)]
+
+
+def _class_details(fr, res, fam=None):
     lines = []
-    arrow = "higher" if res["higher"] else "lower"
     lines.append("#### %s: %s" % (res["cls"], res["title"]))
     lines.append("")
-    lines.append("Ranked by `%s` (%s, %s is better) over %d group(s)%s." % (
-        res["metric"], res["unit"], arrow, len(res["groups"]),
-        "; `*` marks groups with more threads than cores"
-        if res.get("oversubscribed") else ""))
+    if res.get("metric") is None:
+        lines.append(res.get("verdict", "not ranked"))
+        return lines
+    arrow = "higher" if res["higher"] else "lower"
+    lines.append("Ranked by `%s` (%s, %s is better; the sweep's rule) over "
+                 "%d group(s)%s." % (
+                     res["metric"], res["unit"], arrow, len(res["groups"]),
+                     "; `*` marks groups with more threads than cores"
+                     if res.get("oversubscribed") else ""))
     for n in res.get("notes", []):
         lines.append("Note: %s." % n)
     if not res.get("group_keys"):
@@ -68,7 +161,8 @@ def _class_details(fr, res):
         return lines
     groups = res["group_keys"]
     base = res.get("baseline")
-    head = ["rank", "implementation", "score", "vs %s" % base]
+    head = ["rank", "implementation", "score", "vs %s" % (base or
+                                                         "baseline")]
     for s, p in groups:
         over = any(c.oversubscribed for c in fr.cells[(s, p)].values())
         head.append("%s%s%s" % (s + " " if len(res["scenarios"]) > 1 else "",
@@ -104,6 +198,11 @@ def _class_details(fr, res):
                  "(CV).%s" % (" Partial rows ran only some groups, or failed "
                               "in one, and are not ranked."
                               if res.get("partial") else ""))
+    if res.get("noise") == "drifted":
+        lines.append("")
+        lines.append("Verdict: **%s**." % res["verdict"])
+    if res.get("vs_floor") and fam is not None:
+        lines.extend(_vs_floor(fr, res, fam))
     if res.get("winner"):
         lines.append("")
         lines.append("Verdict: **%s** %s; %s." % (
@@ -255,6 +354,10 @@ def _machine_section(loaded, pp):
     lines = ["## Machine", ""]
     ctx = next((fr.context for fr in loaded.values()), {})
     cores = _cores(loaded, pp)
+    cpus = sorted({fr.cpu_model() for fr in loaded.values()
+                   if fr.cpu_model()})
+    if cpus:
+        lines.append("- CPU: %s." % "; ".join(cpus))
     lines.append("- Cores: %s (host %s, %s MHz); kernel %s." % (
         cores, ctx.get("host_name", "?"), ctx.get("mhz_per_cpu", "?"),
         (pp or {}).get("context", {}).get("kernel", "?")))
@@ -295,6 +398,8 @@ def _commands(loaded, pp, args):
                 flags.append("--%s=%s" % (k, getattr(args, k)))
         if getattr(args, "latency_bound", False):
             flags.append("--latency-bound")
+        if getattr(args, "min_margin", MIN_MARGIN) != MIN_MARGIN:
+            flags.append("--min-margin=%g" % args.min_margin)
     cmds.append("bazel run //bench:pick" + (" -- " + " ".join(flags)
                                             if flags else ""))
     return cmds
@@ -320,6 +425,10 @@ def render(picked, loaded, pingpong, workload, charts, chart_error,
                        ("logger", "logger")):
         e = rx.get(key)
         if not e:
+            why = picked.get("reactor_missing", {}).get(key)
+            if why:
+                parts.append("%s not chosen (%s; the validation uses its "
+                             "default)" % (label, why))
             continue
         if e.get("measured") is False:
             parts.append("%s `%s` (not measured: %s)" % (
@@ -333,21 +442,33 @@ def render(picked, loaded, pingpong, workload, charts, chart_error,
     L.append("")
     L.append("**End to end:** %s." % validation_summary(pingpong)[0])
     L.append("")
+    alpha = picked.get("alpha", 0.05)
+    min_margin = picked.get("min_margin", MIN_MARGIN)
     rule = ("the two-sided Mann-Whitney U test over the repetitions (as "
             "Google Benchmark's compare.py runs it) gives p < %.2f and the "
-            "margin exceeds the larger coefficient of variation" % (
-                getattr(args, "alpha", 0.05) if args else 0.05)
+            "margin exceeds both the larger coefficient of variation and "
+            "%.0f%%" % (alpha, 100 * min_margin)
             if scipy_available() else
             "the margin exceeds twice the larger coefficient of variation "
-            "(scipy is missing, so no U-test)")
-    L.append("How to read it: a class is one or more benchmark groups; "
+            "and %.0f%% (scipy is missing, so no U-test)" % (
+                100 * min_margin))
+    L.append("How to read it: a class is one or more benchmark groups, "
+             "ranked by the metric the sweep's own rules name; "
              "margins are geometric means over them of the winner's median "
              "against the runner-up's and the baseline's, oriented so that "
              "> 1 is better (for latency: baseline / winner). \"Above noise\""
              " means, in every group, %s. With 5 repetitions the smallest "
              "possible p is 0.008; compare.py asks for 9 or more for a U-test "
-             "it trusts. Smoke results have one repetition: no verdict." %
-             rule)
+             "it trusts. Smoke results have one repetition: no verdict. "
+             "\"Host drifted: rerun\": the family's floor (a cache-line "
+             "round trip) moved by more than its threshold during the sweep, "
+             "so no winner is named." % rule)
+    drifted = [f for f in R.FAMILIES
+               if picked["families"][f].get("drifted")]
+    if drifted:
+        L.append("")
+        L.append("**Host drifted: rerun** %s (see each family's floor "
+                 "below)." % ", ".join(drifted))
     if workload.given():
         L.append("")
         L.append("Narrowed to the workload (%s): classes that do not fit it "
@@ -386,11 +507,17 @@ def render(picked, loaded, pingpong, workload, charts, chart_error,
                      "run -c opt //bench:%s`." % (family, family))
             continue
         fr = loaded[family]
-        L.append("`%s`, profile %s, baseline `%s`." % (
-            os.path.basename(fr.path), fr.profile(), fam["baseline"]))
+        L.append("`%s`, profile %s, baseline%s %s (from the sweep's "
+                 "rules)." % (
+                     os.path.basename(fr.path), fr.profile(),
+                     "s" if len(fam["baselines"]) > 1 else "",
+                     ", ".join("`%s`" % b for b in fam["baselines"]) or
+                     "none"))
+        L.append("")
+        L.extend(_floor_section(fr, fam))
         for res in fam["classes"]:
             L.append("")
-            L.extend(_class_details(fr, res))
+            L.extend(_class_details(fr, res, fam))
 
     L.append("")
     L.extend(_pingpong_section(pingpong))

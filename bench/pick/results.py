@@ -12,6 +12,20 @@
 # aggregate suffixes (_mean, _median, _stddev, _cv) are set aside, as
 # bench/common/harness.cc's Parse does.
 #
+# The vocabulary: every sweep writes its ranking rules and its
+# implementations' traits into the JSON context, as `context.serverkit`
+# (schema 1): family, profile, repetitions, interleaved, machine {cpu_model,
+# cores}, floor {core_pair, round_trips, threshold, before, after}, rankings
+# [{scenario, metric, direction, unit, baseline, show, vs_floor, reference}],
+# impls {name: traits}, scenarios {scenario: workload sizes}. A file without
+# it (an older sweep) is refused: pick does not guess the rules.
+#
+# The floor: every family file has a reference row `<family>/floor/cache-line`
+# (two pinned threads bouncing one cache line; p50_ns, p99_ns, p999_ns),
+# measured interleaved with the sweep, besides the floor measured once before
+# and once after it (context.serverkit.floor). floor_summary() gathers those
+# raw numbers; pick.py decides from them whether the host drifted.
+#
 # Standard library only: pick.py, report.py, charts.py and the tests share it.
 
 import json
@@ -21,6 +35,17 @@ import statistics
 
 FAMILIES = ("queues", "threadpool", "logger", "buffer")
 AGGREGATES = ("mean", "median", "stddev", "cv")
+SCHEMA = 1                      # context.serverkit's schema this reads
+FLOOR_SCENARIO = "floor"        # <family>/floor/cache-line
+FLOOR_IMPL = "cache-line"
+DEFAULT_DRIFT_THRESHOLD = 0.20  # when the file's floor has no threshold
+OLD_SWEEP = ("no ranking rules in its context (written by an older sweep); "
+             "rerun the sweep")
+
+
+class VocabularyError(ValueError):
+    """A result file whose ranking rules are missing or malformed, or that
+    disagree with what a workload class needs."""
 
 
 def parse_name(run_name):
@@ -111,24 +136,65 @@ class Cell:
 
 
 class FamilyResults:
-    """One family's file: context, and cells by (scenario, params, impl)."""
+    """One family's file: context (with its vocabulary, `sk`), and cells by
+    (scenario, params, impl)."""
 
     def __init__(self, family, path, context):
         self.family = family
         self.path = path
         self.context = context
+        self.sk = context.get("serverkit") or {}
         self.cells = {}  # (scenario, params) -> {impl: Cell}
+        self._rules = None
 
     def profile(self):
-        return self.context.get("profile", "unknown")
+        return self.sk.get("profile") or self.context.get("profile",
+                                                          "unknown")
 
     def cores(self):
-        for key in ("cores", "num_cpus"):
+        machine = self.sk.get("machine") or {}
+        for v in (machine.get("cores"), self.context.get("cores"),
+                  self.context.get("num_cpus")):
             try:
-                return int(self.context.get(key))
+                return int(v)
             except (TypeError, ValueError):
                 continue
         return None
+
+    def cpu_model(self):
+        return (self.sk.get("machine") or {}).get("cpu_model")
+
+    def rules(self):
+        """{scenario: rule}; a rule is the file's ranking entry with `higher`
+        (bool) added and defaults filled in."""
+        if self._rules is None:
+            self._rules = parse_rules(self.path, self.sk)
+        return self._rules
+
+    def rule(self, scenario):
+        return self.rules().get(scenario)
+
+    def traits(self, impl):
+        """The implementation's traits from the file ({} when it has none)."""
+        t = (self.sk.get("impls") or {}).get(impl)
+        return t if isinstance(t, dict) else {}
+
+    def is_reference(self, impl):
+        return self.traits(impl).get("reference") is True
+
+    def scenario_sizes(self):
+        """{scenario: {size: value}}: the workload sizes the sweep ran."""
+        sc = self.sk.get("scenarios")
+        return sc if isinstance(sc, dict) else {}
+
+    def floor_cell(self):
+        per = self.cells.get((FLOOR_SCENARIO, ()), {})
+        if FLOOR_IMPL in per:
+            return per[FLOOR_IMPL]
+        return next(iter(per.values()), None)
+
+    def floor_summary(self):
+        return floor_summary(self)
 
     def groups(self, scenario=None):
         return sorted((k for k in self.cells
@@ -146,8 +212,136 @@ class FamilyResults:
                 if any(c.oversubscribed for c in per.values())]
 
 
+def _stats(xs):
+    """(median, CV) of repetitions; CV None with fewer than two (sample
+    standard deviation over the mean, as Google Benchmark's cv aggregate)."""
+    xs = [x for x in xs if not math.isnan(x)]
+    if not xs:
+        return None, None
+    med = statistics.median(xs)
+    if len(xs) < 2:
+        return med, None
+    mean = statistics.fmean(xs)
+    return med, (statistics.stdev(xs) / mean if mean else None)
+
+
+def _point(d, key):
+    if not isinstance(d, dict):
+        return None
+    v = d.get(key)
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+        return float(v)
+    return None
+
+
+def floor_summary(fr):
+    """The floor's raw numbers: before/after p50 and p99 (None when not
+    measured), the interleaved row's median p50 / p99, the CV of its p50
+    repetitions (computed here from the repetitions), the threshold, and
+    `reference_p50_ns`: the floor latency multiples are taken against (the
+    row's median p50, else the mean of before and after)."""
+    sk = fr.sk
+    fl = sk.get("floor") if isinstance(sk.get("floor"), dict) else {}
+    out = dict(before_p50_ns=_point(fl.get("before"), "p50_ns"),
+               before_p99_ns=_point(fl.get("before"), "p99_ns"),
+               after_p50_ns=_point(fl.get("after"), "p50_ns"),
+               after_p99_ns=_point(fl.get("after"), "p99_ns"),
+               core_pair=fl.get("core_pair"),
+               round_trips=fl.get("round_trips"),
+               threshold=DEFAULT_DRIFT_THRESHOLD,
+               row=None, row_p50_ns=None, row_p99_ns=None, row_cv=None,
+               row_reps=0, row_error=None,
+               repetitions=sk.get("repetitions"),
+               interleaved=sk.get("interleaved"),
+               cpu_model=fr.cpu_model(), cores=fr.cores(),
+               reference_p50_ns=None, reference_from=None)
+    t = fl.get("threshold")
+    if isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0:
+        out["threshold"] = float(t)
+    cell = fr.floor_cell()
+    if cell is not None:
+        out["row"] = group_name(fr.family, FLOOR_SCENARIO, ()) + "/" + \
+            cell.impl
+        out["row_error"] = cell.error
+        reps = cell.reps("p50_ns")
+        out["row_reps"] = len(reps)
+        if reps and not cell.error:
+            out["row_p50_ns"], out["row_cv"] = _stats(reps)
+            p99 = _stats(cell.reps("p99_ns"))[0]
+            out["row_p99_ns"] = p99
+    if out["row_p50_ns"]:
+        out["reference_p50_ns"] = out["row_p50_ns"]
+        out["reference_from"] = "interleaved row median"
+    elif out["before_p50_ns"] and out["after_p50_ns"]:
+        out["reference_p50_ns"] = (out["before_p50_ns"] +
+                                   out["after_p50_ns"]) / 2
+        out["reference_from"] = "mean of before and after"
+    return out
+
+
+def _rule_error(path, msg):
+    return VocabularyError("%s: malformed ranking rules in "
+                           "context.serverkit: %s" % (path, msg))
+
+
+def parse_rules(path, sk):
+    """context.serverkit's rankings as {scenario: rule}; VocabularyError on
+    a malformed entry."""
+    rankings = sk.get("rankings")
+    if not isinstance(rankings, list):
+        raise _rule_error(path, "no \"rankings\" list")
+    out = {}
+    for k, r in enumerate(rankings):
+        if not isinstance(r, dict):
+            raise _rule_error(path, "ranking %d is not an object" % k)
+        scenario, metric = r.get("scenario"), r.get("metric")
+        if not (isinstance(scenario, str) and scenario and
+                isinstance(metric, str) and metric):
+            raise _rule_error(path, "ranking %d has no scenario or metric"
+                              % k)
+        if r.get("direction") not in ("higher", "lower"):
+            raise _rule_error(path, "%s: direction %r (want \"higher\" or "
+                              "\"lower\")" % (scenario, r.get("direction")))
+        if scenario in out:
+            raise _rule_error(path, "two rankings for scenario %s" % scenario)
+        baseline = r.get("baseline")
+        show = r.get("show") or []
+        out[scenario] = dict(
+            scenario=scenario, metric=metric, direction=r["direction"],
+            higher=r["direction"] == "higher", unit=str(r.get("unit") or ""),
+            baseline=baseline if isinstance(baseline, str) and baseline
+            else None,
+            show=[c for c in show if isinstance(c, str)]
+            if isinstance(show, list) else [],
+            vs_floor=r.get("vs_floor") is True,
+            reference=r.get("reference") is True)
+    return out
+
+
+def check_vocabulary(path, context, family=None):
+    """Raises VocabularyError unless the context carries a usable
+    `serverkit` object (of `family`, when given)."""
+    sk = context.get("serverkit") if isinstance(context, dict) else None
+    if not isinstance(sk, dict):
+        raise VocabularyError("%s: %s" % (path, OLD_SWEEP))
+    schema = sk.get("schema")
+    if schema != SCHEMA:
+        raise VocabularyError("%s: context.serverkit schema %r; this pick "
+                              "reads schema %d" % (path, schema, SCHEMA))
+    if family is not None and sk.get("family") not in (None, family):
+        raise VocabularyError("%s: its context names family %r, not %r" % (
+            path, sk.get("family"), family))
+    parse_rules(path, sk)
+    if sk.get("impls") is not None and not isinstance(sk["impls"], dict):
+        raise _rule_error(path, "\"impls\" is not an object")
+
+
 def load_family(path, family=None):
-    """Reads one Google Benchmark JSON file; raises ValueError on junk."""
+    """Reads one Google Benchmark JSON file with its vocabulary; raises
+    ValueError on junk, VocabularyError (a ValueError) without usable
+    ranking rules. Every message starts with the path. The family is the
+    one given, else the file's own (context.serverkit.family), else the
+    file name."""
     with open(path) as f:
         try:
             doc = json.load(f)
@@ -156,9 +350,20 @@ def load_family(path, family=None):
     if not isinstance(doc, dict) or "benchmarks" not in doc:
         raise ValueError("%s: no 'benchmarks' list (not Google Benchmark's "
                          "JSON)" % path)
+    context = doc.get("context")
+    if not isinstance(context, dict):
+        context = {}
+    if isinstance(context.get("serverkit"), str):
+        # Google Benchmark's AddCustomContext writes strings only.
+        try:
+            context["serverkit"] = json.loads(context["serverkit"])
+        except ValueError:
+            pass
+    check_vocabulary(path, context, family)
     if family is None:
-        family = os.path.splitext(os.path.basename(path))[0]
-    res = FamilyResults(family, path, doc.get("context", {}))
+        family = context["serverkit"].get("family") or \
+            os.path.splitext(os.path.basename(path))[0]
+    res = FamilyResults(family, path, context)
     for b in doc["benchmarks"]:
         fam, scenario, impl, params = parse_name(b.get("run_name", b["name"]))
         if fam != family or not impl:
@@ -184,7 +389,8 @@ def load_family(path, family=None):
 
 def load_dir(directory):
     """{family: FamilyResults} for every family file present; problems as a
-    list of strings (unreadable files)."""
+    list of strings, each "<path>: why" (unreadable files, files without
+    the vocabulary)."""
     out, problems = {}, []
     for family in FAMILIES:
         path = os.path.join(directory, family + ".json")
@@ -192,7 +398,9 @@ def load_dir(directory):
             continue
         try:
             out[family] = load_family(path, family)
-        except (OSError, ValueError, KeyError) as e:
+        except ValueError as e:
+            problems.append(str(e))
+        except (OSError, KeyError) as e:
             problems.append("%s: %s" % (path, e))
     return out, problems
 

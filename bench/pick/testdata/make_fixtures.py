@@ -1,10 +1,26 @@
 #!/usr/bin/python3
 # Writes the fixed result sets pick_test.py reads (Google Benchmark's JSON
-# shape: repetitions, then mean/median/stddev/cv aggregates). Deterministic;
-# run it again only to change the fixtures:
+# shape: repetitions, then mean/median/stddev/cv aggregates; the context
+# carries the sweeps' vocabulary, `serverkit`, and every family its floor
+# row). Deterministic; run it again only to change the fixtures:
 #   /usr/bin/python3 bench/pick/testdata/make_fixtures.py
+#
+#   basic/   queues, logger, threadpool (no buffer.json), pingpong.json
+#   smoke/   buffer.json, one repetition
+#   drift/shifted/queues.json  basic's queues, floor 300 ns before, 560 after
+#   drift/noisy/queues.json    basic's queues, floor row CV about 28%
+#   old/queues.json            basic's queues as an older sweep wrote it (no
+#                              vocabulary, latency in ns only)
+#   repro/queues-run1.json, -run2.json (contradicts run 1), -run3.json
+#                              (agrees with run 1): 9 repetitions each
+#
+# The queue round trip (queues/latency) is ranked by p50_x_floor: its p50 as
+# a multiple of the floor the sweep measures just before and after each
+# repetition (floor_ns, beside that repetition); every latency run carries
+# p50_ns, p99_ns, p999_ns, floor_ns, p50_x_floor and p99_x_floor.
 import json
 import os
+import shutil
 import statistics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,29 +59,167 @@ def scale(values, k):
     return [v * k for v in values]
 
 
-def write(dirname, family, benchmarks, profile="default", cores=2):
+# --- the vocabulary, as the C++ sweeps write it (context.serverkit) -------------
+
+def rule(scenario, metric, direction, unit, baseline, show=(),
+         vs_floor=False, reference=False):
+    return dict(scenario=scenario, metric=metric, direction=direction,
+                unit=unit, baseline=baseline, show=list(show),
+                vs_floor=vs_floor, reference=reference)
+
+
+FLOOR_RULE = rule("floor", "p50_ns", "lower", "ns", None,
+                  ("p99_ns", "p999_ns"), reference=True)
+RULES = {
+    "queues": [
+        rule("throughput", "items_per_second", "higher", "items/s", "mutex"),
+        rule("latency", "p50_x_floor", "lower", "x floor", "mutex",
+             ("p50_ns", "p99_ns", "p999_ns", "floor_ns", "p99_x_floor"),
+             vs_floor=True),
+        rule("eventloop", "items_per_second", "higher", "tasks/s",
+             "swap-vector", ("wakeups_per_task", "writes_per_task")),
+        rule("burst", "items_per_second", "higher", "items/s", "mutex"),
+        FLOOR_RULE],
+    "threadpool": [
+        rule("tiny", "items_per_second", "higher", "tasks/s", "asio",
+             ("p50_ns", "p99_ns")),
+        rule("latency", "p50_ns", "lower", "ns", "asio",
+             ("p99_ns", "p999_ns")),
+        rule("fanout", "items_per_second", "higher", "rounds/s", "asio",
+             ("p50_us", "p99_us")),
+        rule("sleep", "overhead_pct", "lower", "%", "asio",
+             ("wall_ms", "ideal_ms", "overhead_us_per_task",
+              "overhead_cal_pct", "mean_sleep_us")),
+        FLOOR_RULE],
+    "logger": [
+        rule("throughput-file", "items_per_second", "higher", "msgs/s",
+             "sync", ("bytes_per_second",)),
+        rule("throughput-console", "items_per_second", "higher", "msgs/s",
+             "sync", ("bytes_per_second",)),
+        rule("latency-file", "p50_ns", "lower", "ns", "sync",
+             ("p99_ns", "p999_ns")),
+        rule("latency-console", "p50_ns", "lower", "ns", "sync",
+             ("p99_ns", "p999_ns")),
+        FLOOR_RULE],
+    "buffer": [
+        rule("burger", "bytes_per_second", "higher", "B/s", "linear",
+             ("moved_per_iter",)),
+        rule("fd_echo", "bytes_per_second", "higher", "B/s", "linear"),
+        rule("framed", "bytes_per_second", "higher", "B/s", "linear",
+             ("moved_pct", "items_per_second")),
+        FLOOR_RULE],
+}
+
+
+def q_traits(topology, bounded):
+    return dict(topology=topology, bounded=bounded, blocking=False)
+
+
+def log_traits(is_async, server):
+    return {"async": is_async, "server": server, "bounded": False}
+
+
+IMPLS = {
+    "queues": {"mutex": q_traits("mpmc", False),
+               "bounded-mpmc": q_traits("mpmc", True),
+               "moodycamel": q_traits("mpmc", False),
+               "spsc-ring": q_traits("spsc", True),
+               "swap-vector": q_traits("mpsc", False)},
+    "threadpool": {"asio": dict(bounded=False, blocking=True),
+                   "work-stealing": dict(bounded=False, blocking=True)},
+    "logger": {"sync": log_traits(False, True),
+               "async-double-buffer": log_traits(True, True),
+               "async-queue-moodycamel": log_traits(True, True),
+               # The full profile's queue loggers: not in the server.
+               "async-queue-tbb": log_traits(True, False)},
+    "buffer": {"linear": dict(reference=False, contiguous=True),
+               "ring": dict(reference=False, contiguous=False),
+               "mirrored": dict(reference=False, contiguous=True),
+               # std::string-backed: the conformance tests' reference.
+               "string": dict(reference=True, contiguous=True)},
+}
+SIZES = {
+    "queues": {"throughput": {"items": 4000000, "capacity": 8192},
+               "latency": {"round_trips": 100000},
+               "eventloop": {"tasks": 200000}},
+    "threadpool": {"tiny": {"tasks": 200000}, "sleep": {"tasks": 400}},
+    "logger": {"latency-file": {"calls": 100000}},
+    "buffer": {"burger": {"block": 65536}},
+}
+
+
+def vocabulary(family, profile="default", reps=5, before=(561.0, 902.0),
+               after=(575.0, 930.0), core_pair=(0, 1), cores=2,
+               interleaved=True):
+    def point(p):
+        return None if p is None else dict(p50_ns=p[0], p99_ns=p[1])
+    return dict(
+        schema=1, family=family, profile=profile, repetitions=reps,
+        interleaved=interleaved,
+        machine=dict(cpu_model="Test CPU @ 2.00GHz", cores=cores),
+        floor=dict(core_pair=list(core_pair) if core_pair else None,
+                   round_trips=20000, threshold=0.2, before=point(before),
+                   after=point(after)),
+        rankings=RULES[family], impls=IMPLS[family],
+        scenarios=SIZES[family])
+
+
+def floor_runs(family, p50s):
+    """The floor's reference row: two pinned threads bouncing a cache line."""
+    return runs("%s/floor/cache-line" % family,
+                {"p50_ns": p50s, "p99_ns": scale(p50s, 1.6),
+                 "p999_ns": scale(p50s, 2.2)}, len(p50s))
+
+
+def latency_counters(p50s, floors):
+    """A queue round trip's counters per repetition: p50/p99/p999 in ns, the
+    floor measured beside each repetition, and p50 and p99 as multiples of
+    it (per repetition, as the sweep divides them)."""
+    p99s, p999s = scale(p50s, 2), scale(p50s, 3)
+    return {"p50_ns": p50s, "p99_ns": p99s, "p999_ns": p999s,
+            "floor_ns": list(floors),
+            "p50_x_floor": [a / f for a, f in zip(p50s, floors)],
+            "p99_x_floor": [a / f for a, f in zip(p99s, floors)]}
+
+
+def write(dirname, family, benchmarks, profile="default", cores=2,
+          sk=None, name=None):
+    """sk: the serverkit context object; False for an older sweep's file."""
     d = os.path.join(HERE, dirname)
     os.makedirs(d, exist_ok=True)
-    doc = dict(context=dict(date="2026-01-01T00:00:00+00:00", host_name="t",
-                            num_cpus=cores, cores=str(cores), mhz_per_cpu=2000,
-                            library_build_type="debug", profile=profile,
-                            load_avg=[0.1, 0.1, 0.1], pinning="test"),
-               benchmarks=benchmarks)
-    with open(os.path.join(d, family + ".json"), "w") as f:
+    context = dict(date="2026-01-01T00:00:00+00:00", host_name="t",
+                   num_cpus=cores, cores=str(cores), mhz_per_cpu=2000,
+                   library_build_type="debug", profile=profile,
+                   load_avg=[0.1, 0.1, 0.1], pinning="test")
+    if sk is not False:
+        context["serverkit"] = sk or vocabulary(family, profile)
+    doc = dict(context=context, benchmarks=benchmarks)
+    with open(os.path.join(d, (name or family) + ".json"), "w") as f:
         json.dump(doc, f, separators=(",", ":"))
         f.write("\n")
 
 
+for old in ("basic", "smoke", "drift", "old", "repro"):
+    shutil.rmtree(os.path.join(HERE, old), ignore_errors=True)
+
 STEADY = [1.00, 1.01, 0.99, 1.02, 0.98]   # CV about 1.6%
 NOISY_A = [1.00, 1.40, 0.70, 1.20, 0.80]  # overlapping, CV about 28%
 NOISY_B = [0.95, 1.30, 0.75, 1.10, 0.85]
+STEADY9 = [1.00, 1.01, 0.99, 1.02, 0.98, 1.005, 0.995, 1.015, 0.985]
+# The floor beside each latency repetition, per implementation (median 566,
+# 564 and 567 ns): bounded-mpmc's p50 / floor has median 130 / 563 = 0.23.
+FLOORS = {"bounded-mpmc": [563.0, 566.0, 568.0, 565.0, 567.0],
+          "mutex": [562.0, 569.0, 564.0, 561.0, 566.0],
+          "moodycamel": [567.0, 564.0, 570.0, 566.0, 569.0]}
+FLOOR9 = [563.0, 566.0, 568.0, 565.0, 567.0, 564.0, 562.0, 569.0, 566.0]
 
 # basic/: queues with clear winners (and an SPSC queue that is fastest in the
 # event loop, which the reactor must not pick), a logger noisy tie, a pool
-# family with one implementation, no buffer.json, a ping-pong validation.
+# family with one implementation in most classes, no buffer.json, a ping-pong
+# validation. Every family but the pools has a steady floor row.
 q = []
 shapes = {(1, 1): {"bounded-mpmc": 3.0, "mutex": 1.0, "moodycamel": 2.0,
-                   "spsc-ring": 2.9},
+                   "spsc-ring": 2.7},
           (2, 1): {"bounded-mpmc": 2.0, "mutex": 1.0, "moodycamel": 4.0},
           (1, 2): {"bounded-mpmc": 2.5, "mutex": 1.0, "moodycamel": 2.0},
           (2, 2): {"bounded-mpmc": 2.0, "mutex": 1.0, "moodycamel": 3.0}}
@@ -74,19 +228,35 @@ for (p, c), impls in shapes.items():
         q += runs("queues/throughput/%s/producers:%d/consumers:%d" % (impl, p, c),
                   {"items_per_second": scale(STEADY, k * 1e7)}, 5,
                   oversub=int(p + c > 2))
+q_old = list(q)
 for impl, k in {"bounded-mpmc": 130, "mutex": 1500, "moodycamel": 370}.items():
     q += runs("queues/latency/" + impl,
-              {"p50_ns": scale(STEADY, k), "p99_ns": scale(STEADY, 2 * k),
-               "p999_ns": scale(STEADY, 3 * k)}, 5)
+              latency_counters(scale(STEADY, k), FLOORS[impl]), 5)
+    # An older sweep: the round trip in ns only, no floor beside it.
+    q_old += runs("queues/latency/" + impl,
+                  {"p50_ns": scale(STEADY, k), "p99_ns": scale(STEADY, 2 * k),
+                   "p999_ns": scale(STEADY, 3 * k)}, 5)
+q_tail = []
 for p in (1, 2):
     for coalesce in (0, 1):
         for impl, k in {"swap-vector": 1.0, "mutex": 0.5, "moodycamel": 1.5,
                         "bounded-mpmc": 1.2, "spsc-ring": 3.0}.items():
-            q += runs("queues/eventloop/%s/producers:%d/coalesce:%d" % (
+            q_tail += runs("queues/eventloop/%s/producers:%d/coalesce:%d" % (
                 impl, p, coalesce), {"items_per_second": scale(STEADY, k * 1e7),
                                      "wakeups_per_task": [0.01] * 5}, 5,
                       oversub=int(p + 1 > 2))
-write("basic", "queues", q)
+q += q_tail
+q_old += q_tail
+write("basic", "queues", q + floor_runs("queues", scale(STEADY, 566.0)))
+
+# drift/: the same queues on a host that drifted: the floor moved from 300 ns
+# before the sweep to 560 ns after it (the interleaved row steady), or the
+# interleaved row is noisy (CV about 28%) while before and after agree.
+write("drift/shifted", "queues", q + floor_runs("queues", scale(STEADY, 430)),
+      sk=vocabulary("queues", before=(300.0, 480.0), after=(560.0, 900.0)))
+write("drift/noisy", "queues", q + floor_runs("queues", scale(NOISY_A, 560)))
+# old/: as an older sweep wrote it: no vocabulary, no floor.
+write("old", "queues", q_old, sk=False)
 
 lg = []
 for callers in (1, 4):
@@ -107,14 +277,24 @@ lg += runs("logger/latency-file/async-queue-tbb/callers:1/bytes:32",
 lg += runs("logger/latency-file/async-queue-tbb/callers:4/bytes:32",
            {"p50_ns": scale(STEADY, 10), "p99_ns": scale(STEADY, 90),
             "p999_ns": scale(STEADY, 200)}, 5)
-write("basic", "logger", lg)
+write("basic", "logger", lg + floor_runs("logger", scale(STEADY, 570.0)))
 
+# The pools: one implementation in tiny and fanout; in sleep, two whose
+# wall_ms and overhead_pct disagree (contrived), so that a test sees which
+# one the file's rule ranks by. As on a 1-core host: no floor at all.
 tp = []
 tp += runs("threadpool/tiny/asio/work_ns:0/submitters:1",
            {"items_per_second": scale(STEADY, 2e6)}, 5)
 tp += runs("threadpool/fanout/asio/chunks:64",
            {"items_per_second": scale(STEADY, 2e3)}, 5)
-write("basic", "threadpool", tp)
+for impl, wall, over in (("asio", 40.1, 3.0), ("work-stealing", 40.6, 1.0)):
+    tp += runs("threadpool/sleep/%s/workers:20/tasks:400/sleep_us:2000" % impl,
+               {"overhead_pct": scale(STEADY, over),
+                "wall_ms": scale(STEADY, wall), "ideal_ms": [40.0] * 5,
+                "overhead_us_per_task": scale(STEADY, over * 20)}, 5)
+write("basic", "threadpool", tp,
+      sk=vocabulary("threadpool", before=None, after=None, core_pair=None,
+                    cores=1))
 
 pp = dict(context=dict(profile="smoke", cores=2, seconds_per_point=0.3,
                        repetitions=1, kernel="test"),
@@ -166,5 +346,38 @@ for impl, k in {"linear": 1.0, "ring": 0.8, "string": 1.5,
                 "mirrored": 0.9}.items():
     b += runs("buffer/framed/%s/msg:128/read:4096" % impl,
               {"bytes_per_second": [k * 1e10], "moved_pct": [1.0]}, 1)
-write("smoke", "buffer", b, profile="smoke")
+write("smoke", "buffer", b + floor_runs("buffer", [580.0]), profile="smoke",
+      sk=vocabulary("buffer", profile="smoke", reps=1))
+
+# repro/: three runs of the queues, 9 repetitions each, CV about 1.3%.
+# Run 2 contradicts run 1: the 1:1 winner swaps (bounded-mpmc -> moodycamel:
+# one winner and one pair contradiction) and in the latency class mutex
+# overtakes moodycamel (a pair contradiction; the winner stays). Run 3 agrees
+# with run 1 (other numbers, same order).
+REPRO = {
+    1: dict(tp={"bounded-mpmc": 3.0, "moodycamel": 2.0, "mutex": 1.0},
+            lat={"bounded-mpmc": 130, "moodycamel": 370, "mutex": 1500}),
+    2: dict(tp={"bounded-mpmc": 2.0, "moodycamel": 3.0, "mutex": 1.0},
+            lat={"bounded-mpmc": 130, "moodycamel": 370, "mutex": 300}),
+    3: dict(tp={"bounded-mpmc": 3.3, "moodycamel": 2.1, "mutex": 1.1},
+            lat={"bounded-mpmc": 125, "moodycamel": 390, "mutex": 1400}),
+}
+for run, spec in REPRO.items():
+    r = []
+    for impl, k in spec["tp"].items():
+        r += runs("queues/throughput/%s/producers:1/consumers:1" % impl,
+                  {"items_per_second": scale(STEADY9, k * 1e7)}, 9)
+    for j, (impl, k) in enumerate(spec["lat"].items()):
+        # The floor beside each repetition: the run's row, give or take.
+        floors = [f + run - 1 + j for f in FLOOR9]
+        r += runs("queues/latency/" + impl,
+                  latency_counters(scale(STEADY9, k), floors), 9)
+    for impl, k in {"swap-vector": 1.0, "moodycamel": 1.5,
+                    "spsc-ring": 3.0}.items():
+        r += runs("queues/eventloop/%s/producers:1/coalesce:1" % impl,
+                  {"items_per_second": scale(STEADY9, k * 1e7),
+                   "wakeups_per_task": [0.01] * 9}, 9)
+    r += floor_runs("queues", scale(STEADY9, 560.0 + run))
+    write("repro", "queues", r, sk=vocabulary("queues", reps=9),
+          name="queues-run%d" % run)
 print("fixtures written under", HERE)
