@@ -2,8 +2,8 @@
 #   make test    installs missing Debian packages, runs every test
 #   make bench   installs missing Debian packages, then the whole chain with
 #                -c opt: the four sweeps, pick, the ping-pong validation, and
-#                results/REPORT.md (about 12 minutes on 2 cores)
-# PROFILE=full make bench   the long sweeps (about an hour).
+#                results/REPORT.md (about 15 minutes on 2 cores)
+# PROFILE=full make bench   the long sweeps (about two hours, not measured).
 # make bench-quick          a smoke run of the whole chain (about 2 minutes).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?

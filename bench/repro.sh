@@ -66,8 +66,8 @@ repro_one() {
   done
   echo
   echo "[bench-repro $family: comparing the two runs] $dir/$family.txt"
-  $BAZEL run -c opt //bench:pick -- --repro "$dir/$family-1.json" \
-    "$dir/$family-2.json" 2>&1 | tee "$dir/$family.txt"
+  $BAZEL run -c opt --noshow_progress --ui_event_filters=-info //bench:pick -- \
+    --repro "$dir/$family-1.json" "$dir/$family-2.json" 2>&1 | tee "$dir/$family.txt"
   return "${PIPESTATUS[0]}"
 }
 

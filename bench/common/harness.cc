@@ -444,14 +444,45 @@ void PrintFloorSample(const char* when, const std::optional<FloorSample>& f) {
               static_cast<unsigned long long>(f->round_trips / kEdgeParts));
 }
 
-bool WriteFile(const std::string& path, const std::string& text) {
+// The ranking rules as bench/pick reads them (the floor's is the reference).
+JsonValue RulesJson(const std::vector<RankBy>& rankings) {
+  std::vector<JsonValue> rules;
+  for (const RankBy& r : rankings) {
+    const bool reference = r.scenario == kFloorScenario;
+    rules.push_back(JsonValue::Object({
+        {"scenario", r.scenario},
+        {"metric", r.counter.empty() ? "real_time" : r.counter},
+        {"direction", r.higher_is_better ? "higher" : "lower"},
+        {"unit", r.unit},
+        {"baseline", reference || r.baseline.empty() ? JsonValue()
+                                                     : JsonValue(r.baseline)},
+        {"show", JsonValue::Array({r.also_show.begin(), r.also_show.end()})},
+        {"vs_floor", r.vs_floor},
+        {"reference", reference},
+    }));
+  }
+  return JsonValue::Array(rules);
+}
+
+// Adds `"key": value` to the context of the Google Benchmark JSON file at
+// `path` (rewritten through a temporary file and a rename). Returns what went
+// wrong, or an empty string.
+std::string AddToContext(const std::string& path, std::string_view key,
+                         const JsonValue& value) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::strerror(errno);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto patched = InsertIntoContext(text.str(), key, value);
+  if (!patched) return "no \"context\" object";
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return false;
+    out << *patched;
+    if (!out.flush()) return std::strerror(errno);
   }
-  return std::rename(tmp.c_str(), path.c_str()) == 0;
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return std::strerror(errno);
+  return "";
 }
 
 }  // namespace
@@ -618,6 +649,7 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   const std::vector<std::string> drift = FloorDrift(
       before ? std::optional<double>(before->p50_ns) : std::nullopt,
       after ? std::optional<double>(after->p50_ns) : std::nullopt, row_cv);
+  std::fflush(stdout);  // the warnings on stderr come after the tables
   for (const std::string& reason : drift) {
     std::printf("WARNING: host drifted: %s\n", reason.c_str());
     std::fprintf(stderr, "%s: WARNING: host drifted: %s\n", argv[0],
@@ -636,21 +668,6 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
     }
     for (const auto& [name, sizes] : ScenarioSizes()) {
       scenarios.emplace_back(name, JsonValue::Object(sizes));
-    }
-    std::vector<JsonValue> rules;
-    for (const RankBy& r : rankings) {
-      const bool reference = r.scenario == kFloorScenario;
-      rules.push_back(JsonValue::Object({
-          {"scenario", r.scenario},
-          {"metric", r.counter.empty() ? "real_time" : r.counter},
-          {"direction", r.higher_is_better ? "higher" : "lower"},
-          {"unit", r.unit},
-          {"baseline", reference || r.baseline.empty() ? JsonValue()
-                                                       : JsonValue(r.baseline)},
-          {"show", JsonValue::Array({r.also_show.begin(), r.also_show.end()})},
-          {"vs_floor", r.vs_floor},
-          {"reference", reference},
-      }));
     }
     const JsonValue doc = JsonValue::Object({
         {"schema", 1},
@@ -673,20 +690,16 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
              {"drifted", !drift.empty()},
              {"drift_reasons", JsonValue::Array(reasons)},
          })},
-        {"rankings", JsonValue::Array(rules)},
+        {"rankings", RulesJson(rankings)},
         {"impls", JsonValue::Object(impls)},
         {"scenarios", JsonValue::Object(scenarios)},
     });
-    std::ifstream in(out_path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto patched = InsertIntoContext(text.str(), "serverkit", doc);
-    if (!patched || !WriteFile(out_path, *patched)) {
+    if (const std::string error = AddToContext(out_path, "serverkit", doc);
+        !error.empty()) {
       std::fprintf(stderr,
                    "%s: could not add the ranking rules and the floor to %s "
                    "(%s)\n",
-                   argv[0], out_path.c_str(),
-                   patched ? std::strerror(errno) : "no \"context\" object");
+                   argv[0], out_path.c_str(), error.c_str());
       return 1;
     }
   }

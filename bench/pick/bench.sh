@@ -22,12 +22,14 @@ BAZEL="${BAZEL:-bazel}"
 PICK_FLAGS="${PICK_FLAGS:-}"
 
 # Seconds per step on this project's 2-core VM, bazel's start-up included and
-# the first build not. smoke and default: measured with `make bench-quick` and
-# `make bench`; full: extrapolated from default (not yet measured end to end).
+# the first build not. smoke: measured with `make bench-quick`; default: the
+# sweeps measured by `make bench-repro FAMILY=all` (9 interleaved
+# repetitions), the rest by `make bench`; full: extrapolated (9 repetitions
+# where it had 5; not measured end to end).
 case "$PROFILE" in
   smoke)   est=(15 20 15 10 10 45 10) ;;
-  default) est=(140 100 70 70 5 215 5) ;;
-  full)    est=(900 600 900 300 20 1500 20) ;;
+  default) est=(185 195 150 115 10 215 10) ;;
+  full)    est=(1600 1100 1600 550 20 1500 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
 esac
