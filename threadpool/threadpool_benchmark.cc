@@ -401,14 +401,20 @@ void RegisterTiny(Profile profile, long work_ns) {
   }
 }
 
+// A pool's traits in the JSON context: the queue a QueuePool runs on.
 template <typename P>
-void RegisterPool(Profile profile) {
+void DescribePool() {
   if constexpr (requires { typename P::queue_type; }) {
     using Q = typename P::queue_type;
     DescribeImpl(P::kName, {{"queue", Q::kName}, {"bounded", Q::kBounded}});
   } else {
     DescribeImpl(P::kName, {});
   }
+}
+
+template <typename P>
+void RegisterPool(Profile profile) {
+  DescribePool<P>();
   RegisterTiny<P>(profile, 0);
   RegisterTiny<P>(profile, 1000);
 
@@ -475,8 +481,7 @@ void RegisterQueuePools(TypeList<Ps...>, Profile profile) {
   (
       [&] {
         if constexpr (!Contains<AllPools>::template kHas<Ps>) {
-          using Q = typename Ps::queue_type;
-          DescribeImpl(Ps::kName, {{"queue", Q::kName}, {"bounded", Q::kBounded}});
+          DescribePool<Ps>();
           RegisterTiny<Ps>(profile, 0);
         }
       }(),

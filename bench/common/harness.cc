@@ -412,11 +412,10 @@ void BM_Floor(benchmark::State& state, std::uint64_t round_trips) {
 constexpr int kEdgeParts = 5;
 
 std::optional<FloorSample> MeasureFloorEdge(std::uint64_t round_trips) {
-  constexpr int kParts = kEdgeParts;
   std::vector<FloorSample> parts;
-  for (int i = 0; i < kParts; ++i) {
+  for (int i = 0; i < kEdgeParts; ++i) {
     if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (auto f = MeasureFloor(round_trips / kParts)) parts.push_back(*f);
+    if (auto f = MeasureFloor(round_trips / kEdgeParts)) parts.push_back(*f);
   }
   if (parts.empty()) return std::nullopt;
   std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) {

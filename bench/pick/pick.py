@@ -544,7 +544,7 @@ def _drifted(res, dr):
     return res
 
 
-def pick_class(fr, spec, cdef, workload, alpha, min_margin=MIN_MARGIN,
+def pick_class(fr, cdef, workload, alpha, min_margin=MIN_MARGIN,
                allowed=None, drifted=None):
     """One class of one family, ranked by the file's rule. `allowed`
     narrows the candidates further (the reactor's logger); `drifted`, the
@@ -607,7 +607,7 @@ def pick_family(fr, workload, alpha, min_margin=MIN_MARGIN):
             continue
         if workload.latency_bound and has_latency and not cdef.latency:
             continue
-        out.append(pick_class(fr, spec, cdef, workload, alpha, min_margin,
+        out.append(pick_class(fr, cdef, workload, alpha, min_margin,
                               drifted=dr if dr["drifted"] else None))
     return out
 
@@ -735,8 +735,8 @@ def pick_reactor(loaded, workload, alpha, min_margin=MIN_MARGIN):
         allowed = None
         if comp == "logger":
             allowed = {i for i in fr.impls() if _server_logger(fr.traits(i))}
-        res = pick_class(fr, FAMILY_SPECS[family], cdef, workload, alpha,
-                         min_margin, allowed=allowed)
+        res = pick_class(fr, cdef, workload, alpha, min_margin,
+                         allowed=allowed)
         out[comp] = _entry_from_class(res, res["group_keys"])
     return out, missing
 
@@ -1075,8 +1075,7 @@ def repro_state(res):
 def repro_class(fr1, fr2, cdef, alpha, min_margin):
     """Decides the class in each run and compares. Returns (row,
     winner contradictions, [pair contradictions], pairs compared, compared)."""
-    spec = FAMILY_SPECS[fr1.family]
-    res = [pick_class(fr, spec, cdef, Workload(), alpha, min_margin)
+    res = [pick_class(fr, cdef, Workload(), alpha, min_margin)
            for fr in (fr1, fr2)]
     row = [cdef.key, repro_state(res[0]), repro_state(res[1])]
     if not (res[0]["group_keys"] and res[1]["group_keys"] and
