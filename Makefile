@@ -49,18 +49,19 @@ bench: deps
 bench-quick: deps
 	@PROFILE=smoke BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/pick/bench.sh
 
-# One step at a time.
+# One step at a time. Each sweep runs as 3 processes merged into
+# results/<family>.json (bench/sweep.sh; PROCESSES=N to change).
 bench-queues: deps
-	$(BAZEL) run -c opt //bench:queues -- --profile=$(PROFILE)
+	PROFILE=$(PROFILE) BAZEL="$(BAZEL)" bench/sweep.sh queues
 
 bench-threadpool: deps
-	$(BAZEL) run -c opt //bench:threadpool -- --profile=$(PROFILE)
+	PROFILE=$(PROFILE) BAZEL="$(BAZEL)" bench/sweep.sh threadpool
 
 bench-logger: deps
-	$(BAZEL) run -c opt //bench:logger -- --profile=$(PROFILE)
+	PROFILE=$(PROFILE) BAZEL="$(BAZEL)" bench/sweep.sh logger
 
 bench-buffer: deps
-	$(BAZEL) run -c opt //bench:buffer -- --profile=$(PROFILE)
+	PROFILE=$(PROFILE) BAZEL="$(BAZEL)" bench/sweep.sh buffer
 
 bench-pingpong: deps
 	$(BAZEL) run -c opt //bench:pingpong -- --profile=$(PROFILE)

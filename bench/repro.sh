@@ -4,8 +4,9 @@
 # -----------------------------------------------------------------------------
 #
 # `make bench-repro FAMILY=queues` (threadpool, logger, buffer, or all): runs a
-# family's sweep twice, back to back, then asks bench:pick whether the two runs
-# agree (`pick --repro`). Per workload class it prints each run's winner and
+# family's sweep twice, back to back (each as 3 processes merged into one
+# file, as make bench runs it: bench/sweep.sh), then asks bench:pick whether
+# the two runs agree (`pick --repro`). Per workload class it prints each run's winner and
 # whether the runs agree; a contradiction is run 1 saying X beats Y above the
 # noise while run 2 says Y beats X above the noise, or the two runs naming
 # different winners both above the noise.
@@ -54,9 +55,8 @@ repro_one() {
     echo
     echo "[bench-repro $family: run $run of 2, profile $PROFILE] log: $dir/$family-$run.log"
     start=$(date +%s)
-    $BAZEL run -c opt "//bench:$family" -- "--profile=$PROFILE" \
-      "--benchmark_out=$dir/$family-$run.json" --benchmark_out_format=json \
-      2>&1 | tee "$dir/$family-$run.log"
+    PROFILE="$PROFILE" BAZEL="$BAZEL" bench/sweep.sh "$family" \
+      "$dir/$family-$run.json" 2>&1 | tee "$dir/$family-$run.log"
     rc=${PIPESTATUS[0]}
     if [[ $rc -ne 0 ]]; then
       echo "[bench-repro $family: run $run FAILED (exit $rc)]" >&2

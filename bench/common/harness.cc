@@ -363,6 +363,33 @@ std::optional<bool> ParseBool(std::string_view v) {
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<SweepPart> ParsePart(std::string_view text) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  auto number = [](std::string_view digits) -> std::optional<int> {
+    if (digits.empty() || digits.size() > 2) return std::nullopt;
+    int v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  };
+  const auto k = number(text.substr(0, slash));
+  const auto n = number(text.substr(slash + 1));
+  if (!k || !n || *k < 1 || *n < 1 || *k > *n || *n > 64) return std::nullopt;
+  return SweepPart{*k, *n};
+}
+
+long PartRepetitions(long total, int parts) {
+  if (parts < 1) parts = 1;
+  return std::max(1L, (total + parts - 1) / parts);
+}
+
+namespace {
+
 std::string ResultsDir() {
   if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
     return std::string(ws) + "/results";
@@ -488,9 +515,21 @@ std::string AddToContext(const std::string& path, std::string_view key,
 
 int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   Profile profile = Profile::kDefault;
+  SweepPart part;
   std::vector<std::string> user_args;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg.rfind("--part=", 0) == 0) {
+      const auto p = ParsePart(std::string_view(arg).substr(7));
+      if (!p) {
+        std::fprintf(stderr,
+                     "%s: bad %s (want --part=K/N, 1 <= K <= N <= 64)\n",
+                     argv[0], arg.c_str());
+        return 2;
+      }
+      part = *p;
+      continue;
+    }
     if (arg.rfind("--profile=", 0) == 0) {
       const std::string value = arg.substr(10);
       if (value == "default") {
@@ -537,7 +576,8 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
 
   // Defaults first; the user's flags come later and win.
   std::vector<std::string> args = {argv[0]};
-  long repetitions = profile == Profile::kSmoke ? 1 : kDefaultRepetitions;
+  long repetitions = PartRepetitions(
+      profile == Profile::kSmoke ? 1 : kDefaultRepetitions, part.of);
   if (auto v = FlagValue(user_args, "--benchmark_repetitions")) {
     repetitions = std::strtol(v->c_str(), nullptr, 10);
   } else {
@@ -581,6 +621,10 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
                              : profile == Profile::kSmoke ? "smoke"
                                                           : "default";
   benchmark::AddCustomContext("profile", profile_name);
+  if (part.of > 1) {
+    std::printf("part %d of %d: %ld repetition(s) in this process\n",
+                part.index, part.of, repetitions);
+  }
   benchmark::AddCustomContext("cores", std::to_string(Cores()));
   benchmark::AddCustomContext(
       "pinning", spec.pins_threads
@@ -674,6 +718,7 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
         {"profile", profile_name},
         {"repetitions", repetitions},
         {"interleaved", interleaved},
+        {"part", JsonValue::Object({{"index", part.index}, {"of", part.of}})},
         {"machine",
          JsonValue::Object({{"cpu_model", CpuModel()}, {"cores", Cores()}})},
         {"floor",

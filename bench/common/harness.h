@@ -27,6 +27,10 @@
 //   - Thread helpers: `Cores()`, `AllowedCpus()`, `PinToCore()`,
 //     `ThreadCounters()`.
 //
+//   - `--part=K/N`: this process is part K of a sweep run as N processes
+//     (bench/sweep.sh); it runs ceil(9 / N) of the repetitions and records
+//     the part in the context, and `pick --merge` joins the N files.
+//
 // Any `--benchmark_*` flag the user passes wins over the defaults. Colour
 // only when stdout is a terminal (`--benchmark_color=true|false|auto`).
 //
@@ -40,6 +44,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +64,24 @@ enum class Profile {
 // for the U-test over repetitions to reach p < 0.05 where a difference is
 // real (Google Benchmark's compare.py asks for 9 or more).
 inline constexpr long kDefaultRepetitions = 9;
+
+// One process of a sweep split into `of` processes (`--part=K/N`): the
+// sweep scripts run a family as N processes, one after the other, and
+// bench/pick merges their files (`pick --merge`). A process-level effect
+// (where the heap and the stacks landed, which vCPU the hypervisor gave)
+// then shows as a difference between processes instead of deciding a whole
+// run, and pick counts X ahead of Y only when every process agrees.
+struct SweepPart {
+  int index = 1;  // 1-based
+  int of = 1;
+};
+
+// "K/N" with 1 <= K <= N <= 64; nullopt otherwise.
+std::optional<SweepPart> ParsePart(std::string_view text);
+
+// The repetitions each of `parts` processes runs so that together they run
+// at least `total`: ceil(total / parts), at least 1.
+long PartRepetitions(long total, int parts);
 
 // Picks a value by profile.
 template <typename T>

@@ -111,5 +111,27 @@ TEST(MeasureFloorTest, ZeroRoundTripsIsNoMeasurement) {
   EXPECT_FALSE(MeasureFloor(0).has_value());
 }
 
+TEST(SweepPartTest, ParsesKOfN) {
+  const auto p = ParsePart("2/3");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->index, 2);
+  EXPECT_EQ(p->of, 3);
+  EXPECT_TRUE(ParsePart("1/1").has_value());
+  EXPECT_TRUE(ParsePart("64/64").has_value());
+  for (const char* bad : {"", "3", "0/3", "4/3", "1/0", "1/65", "a/3", "1/3x",
+                          "-1/3", "1//3", "/3", "1/", "100/100"}) {
+    EXPECT_FALSE(ParsePart(bad).has_value()) << bad;
+  }
+}
+
+TEST(SweepPartTest, RepetitionsCoverTheTotal) {
+  EXPECT_EQ(PartRepetitions(9, 1), 9);
+  EXPECT_EQ(PartRepetitions(9, 3), 3);
+  EXPECT_EQ(PartRepetitions(9, 2), 5);
+  EXPECT_EQ(PartRepetitions(9, 4), 3);
+  EXPECT_EQ(PartRepetitions(1, 3), 1);
+  EXPECT_EQ(PartRepetitions(9, 0), 9);
+}
+
 }  // namespace
 }  // namespace serverkit::bench

@@ -3,7 +3,8 @@
 # bench/pick/bench.sh
 # -----------------------------------------------------------------------------
 #
-# `make bench`'s chain, from the workspace root: the four sweeps, pick, the
+# `make bench`'s chain, from the workspace root: the four sweeps (each as 3
+# processes merged into one file, bench/sweep.sh; PROCESSES=N), pick, the
 # ping-pong sweep with its validation, and pick again so the report includes
 # the validation. Prints a progress line per step ([3/7] logger sweep ...),
 # an up-front total estimate for the profile, and each step's elapsed time;
@@ -20,6 +21,7 @@ set -uo pipefail
 PROFILE="${PROFILE:-default}"
 BAZEL="${BAZEL:-bazel}"
 PICK_FLAGS="${PICK_FLAGS:-}"
+export PROFILE BAZEL  # bench/sweep.sh reads them
 
 # Seconds per step on this project's 2-core VM, bazel's start-up included and
 # the first build not. smoke: measured with `make bench-quick`; default: the
@@ -37,10 +39,10 @@ esac
 names=("queue sweep" "thread-pool sweep" "logger sweep" "buffer sweep"
        "pick" "ping-pong + validation" "report (pick again)")
 cmds=(
-  "$BAZEL run -c opt //bench:queues -- --profile=$PROFILE"
-  "$BAZEL run -c opt //bench:threadpool -- --profile=$PROFILE"
-  "$BAZEL run -c opt //bench:logger -- --profile=$PROFILE"
-  "$BAZEL run -c opt //bench:buffer -- --profile=$PROFILE"
+  "bench/sweep.sh queues"
+  "bench/sweep.sh threadpool"
+  "bench/sweep.sh logger"
+  "bench/sweep.sh buffer"
   "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
   "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
   "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"

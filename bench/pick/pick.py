@@ -11,6 +11,7 @@
 #       [--no-charts]
 #   bazel run //bench:pick -- --compare DIR_A DIR_B
 #   bazel run //bench:pick -- --repro RUN1.json RUN2.json
+#   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
 #
 # Reads results/<family>.json (Google Benchmark's JSON from //bench:queues,
 # :threadpool, :logger, :buffer) and results/pingpong.json, and for each
@@ -49,7 +50,15 @@
 # p < alpha, the margin exceeds the larger of the two coefficients of
 # variation, and it exceeds MIN_MARGIN (5%; --min-margin). Without scipy the
 # CV rule is margin > 2 x CV (and > the minimum margin). With one repetition
-# (--profile=smoke) the noise is unknown and the table says so.
+# (--profile=smoke) the noise is unknown and the table says so. A file
+# merged from a sweep run as N processes (bench/sweep.sh, --merge) adds one
+# condition: the winner's median must be ahead in every process, so that a
+# process-level effect (where the heap landed, which vCPUs the host gave)
+# makes a tie, never a confident winner.
+#
+# --merge OUT PART...: joins the files of one sweep run as N processes
+# (--part=K/N) into OUT (results.merge_parts); exit 2 when they are not the
+# N parts of one sweep.
 #
 # The floor and drift: every family file has a reference row
 # <family>/floor/cache-line (two pinned threads bouncing one cache line),
@@ -284,7 +293,9 @@ def noise(cw, cr, metric, higher, alpha, min_margin=MIN_MARGIN):
     """Is cw's margin over cr in one group above noise? (The winner's over
     the runner-up's, or one implementation's over another's.) Above: the
     U-test's p < alpha, and the margin exceeds both the larger CV and
-    `min_margin`; without scipy, 2 x the larger CV and `min_margin`."""
+    `min_margin`; without scipy, 2 x the larger CV and `min_margin`. In a
+    file merged from several processes, also: cw's median is better than
+    cr's in every process (else "split" says where it is not)."""
     sw, sr = cw.reps(metric), cr.reps(metric)
     ratio = better_ratio(cw.median(metric), cr.median(metric), higher)
     cvs = [c for c in (cw.cv(metric), cr.cv(metric)) if c is not None]
@@ -301,16 +312,29 @@ def noise(cw, cr, metric, higher, alpha, min_margin=MIN_MARGIN):
         above = p < alpha and margin > max(cvmax or 0.0, min_margin)
     else:
         above = margin > max(2 * (cvmax or 0.0), min_margin)
+    # A sweep run as several processes: every process must agree.
+    pw, pr = cw.process_medians(metric), cr.process_medians(metric)
+    procs = sorted(set(pw) & set(pr))
+    out["processes"] = len(procs)
+    out["split"] = None
+    if len(procs) >= 2:
+        per = [(k, better_ratio(pw[k], pr[k], higher)) for k in procs]
+        behind = [(k, x) for k, x in per if not x > 1]
+        if above and behind:
+            above = False
+            out["split"] = "behind in process %s" % ", ".join(
+                "%d (%s)" % (k, fmt_ratio(x)) for k, x in behind)
     out["state"] = "above" if above else "within"
     return out
 
 
 def noise_rule(alpha, min_margin):
+    every = "; and ahead in every process of a sweep run as several"
     if scipy_available():
         return ("U-test p < %g and margin > max(the larger CV, min margin "
-                "%g)" % (alpha, min_margin))
-    return ("margin > max(2 x the larger CV, min margin %g) (no scipy)" %
-            min_margin)
+                "%g)%s" % (alpha, min_margin, every))
+    return ("margin > max(2 x the larger CV, min margin %g) (no scipy)%s" %
+            (min_margin, every))
 
 
 # --- the floor: did the host drift? ---------------------------------------------
@@ -528,6 +552,10 @@ def decide(fr, groups, metric, higher, baseline, candidates, scores, alpha,
     elif not above:
         out["noise"] = "within"
         out["verdict"] = "within the noise: a tie with %s" % r
+        split = [n for n in assessed if n.get("split")]
+        if split:
+            out["verdict"] += " (the processes disagree in %d of %d " \
+                "group(s))" % (len(split), len(assessed))
     else:
         out["noise"] = "mixed"
         out["verdict"] = "larger than the noise in %d of %d groups" % (
@@ -1184,6 +1212,30 @@ def repro(path1, path2, alpha=0.05, min_margin=MIN_MARGIN, out=sys.stdout,
 
 # --- main -------------------------------------------------------------------------
 
+def merge(out_path, parts):
+    """--merge: writes the joined document to out_path (through a temporary
+    file); 0, or 2 with the reason on stderr."""
+    try:
+        doc = R.merge_parts(parts)
+    except R.MergeError as e:
+        print("pick --merge: %s" % e, file=sys.stderr)
+        return 2
+    tmp = out_path + ".tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, out_path)
+    except OSError as e:
+        print("pick --merge: cannot write %s: %s" % (out_path, e),
+              file=sys.stderr)
+        return 2
+    sk = doc["context"]["serverkit"]
+    print("merged %d process(es) of %s, %s repetitions, into %s" % (
+        sk["processes"], sk.get("family"), sk.get("repetitions"), out_path))
+    return 0
+
+
 def default_results_dir():
     base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
     return os.path.join(base, "results")
@@ -1228,9 +1280,14 @@ def parse_args(argv):
                     "interleaved CV) before a family's winners are withheld, "
                     "a fraction (default: the file's, 0.2); a larger one "
                     "names winners on a host that moves, at your risk")
+    ap.add_argument("--merge", nargs="+", metavar="FILE",
+                    help="OUT PART1 ... PARTN: join the files of one sweep "
+                    "run as N processes (--part=K/N) into OUT instead")
     args = ap.parse_args(argv)
-    if args.compare and args.repro:
-        ap.error("--compare and --repro: one at a time")
+    if sum(bool(x) for x in (args.compare, args.repro, args.merge)) > 1:
+        ap.error("--compare, --repro and --merge: one at a time")
+    if args.merge and len(args.merge) < 2:
+        ap.error("--merge OUT PART1 [PART2 ...]: at least one part")
     if not 0 <= args.min_margin < 1:
         ap.error("--min-margin must be a fraction in [0, 1)")
     if args.drift_threshold is not None and not args.drift_threshold > 0:
@@ -1246,6 +1303,8 @@ def main(argv):
     global DRIFT_THRESHOLD
     args = parse_args(argv)
     DRIFT_THRESHOLD = args.drift_threshold
+    if args.merge:
+        return merge(args.merge[0], args.merge[1:])
     if args.repro:
         return repro(args.repro[0], args.repro[1], args.alpha,
                      args.min_margin)

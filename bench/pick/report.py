@@ -218,7 +218,9 @@ def _class_details(fr, res, fam=None):
                  "U-test p", "larger CV", "repetitions", "above noise"],
                 [[n["group"], fmt_ratio(n["ratio"]),
                   "-" if n["p"] is None else "%.3f" % n["p"],
-                  _cv(n["cv"]), str(n["reps"]), n["state"]] for n in gn]))
+                  _cv(n["cv"]), str(n["reps"]),
+                  n["state"] + (" (%s)" % n["split"] if n.get("split")
+                                else "")] for n in gn]))
     if res.get("show") and res.get("winner"):
         extras = []
         for g in groups:

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# bench/sweep.sh end to end on the queue sweep's smoke profile: run as 2
+# processes (--part=1/2, --part=2/2), merged by pick --merge into one file
+# whose every repetition keeps its process; then the script's bad arguments.
+set -euo pipefail
+bin="$(pwd)/$1"
+sweep="$(pwd)/$2"
+pick="$(pwd)/$3"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}/sweep"
+mkdir -p "$tmp"
+cd "$tmp"
+fail() { echo "FAIL: $*"; exit 1; }
+
+PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_PY="$pick" \
+  "$sweep" queues "$tmp/queues.json" -- --benchmark_filter='queues/(floor/|(latency|throughput)/(mutex|bounded-mpmc)/(producers:1/consumers:1/)?iter)' \
+  >"$tmp/log.txt" 2>&1 || { cat "$tmp/log.txt"; fail "sweep.sh exited non-zero"; }
+grep -q "^\[sweep queues: process 1 of 2, profile smoke\]" "$tmp/log.txt" || fail "no process 1 line"
+grep -q "^\[sweep queues: process 2 of 2, profile smoke\]" "$tmp/log.txt" || fail "no process 2 line"
+grep -q "^part 2 of 2: 1 repetition(s) in this process" "$tmp/log.txt" || { cat "$tmp/log.txt"; fail "no part line"; }
+grep -q "^merged 2 process(es) of queues, 2 repetitions, into $tmp/queues.json" "$tmp/log.txt" ||
+  { cat "$tmp/log.txt"; fail "no merge line"; }
+[[ -f "$tmp/parts/queues-1.json" && -f "$tmp/parts/queues-2.json" ]] || fail "parts not kept"
+/usr/bin/python3 - "$tmp/queues.json" <<'PY' || fail "merged file"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sk = doc["context"]["serverkit"]
+assert sk["processes"] == 2 and sk["repetitions"] == 2, sk
+assert "part" not in sk
+assert [p["process"] for p in sk["floor"]["parts"]] == [1, 2]
+runs = {}
+for b in doc["benchmarks"]:
+    assert b["run_type"] == "iteration", b["name"]
+    runs.setdefault(b["run_name"], []).append(b["process"])
+assert len(runs) == 5, sorted(runs)   # floor, 2 latencies, 2 throughputs
+for name, procs in runs.items():
+    assert sorted(procs) == [1, 2], (name, procs)
+PY
+
+# Bad arguments: exit 2 and a reason.
+for args in "" "nosuch" "queues out.json extra"; do
+  set +e
+  PROFILE=smoke SWEEP_BIN="$bin" "$sweep" $args >"$tmp/bad.txt" 2>&1
+  rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || { cat "$tmp/bad.txt"; fail "'$args': exit $rc, want 2"; }
+  grep -q "^sweep: " "$tmp/bad.txt" || fail "'$args': no reason"
+done
+for env in PROCESSES=0 PROCESSES=x PROFILE=fast; do
+  set +e
+  env "$env" SWEEP_BIN="$bin" "$sweep" queues >"$tmp/bad.txt" 2>&1
+  rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || { cat "$tmp/bad.txt"; fail "$env: exit $rc, want 2"; }
+done
+# A failing process stops the sweep with exit 1 and no merged file.
+set +e
+PROFILE=smoke PROCESSES=2 SWEEP_BIN=/bin/false "$sweep" queues "$tmp/f.json" >"$tmp/bad.txt" 2>&1
+rc=$?
+set -e
+[[ $rc -eq 1 && ! -f "$tmp/f.json" ]] || { cat "$tmp/bad.txt"; fail "failed process: exit $rc"; }
+grep -q "process 1 of 2 FAILED" "$tmp/bad.txt" || fail "no FAILED line"
+echo "sweep.sh: 2 processes merged, bad arguments refused, OK"
