@@ -48,6 +48,11 @@ template <typename B>
 using HighWaterMarkCallback =
     std::function<void(const TcpConnectionPtr<B>&, std::size_t queued)>;
 
+// Called once when the peer's EOF arrives (it half-closed); the connection
+// has stopped reading and closes once its queued output is written.
+template <typename B>
+using HalfCloseCallback = std::function<void(const TcpConnectionPtr<B>&)>;
+
 template <typename B>
 using CloseCallback = std::function<void(const TcpConnectionPtr<B>&)>;
 

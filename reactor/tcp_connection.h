@@ -9,9 +9,23 @@
 //     64 KiB stack extra), then the message callback with the buffer; the
 //     callee retrieves what it consumed.
 //   - Writes: `send` writes directly when nothing is queued, queues the rest
-//     in the output buffer and waits for EPOLLOUT. Crossing the high-water
-//     mark (default 64 MiB) calls the high-water-mark callback once per
-//     crossing, so a server can stop reading from a peer that does not read.
+//     in the output buffer and waits for EPOLLOUT.
+//   - Back-pressure: above the high-water mark of queued output (default
+//     kDefaultHighWaterMark, 1 MiB) the connection stops reading (EPOLLIN
+//     off), so a peer that sends and never reads stalls in TCP's flow
+//     control instead of growing the server's memory; once the output has
+//     drained to the low-water mark (default kDefaultLowWaterMark, 256 KiB)
+//     it reads again. A connection then holds at most the high mark plus
+//     what one message callback sends in reply to one read (a read is at
+//     most the input buffer's free space plus 64 KiB). Crossing the high
+//     mark also calls the high-water-mark callback, once per crossing.
+//     `set_water_marks` changes both marks.
+//   - Peer half-close: when the peer's EOF arrives the connection stops
+//     reading, calls the half-close callback (which may still send), and
+//     closes once everything queued has been written; with nothing queued it
+//     closes at once. A callback whose replies are still being computed
+//     elsewhere calls `hold_open()`, and later `close_when_drained()` (after
+//     its last send). A peer that resets while we write closes it at once.
 //   - `shutdown()` is a half-close that waits for the output buffer to drain
 //     before `shutdown(SHUT_WR)`; reads go on until the peer closes.
 //   - `force_close()` closes now; queued output is dropped.
@@ -44,6 +58,10 @@
 #include "reactor/socket_ops.h"
 
 namespace serverkit::reactor {
+
+// Back-pressure marks of a new connection (see the header comment).
+inline constexpr std::size_t kDefaultHighWaterMark = std::size_t{1} << 20;
+inline constexpr std::size_t kDefaultLowWaterMark = std::size_t{256} << 10;
 
 template <typename B>
 class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
@@ -142,9 +160,36 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   void set_connection_callback(ConnectionCallback<B> cb) { connection_cb_ = std::move(cb); }
   void set_message_callback(MessageCallback<B> cb) { message_cb_ = std::move(cb); }
   void set_write_complete_callback(WriteCompleteCallback<B> cb) { write_complete_cb_ = std::move(cb); }
+  // The callback, and `mark` as the high-water mark (the low mark drops to
+  // a quarter of it when it was not below it). Loop thread.
   void set_high_water_mark_callback(HighWaterMarkCallback<B> cb, std::size_t mark) {
     high_water_cb_ = std::move(cb);
-    high_water_mark_ = mark;
+    set_water_marks(mark, low_water_mark_ < mark ? low_water_mark_ : mark / 4);
+  }
+  // Stop reading above `high` queued output bytes, read again at `low` or
+  // below; `low` is capped at `high`, and `high` is at least 1. Loop thread.
+  void set_water_marks(std::size_t high, std::size_t low) {
+    high_water_mark_ = high > 0 ? high : 1;
+    low_water_mark_ = low < high_water_mark_ ? low : high_water_mark_;
+  }
+  std::size_t high_water_mark() const { return high_water_mark_; }
+  std::size_t low_water_mark() const { return low_water_mark_; }
+  // Called once, in the loop thread, when the peer's EOF arrives: reading
+  // has stopped, and the connection closes once its queued output (and
+  // whatever the callback sends) has been written, unless the callback
+  // calls hold_open().
+  void set_half_close_callback(HalfCloseCallback<B> cb) { half_close_cb_ = std::move(cb); }
+  // From the half-close callback: do not close when the output drains; the
+  // owner calls close_when_drained() (or force_close()) later. Loop thread.
+  void hold_open() {
+    loop_->assert_in_loop_thread();
+    held_open_ = true;
+  }
+  // Closes once everything queued (including sends posted before this
+  // call from the same thread) has been written; at once when nothing is.
+  // Thread-safe.
+  void close_when_drained() {
+    loop_->run_in_loop([self = this->shared_from_this()] { self->close_when_drained_in_loop(); });
   }
   void set_close_callback(CloseCallback<B> cb) { close_cb_ = std::move(cb); }
 
@@ -175,6 +220,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   std::uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
   std::uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
   std::uint64_t dropped_sends() const { return dropped_sends_.load(std::memory_order_relaxed); }
+  // The peer has half-closed (its EOF arrived). Thread-safe.
+  bool peer_half_closed() const { return peer_closed_.load(std::memory_order_relaxed); }
+  // Times reading stopped above the high-water mark. Thread-safe.
+  std::uint64_t backpressure_pauses() const {
+    return backpressure_pauses_.load(std::memory_order_relaxed);
+  }
+  // Reading is stopped by back-pressure now. Loop thread.
+  bool paused_by_backpressure() const { return paused_; }
 
  private:
   enum State { kConnecting, kConnected, kDisconnecting, kDisconnected };
@@ -186,7 +239,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
       bytes_read_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
       if (message_cb_) message_cb_(this->shared_from_this(), &input_, receive_time);
     } else if (n == 0) {
-      handle_close();
+      handle_peer_eof();
     } else if (saved_errno != EAGAIN && saved_errno != EWOULDBLOCK && saved_errno != EINTR) {
       errno = saved_errno;
       handle_error();
@@ -200,6 +253,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     const ssize_t n = output_.write_fd(fd_, &saved_errno);
     if (n > 0) {
       bytes_written_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+      if (paused_ && output_.readable_bytes() <= low_water_mark_) resume_reading();
       if (output_.readable_bytes() == 0) {
         channel_.disable_writing();
         if (write_complete_cb_) {
@@ -208,11 +262,49 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
           });
         }
         if (state_.load() == kDisconnecting) shutdown_in_loop();
+        if (close_when_drained_) handle_close();
       }
     } else if (n < 0 && saved_errno != EAGAIN && saved_errno != EWOULDBLOCK &&
                saved_errno != EINTR) {
-      std::fprintf(stderr, "reactor: %s: write failed: %s\n", name_.c_str(),
-                   std::strerror(saved_errno));
+      // The peer is gone (EPIPE, ECONNRESET) or the socket failed: what is
+      // queued can never be delivered.
+      if (saved_errno != EPIPE && saved_errno != ECONNRESET) {
+        std::fprintf(stderr, "reactor: %s: write failed: %s\n", name_.c_str(),
+                     std::strerror(saved_errno));
+      }
+      handle_close();
+    }
+  }
+
+  // The peer's EOF: stop reading, tell the owner, and close once the output
+  // has drained (at once when nothing is queued).
+  void handle_peer_eof() {
+    loop_->assert_in_loop_thread();
+    if (peer_closed_.exchange(true, std::memory_order_relaxed)) return;
+    paused_ = false;
+    if (channel_.is_reading()) channel_.disable_reading();
+    if (half_close_cb_) half_close_cb_(this->shared_from_this());
+    if (!held_open_) close_when_drained_in_loop();
+  }
+
+  void close_when_drained_in_loop() {
+    loop_->assert_in_loop_thread();
+    if (state_.load() == kDisconnected) return;
+    close_when_drained_ = true;
+    if (!channel_.is_writing() && output_.readable_bytes() == 0) handle_close();
+  }
+
+  void pause_reading() {
+    paused_ = true;
+    backpressure_pauses_.fetch_add(1, std::memory_order_relaxed);
+    channel_.disable_reading();
+  }
+
+  void resume_reading() {
+    paused_ = false;
+    if (!peer_closed_.load(std::memory_order_relaxed) && state_.load() != kDisconnected &&
+        !channel_.is_reading()) {
+      channel_.enable_reading();
     }
   }
 
@@ -271,6 +363,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     }
     output_.append(data + written, remaining);
     if (!channel_.is_writing()) channel_.enable_writing();
+    if (!paused_ && output_.readable_bytes() >= high_water_mark_ && channel_.is_reading()) {
+      pause_reading();
+    }
   }
 
   void shutdown_in_loop() {
@@ -293,15 +388,22 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   std::atomic<int> state_{kConnecting};
   B input_;
   B output_;
-  std::size_t high_water_mark_ = 64 * 1024 * 1024;
+  std::size_t high_water_mark_ = kDefaultHighWaterMark;
+  std::size_t low_water_mark_ = kDefaultLowWaterMark;
+  bool paused_ = false;              // reading stopped by back-pressure
+  bool held_open_ = false;           // hold_open() after the peer's EOF
+  bool close_when_drained_ = false;  // close once the output is written
+  std::atomic<bool> peer_closed_{false};
   ConnectionCallback<B> connection_cb_;
   MessageCallback<B> message_cb_;
   WriteCompleteCallback<B> write_complete_cb_;
   HighWaterMarkCallback<B> high_water_cb_;
+  HalfCloseCallback<B> half_close_cb_;
   CloseCallback<B> close_cb_;
   std::atomic<std::uint64_t> bytes_read_{0};
   std::atomic<std::uint64_t> bytes_written_{0};
   std::atomic<std::uint64_t> dropped_sends_{0};
+  std::atomic<std::uint64_t> backpressure_pauses_{0};
 };
 
 }  // namespace serverkit::reactor

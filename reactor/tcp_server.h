@@ -70,6 +70,16 @@ class TcpServer {
   void set_connection_callback(ConnectionCallback<B> cb) { connection_cb_ = std::move(cb); }
   void set_message_callback(MessageCallback<B> cb) { message_cb_ = std::move(cb); }
   void set_write_complete_callback(WriteCompleteCallback<B> cb) { write_complete_cb_ = std::move(cb); }
+  // Every connection's back-pressure marks (TcpConnection::set_water_marks;
+  // defaults kDefaultHighWaterMark and kDefaultLowWaterMark).
+  void set_water_marks(std::size_t high, std::size_t low) {
+    high_water_mark_ = high;
+    low_water_mark_ = low;
+  }
+  // Called when a connection's queued output crosses the high mark.
+  void set_high_water_mark_callback(HighWaterMarkCallback<B> cb) { high_water_cb_ = std::move(cb); }
+  // Called when a peer half-closes (TcpConnection::set_half_close_callback).
+  void set_half_close_callback(HalfCloseCallback<B> cb) { half_close_cb_ = std::move(cb); }
 
   // Starts the I/O threads and listens. Base loop thread; idempotent.
   void start() {
@@ -114,6 +124,9 @@ class TcpServer {
     conn->set_connection_callback(connection_cb_);
     conn->set_message_callback(message_cb_);
     conn->set_write_complete_callback(write_complete_cb_);
+    conn->set_water_marks(high_water_mark_, low_water_mark_);
+    if (high_water_cb_) conn->set_high_water_mark_callback(high_water_cb_, high_water_mark_);
+    conn->set_half_close_callback(half_close_cb_);
     conn->set_close_callback(
         [this](const TcpConnectionPtr<B>& c) { remove_connection(c); });
     loop->run_in_loop([conn] { conn->connect_established(); });
@@ -139,6 +152,10 @@ class TcpServer {
   ConnectionCallback<B> connection_cb_;
   MessageCallback<B> message_cb_;
   WriteCompleteCallback<B> write_complete_cb_;
+  HighWaterMarkCallback<B> high_water_cb_;
+  HalfCloseCallback<B> half_close_cb_;
+  std::size_t high_water_mark_ = kDefaultHighWaterMark;
+  std::size_t low_water_mark_ = kDefaultLowWaterMark;
   bool started_ = false;
   std::uint64_t next_id_ = 0;
   std::map<std::string, TcpConnectionPtr<B>> connections_;  // base loop only

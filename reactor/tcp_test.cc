@@ -1,7 +1,9 @@
 // TcpServer / TcpConnection / TcpClient over loopback, typed over every
 // buffer: echo correctness for many sessions, many connections at once, a
 // peer reset mid-message, a slow reader hitting the high-water mark,
-// half-close, descriptor exhaustion, and a client that retries.
+// half-close (ours, and the peer's with output still queued), back-pressure
+// on a peer that never reads, descriptor exhaustion, and a client that
+// retries.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -289,6 +292,225 @@ TYPED_TEST(TcpTest, HalfCloseDeliversQueuedOutputThenEof) {
   auto f = got_after_shutdown.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(f.get(), "after");
+}
+
+void SetBufferSize(int fd, int option, int bytes) {
+  ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof(bytes));
+}
+
+// A client with a 32 KiB receive buffer and a 256 KiB send buffer (set
+// before connecting, as the window is agreed at the handshake), so what the
+// kernel absorbs stays well under the test's megabytes.
+int SmallWindowSocket(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  SetBufferSize(fd, SO_RCVBUF, 32 << 10);
+  SetBufferSize(fd, SO_SNDBUF, 256 << 10);
+  timeval tv{20, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reads until EOF; `eof` says whether it came (else an error or timeout).
+std::string ReadToEof(int fd, bool* eof) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t r = ::recv(fd, buf, sizeof(buf), 0);
+    if (r <= 0) {
+      *eof = r == 0;
+      return out;
+    }
+    out.append(buf, static_cast<std::size_t>(r));
+  }
+}
+
+// What a connection holds, read in its loop thread.
+struct Held {
+  std::size_t output = 0;
+  std::size_t input = 0;
+  bool paused = false;
+  std::uint64_t pauses = 0;
+};
+
+template <typename B>
+Held HeldBy(const TcpConnectionPtr<B>& conn) {
+  std::promise<Held> p;
+  conn->loop()->run_in_loop([&] {
+    p.set_value({conn->output_buffer()->readable_bytes(), conn->input_buffer()->readable_bytes(),
+                 conn->paused_by_backpressure(), conn->backpressure_pauses()});
+  });
+  return p.get_future().get();
+}
+
+// The peer sends 8 MiB without reading, half-closes, then reads: it gets
+// every byte back, then EOF. The marks are above 8 MiB and the server's send
+// buffer is small, so the server reads everything and sees the EOF with
+// most of the echo still queued: the path that used to close at once and
+// drop the queue.
+TYPED_TEST(TcpTest, PeerHalfCloseGetsEveryQueuedByte) {
+  using B = TypeParam;
+  std::atomic<std::size_t> queued_at_eof{0};
+  std::atomic<int> half_closes{0};
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    EchoSetup(s);
+    s.set_water_marks(16 << 20, 4 << 20);
+    s.set_connection_callback([](const TcpConnectionPtr<B>& conn) {
+      if (conn->connected()) SetBufferSize(conn->fd(), SO_SNDBUF, 64 << 10);
+    });
+    s.set_half_close_callback([&](const TcpConnectionPtr<B>& conn) {
+      EXPECT_TRUE(conn->peer_half_closed());
+      queued_at_eof.store(conn->output_buffer()->readable_bytes());
+      half_closes.fetch_add(1);
+    });
+  });
+  const int fd = SmallWindowSocket(server.port());
+  ASSERT_GE(fd, 0);
+  const std::string payload = Pattern(8 << 20, 11);
+  std::size_t off = 0;
+  while (off < payload.size()) {
+    const ssize_t n = ::send(fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
+    ASSERT_GT(n, 0) << "send stalled after " << off << " bytes: " << std::strerror(errno);
+    off += static_cast<std::size_t>(n);
+  }
+  ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
+  bool eof = false;
+  const std::string back = ReadToEof(fd, &eof);
+  ::close(fd);
+  EXPECT_TRUE(eof) << "no EOF after the echo";
+  EXPECT_EQ(back.size(), payload.size());
+  EXPECT_TRUE(back == payload) << "the echo differs from what was sent";
+  EXPECT_EQ(half_closes.load(), 1);
+  EXPECT_GT(queued_at_eof.load(), 0u) << "the EOF came with nothing queued; the test "
+                                         "did not reach the half-close path";
+}
+
+// The same with the default marks and a small server send buffer: the
+// server stops reading above 1 MiB queued, so the writer stalls until the
+// peer reads; the peer starts reading once the writer is done or stuck.
+TYPED_TEST(TcpTest, PeerHalfCloseUnderBackPressureGetsEveryByte) {
+  using B = TypeParam;
+  std::atomic<int> high_water{0};
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    EchoSetup(s);
+    s.set_connection_callback([](const TcpConnectionPtr<B>& conn) {
+      if (!conn->connected()) return;
+      SetBufferSize(conn->fd(), SO_SNDBUF, 64 << 10);
+      SetBufferSize(conn->fd(), SO_RCVBUF, 64 << 10);
+    });
+    s.set_high_water_mark_callback(
+        [&](const TcpConnectionPtr<B>&, std::size_t) { high_water.fetch_add(1); });
+  });
+  const int fd = SmallWindowSocket(server.port());
+  ASSERT_GE(fd, 0);
+  const std::string payload = Pattern(8 << 20, 12);
+  std::atomic<std::size_t> sent{0};
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    std::size_t off = 0;
+    while (off < payload.size()) {
+      const ssize_t n = ::send(fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      off += static_cast<std::size_t>(n);
+      sent.store(off);
+    }
+    ::shutdown(fd, SHUT_WR);
+    done.store(true);
+  });
+  // Wait until the writer is done or has made no progress for 200 ms.
+  std::size_t last = 0;
+  for (int still = 0; !done.load() && still < 4;) {
+    std::this_thread::sleep_for(50ms);
+    const std::size_t now = sent.load();
+    still = now == last ? still + 1 : 0;
+    last = now;
+  }
+  EXPECT_FALSE(done.load()) << "the writer was never held back: " << sent.load()
+                            << " bytes went in without the peer reading";
+  bool eof = false;
+  const std::string back = ReadToEof(fd, &eof);
+  writer.join();
+  ::close(fd);
+  EXPECT_EQ(sent.load(), payload.size());
+  EXPECT_TRUE(eof) << "no EOF after the echo";
+  EXPECT_EQ(back.size(), payload.size());
+  EXPECT_TRUE(back == payload) << "the echo differs from what was sent";
+  EXPECT_GE(high_water.load(), 1);
+}
+
+// A peer that sends and never reads: the server stops reading at the high
+// mark, so what it holds for that peer stays under the mark plus one read
+// and its echo, and the sender stalls. When the peer reads, the connection
+// reads again and every byte comes back.
+TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
+  using B = TypeParam;
+  constexpr std::size_t kHigh = 1 << 20, kLow = 256 << 10;
+  // A weak reference: the socket closes when the server drops the
+  // connection, and a strong one here would hold it open.
+  std::promise<std::weak_ptr<TcpConnection<B>>> accepted;
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    EchoSetup(s);
+    s.set_water_marks(kHigh, kLow);
+    s.set_connection_callback([&](const TcpConnectionPtr<B>& conn) {
+      if (!conn->connected()) return;
+      SetBufferSize(conn->fd(), SO_SNDBUF, 64 << 10);
+      SetBufferSize(conn->fd(), SO_RCVBUF, 64 << 10);
+      accepted.set_value(conn);
+    });
+  });
+  const int fd = SmallWindowSocket(server.port());
+  ASSERT_GE(fd, 0);
+  const std::weak_ptr<TcpConnection<B>> weak = accepted.get_future().get();
+  ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+  // Send a repeating 64 KiB pattern, up to 96 MiB, until nothing has gone
+  // in for 300 ms.
+  const std::string chunk = Pattern(64 << 10, 13);
+  std::size_t sent = 0;
+  auto idle_since = std::chrono::steady_clock::now();
+  while (sent < (96u << 20) && std::chrono::steady_clock::now() - idle_since < 300ms) {
+    const std::size_t at = sent % chunk.size();
+    const ssize_t n = ::send(fd, chunk.data() + at, chunk.size() - at, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<std::size_t>(n);
+      idle_since = std::chrono::steady_clock::now();
+    } else {
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+  // One more read's worth may sit in either buffer: a read is at most the
+  // input buffer's free space plus its 64 KiB extra.
+  TcpConnectionPtr<B> conn = weak.lock();
+  ASSERT_TRUE(conn) << "the server dropped a connection that did nothing wrong";
+  const Held held = HeldBy(conn);
+  EXPECT_TRUE(held.paused) << "the server is still reading from a peer that does not read";
+  EXPECT_GE(held.pauses, 1u);
+  EXPECT_LE(held.output + held.input, kHigh + (512u << 10))
+      << "output " << held.output << ", input " << held.input;
+  EXPECT_LT(sent, 24u << 20) << "the sender was never stalled";
+
+  // The peer half-closes and reads now: reading resumes below the low
+  // mark, and the echo of every byte comes back before EOF.
+  conn.reset();
+  ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
+  ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
+  bool eof = false;
+  const std::string back = ReadToEof(fd, &eof);
+  ::close(fd);
+  EXPECT_TRUE(eof);
+  ASSERT_EQ(back.size(), sent);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < back.size(); i += chunk.size()) {
+    bad += back.compare(i, chunk.size(), chunk, 0, std::min(chunk.size(), back.size() - i)) != 0;
+  }
+  EXPECT_EQ(bad, 0u) << "chunks differ from what was sent";
 }
 
 // Lowers RLIMIT_NOFILE for the duration of a test.

@@ -13,21 +13,32 @@
 #     header with body_size max_body + 1 gets its connection closed (one line
 #     on the server's stderr), a truncated header and a truncated body are
 #     only closed, an earlier connection keeps working afterwards, and the
-#     client's sessions all finish clean.
+#     client's sessions all finish clean;
+#   - half-close: a peer with a 32 KiB receive window sends 8 MiB of echo
+#     (and, on the header protocol, 128 messages of 64 KiB) without reading,
+#     half-closes (SHUT_WR), then reads: every byte comes back before EOF
+#     (ours with every buffer);
+#   - back-pressure (ours): a peer that sends up to 96 MiB and never reads
+#     stalls, the server's RSS grows by less than 16 MiB, and once the peer
+#     reads, every byte it sent comes back.
 # Every process runs in its own process group and is killed at the end.
 
 import ctypes
 import json
 import os
+import random
 import signal
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 MAX_BODY = 4096
+HALF_CLOSE_BYTES = 8 << 20
+BUFFERS = ("linear", "ring", "mirrored", "string")
 _libc = ctypes.CDLL(None, use_errno=True)
 _live = []
 
@@ -54,11 +65,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(path, threads, protocol, log):
+def start_server(path, threads, protocol, log, max_body=MAX_BODY, extra=()):
     port = free_port()
     p = spawn([path, "127.0.0.1", str(port), str(threads),
-               "--protocol=" + protocol, "--max_body=%d" % MAX_BODY],
-              stdout=log, stderr=log)
+               "--protocol=" + protocol, "--max_body=%d" % max_body] +
+              list(extra), stdout=log, stderr=log)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if p.poll() is not None:
@@ -138,6 +149,136 @@ def check_echo(client, path, threads, tmp):
             kill(srv)
 
 
+def small_window(port):
+    """A client socket with a 32 KiB receive buffer (set before connect)."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 10)
+    s.settimeout(30)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def read_to_eof(sock):
+    chunks = []
+    while True:
+        c = sock.recv(1 << 16)
+        if not c:
+            return b"".join(chunks)
+        chunks.append(c)
+
+
+def send_half_close_read(sock, data):
+    """Sends data without reading (from a thread), half-closes, and starts
+    reading once the writer is done or has been stuck for 0.3 s; returns
+    everything read up to EOF."""
+    sent = [0]
+    failed = []
+
+    def writer():
+        try:
+            view = memoryview(data)
+            while sent[0] < len(data):
+                sent[0] += sock.send(view[sent[0]:sent[0] + (1 << 20)])
+            sock.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            failed.append(e)
+    t = threading.Thread(target=writer)
+    t.start()
+    last, still = -1, 0
+    while t.is_alive() and still < 6:
+        time.sleep(0.05)
+        still = still + 1 if sent[0] == last else 0
+        last = sent[0]
+    got = read_to_eof(sock)
+    t.join(30)
+    assert not failed, "sending failed after %d bytes: %s" % (sent[0],
+                                                              failed[0])
+    return got
+
+
+def check_half_close(client, path, threads, tmp, extra=()):
+    rng = random.Random(threads)
+    payload = rng.randbytes(HALF_CLOSE_BYTES)
+    with open(os.path.join(tmp, "server.log"), "w+") as log:
+        srv, port = start_server(path, threads, "echo", log, extra=extra)
+        try:
+            s = small_window(port)
+            got = send_half_close_read(s, payload)
+            s.close()
+            assert len(got) == len(payload), \
+                "echo: %d of %d bytes back before EOF" % (len(got),
+                                                          len(payload))
+            assert got == payload, "echo: the bytes differ"
+        finally:
+            kill(srv)
+        srv, port = start_server(path, threads, "header", log,
+                                 max_body=64 << 10, extra=extra)
+        try:
+            msgs = b"".join(message(64 << 10, k) for k in range(128))
+            s = small_window(port)
+            got = send_half_close_read(s, msgs)
+            s.close()
+            assert len(got) == len(msgs), \
+                "header: %d of 128 replies back before EOF" % (
+                    len(got) // len(message(64 << 10, 0)))
+            assert got == msgs, "header: the replies differ"
+        finally:
+            kill(srv)
+    return dict(summary="%d bytes echoed and 128 replies after SHUT_WR" %
+                len(payload))
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS for pid %d" % pid)
+
+
+def check_backpressure(client, path, threads, tmp, extra=()):
+    chunk = random.Random(7).randbytes(64 << 10)
+    with open(os.path.join(tmp, "server.log"), "w+") as log:
+        srv, port = start_server(path, threads, "echo", log, extra=extra)
+        try:
+            s = small_window(port)
+            round_trip_echo = b"warm"
+            s.sendall(round_trip_echo)
+            assert recv_exact(s, 4) == round_trip_echo
+            before = rss_kib(srv.pid)
+            s.setblocking(False)
+            sent, idle = 0, time.monotonic()
+            while sent < (96 << 20) and time.monotonic() - idle < 0.5:
+                try:
+                    n = s.send(chunk)
+                except BlockingIOError:
+                    time.sleep(0.002)
+                    continue
+                sent += n
+                if n < len(chunk):
+                    break   # the stream must stay chunk-aligned: stop here
+                idle = time.monotonic()
+            time.sleep(0.3)
+            grown = rss_kib(srv.pid) - before
+            assert sent < (24 << 20), \
+                "the sender was never stalled: %d MiB in" % (sent >> 20)
+            assert grown < (16 << 10), \
+                "server RSS grew by %d KiB for %d MiB sent" % (grown,
+                                                               sent >> 20)
+            s.settimeout(30)
+            s.shutdown(socket.SHUT_WR)
+            got = read_to_eof(s)
+            s.close()
+            want = (chunk * (sent // len(chunk) + 1))[:sent]
+            assert len(got) == sent, "%d of %d bytes back" % (len(got), sent)
+            assert got == want, "the echo differs from what was sent"
+            assert srv.poll() is None, "server died"
+            return dict(summary="%.1f MiB sent before the stall, server RSS "
+                        "+%d KiB" % (sent / (1 << 20), grown))
+        finally:
+            kill(srv)
+
+
 def check_header(client, path, threads, tmp):
     with open(os.path.join(tmp, "server.log"), "w+") as log:
         srv, port = start_server(path, threads, "header", log)
@@ -195,14 +336,28 @@ def main(argv):
     failures = 0
     with tempfile.TemporaryDirectory(prefix="pingpong-test-") as tmp:
         for name, path in servers.items():
+            # Ours keeps every byte and its memory with every buffer.
+            ours = name == "serverkit"
+            checks = [(check_echo, ()), (check_header, ())]
+            checks += [(check_half_close, ("--buffer=" + b,))
+                       for b in BUFFERS] if ours else [(check_half_close, ())]
+            if ours:
+                checks += [(check_backpressure, ("--buffer=" + b,))
+                           for b in BUFFERS]
             for threads in (1, 2):
-                for check in (check_echo, check_header):
-                    what = "%s %s threads %d" % (
-                        check.__name__[6:], name, threads)
+                for check, extra in checks:
+                    what = "%s %s%s threads %d" % (
+                        check.__name__[6:], name,
+                        "".join(" " + e for e in extra), threads)
                     try:
-                        r = check(client, path, threads, tmp)
-                        print("PASS %s: %.1f MiB/s, %d messages" % (
-                            what, r["mib_per_s"], r["messages"]))
+                        if extra:
+                            r = check(client, path, threads, tmp, extra)
+                        else:
+                            r = check(client, path, threads, tmp)
+                        print("PASS %s: %s" % (what, r["summary"]) if
+                              "summary" in r else
+                              "PASS %s: %.1f MiB/s, %d messages" % (
+                                  what, r["mib_per_s"], r["messages"]))
                     except Exception as e:  # report all, fail at the end
                         failures += 1
                         print("FAIL %s: %s" % (what, e))

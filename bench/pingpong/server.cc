@@ -200,6 +200,26 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
   };
 
   server->set_connection_callback([](const reactor::TcpConnectionPtr<B>&) {});
+  // A peer that half-closes gets every reply before our FIN. Replies made in
+  // the message callback are queued before the EOF is seen; with
+  // --reply_via_queue some are still on their way through the worker loop,
+  // so the close waits for a marker that follows them along the same path.
+  if (po.reply_via_queue) {
+    server->set_half_close_callback([&](const reactor::TcpConnectionPtr<B>& conn) {
+      conn->hold_open();
+      worker.load()->queue_in_loop([conn] { conn->close_when_drained(); });
+    });
+  }
+  // Back-pressure: a peer that sends and never reads stalls above the
+  // connection's high-water mark (reactor::kDefaultHighWaterMark) instead of
+  // growing our memory; say so once per connection that hits it.
+  server->set_high_water_mark_callback(
+      [](const reactor::TcpConnectionPtr<B>& conn, std::size_t queued) {
+        if (conn->backpressure_pauses() <= 1) {
+          std::fprintf(stderr, "server: %s: %zu bytes queued for a peer that does not "
+                       "read; reading paused until it drains\n", conn->name().c_str(), queued);
+        }
+      });
   if (so.protocol == Protocol::kEcho) {
     server->set_message_callback(
         [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {

@@ -15,7 +15,9 @@
 //     woken through its notify fd), and the worker creates the bufferevent in
 //     its own thread, so bufferevents need no locks;
 //   - per connection: TCP_NODELAY, a bufferevent (BEV_OPT_CLOSE_ON_FREE) with
-//     read and event callbacks;
+//     read and event callbacks; on the peer's EOF with output still queued
+//     it stops reading, writes the rest, then frees the bufferevent (a
+//     half-closing peer gets every byte);
 //   - echo: evbuffer_add_buffer(output, input), a zero-copy chain move
 //     (chenshuo/recipes pingpong/libevent/server.c);
 //   - header: evbuffer_copyout the 8-byte header, wait for the whole body,
@@ -110,7 +112,19 @@ void HeaderRead(bufferevent* bev, void* arg) {
   }
 }
 
-void OnEvent(bufferevent* bev, short events, void*) {
+// After the peer's half-close: a bufferevent's write callback runs when its
+// output has drained to the write low watermark (0), and then it is freed.
+void FreeWhenDrained(bufferevent* bev, void*) {
+  if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) bufferevent_free(bev);
+}
+
+void OnEvent(bufferevent* bev, short events, void* arg) {
+  if ((events & BEV_EVENT_EOF) && !(events & BEV_EVENT_ERROR) &&
+      evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+    bufferevent_disable(bev, EV_READ);
+    bufferevent_setcb(bev, nullptr, FreeWhenDrained, OnEvent, arg);
+    return;
+  }
   if (events & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) bufferevent_free(bev);
 }
 
