@@ -13,6 +13,7 @@
 #   report_test    REPORT.md and the charts, --compare, no matplotlib
 #   repro_test     --repro
 #   merge_test     --merge, a winner not ahead in every process
+#   layers_test    each module imports only the layers below it
 #
 # Each file also runs on its own (`/usr/bin/python3 bench/pick/X_test.py`).
 # Exit status 0 when every test passed, 1 otherwise.
