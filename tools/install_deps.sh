@@ -24,6 +24,8 @@ packages=(
   liburing-dev
   python3-matplotlib       # report charts (run with /usr/bin/python3)
   python3-scipy            # compare.py's U-test
+  python3-flake8           # tools/lint_python.sh: bench/pick's style
+  python3-mypy             # tools/lint_python.sh: bench/pick's types
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-# Writes the fixed result sets pick_test.py reads (Google Benchmark's JSON
-# shape: repetitions, then mean/median/stddev/cv aggregates; the context
+# Writes the fixed result sets the tests (../*_test.py) read (Google
+# Benchmark's JSON shape: repetitions, then mean/median/stddev/cv
+# aggregates, written by fixturelib.py; the context
 # carries the sweeps' vocabulary, `serverkit`, and every family its floor
 # row). Deterministic; run it again only to change the fixtures:
 #   /usr/bin/python3 bench/pick/testdata/make_fixtures.py
@@ -21,186 +22,14 @@
 # a multiple of the floor the sweep measures just before and after each
 # repetition (floor_ns, beside that repetition); every latency run carries
 # p50_ns, p99_ns, p999_ns, floor_ns, p50_x_floor and p99_x_floor.
+
 import json
 import os
 import shutil
-import statistics
+from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def runs(name, counters, reps, extra=None, oversub=0):
-    """counters: {counter: [value per repetition]}"""
-    out = []
-    n = len(next(iter(counters.values())))
-    base = dict(run_name=name + "/iterations:1/manual_time",
-                repetitions=reps, threads=1, iterations=1, time_unit="ms")
-    for i in range(n):
-        b = dict(base, name=base["run_name"], run_type="iteration",
-                 repetition_index=i, real_time=1.0, cpu_time=1.0,
-                 oversubscribed=oversub)
-        for k, v in counters.items():
-            b[k] = v[i]
-        b.update(extra or {})
-        out.append(b)
-    if n >= 2:
-        for agg, f in (("mean", statistics.fmean),
-                       ("median", statistics.median),
-                       ("stddev", statistics.stdev),
-                       ("cv", lambda xs: statistics.stdev(xs) /
-                        statistics.fmean(xs))):
-            b = dict(base, name=base["run_name"] + "_" + agg,
-                     run_type="aggregate", aggregate_name=agg,
-                     real_time=1.0, cpu_time=1.0, oversubscribed=oversub)
-            for k, v in counters.items():
-                b[k] = f(v)
-            out.append(b)
-    return out
-
-
-def scale(values, k):
-    return [v * k for v in values]
-
-
-# --- the vocabulary, as the C++ sweeps write it (context.serverkit) -------------
-
-def rule(scenario, metric, direction, unit, baseline, show=(),
-         vs_floor=False, reference=False):
-    return dict(scenario=scenario, metric=metric, direction=direction,
-                unit=unit, baseline=baseline, show=list(show),
-                vs_floor=vs_floor, reference=reference)
-
-
-FLOOR_RULE = rule("floor", "p50_ns", "lower", "ns", None,
-                  ("p99_ns", "p999_ns"), reference=True)
-RULES = {
-    "queues": [
-        rule("throughput", "items_per_second", "higher", "items/s", "mutex"),
-        rule("latency", "p50_x_floor", "lower", "x floor", "mutex",
-             ("p50_ns", "p99_ns", "p999_ns", "floor_ns", "p99_x_floor"),
-             vs_floor=True),
-        rule("eventloop", "items_per_second", "higher", "tasks/s",
-             "swap-vector", ("wakeups_per_task", "writes_per_task")),
-        rule("burst", "items_per_second", "higher", "items/s", "mutex"),
-        FLOOR_RULE],
-    "threadpool": [
-        rule("tiny", "items_per_second", "higher", "tasks/s", "asio",
-             ("p50_ns", "p99_ns")),
-        rule("latency", "p50_ns", "lower", "ns", "asio",
-             ("p99_ns", "p999_ns")),
-        rule("fanout", "items_per_second", "higher", "rounds/s", "asio",
-             ("p50_us", "p99_us")),
-        rule("sleep", "overhead_pct", "lower", "%", "asio",
-             ("wall_ms", "ideal_ms", "overhead_us_per_task",
-              "overhead_cal_pct", "mean_sleep_us")),
-        FLOOR_RULE],
-    "logger": [
-        rule("throughput-file", "items_per_second", "higher", "msgs/s",
-             "sync", ("bytes_per_second",)),
-        rule("throughput-console", "items_per_second", "higher", "msgs/s",
-             "sync", ("bytes_per_second",)),
-        rule("latency-file", "p50_ns", "lower", "ns", "sync",
-             ("p99_ns", "p999_ns")),
-        rule("latency-console", "p50_ns", "lower", "ns", "sync",
-             ("p99_ns", "p999_ns")),
-        FLOOR_RULE],
-    "buffer": [
-        rule("burger", "bytes_per_second", "higher", "B/s", "linear",
-             ("moved_per_iter",)),
-        rule("fd_echo", "bytes_per_second", "higher", "B/s", "linear"),
-        rule("framed", "bytes_per_second", "higher", "B/s", "linear",
-             ("moved_pct", "items_per_second")),
-        FLOOR_RULE],
-}
-
-
-def q_traits(topology, bounded):
-    return dict(topology=topology, bounded=bounded, blocking=False)
-
-
-def log_traits(is_async, server):
-    return {"async": is_async, "server": server, "bounded": False}
-
-
-IMPLS = {
-    "queues": {"mutex": q_traits("mpmc", False),
-               "bounded-mpmc": q_traits("mpmc", True),
-               "moodycamel": q_traits("mpmc", False),
-               "spsc-ring": q_traits("spsc", True),
-               "swap-vector": q_traits("mpsc", False)},
-    "threadpool": {"asio": dict(bounded=False, blocking=True),
-                   "work-stealing": dict(bounded=False, blocking=True)},
-    "logger": {"sync": log_traits(False, True),
-               "async-double-buffer": log_traits(True, True),
-               "async-queue-moodycamel": log_traits(True, True),
-               # The full profile's queue loggers: not in the server.
-               "async-queue-tbb": log_traits(True, False)},
-    "buffer": {"linear": dict(reference=False, contiguous=True),
-               "ring": dict(reference=False, contiguous=False),
-               "mirrored": dict(reference=False, contiguous=True),
-               # std::string-backed: the conformance tests' reference.
-               "string": dict(reference=True, contiguous=True)},
-}
-SIZES = {
-    "queues": {"throughput": {"items": 4000000, "capacity": 8192},
-               "latency": {"round_trips": 100000},
-               "eventloop": {"tasks": 200000}},
-    "threadpool": {"tiny": {"tasks": 200000}, "sleep": {"tasks": 400}},
-    "logger": {"latency-file": {"calls": 100000}},
-    "buffer": {"burger": {"block": 65536}},
-}
-
-
-def vocabulary(family, profile="default", reps=5, before=(561.0, 902.0),
-               after=(575.0, 930.0), core_pair=(0, 1), cores=2,
-               interleaved=True):
-    def point(p):
-        return None if p is None else dict(p50_ns=p[0], p99_ns=p[1])
-    return dict(
-        schema=1, family=family, profile=profile, repetitions=reps,
-        interleaved=interleaved,
-        machine=dict(cpu_model="Test CPU @ 2.00GHz", cores=cores),
-        floor=dict(core_pair=list(core_pair) if core_pair else None,
-                   round_trips=20000, threshold=0.2, before=point(before),
-                   after=point(after)),
-        rankings=RULES[family], impls=IMPLS[family],
-        scenarios=SIZES[family])
-
-
-def floor_runs(family, p50s):
-    """The floor's reference row: two pinned threads bouncing a cache line."""
-    return runs("%s/floor/cache-line" % family,
-                {"p50_ns": p50s, "p99_ns": scale(p50s, 1.6),
-                 "p999_ns": scale(p50s, 2.2)}, len(p50s))
-
-
-def latency_counters(p50s, floors):
-    """A queue round trip's counters per repetition: p50/p99/p999 in ns, the
-    floor measured beside each repetition, and p50 and p99 as multiples of
-    it (per repetition, as the sweep divides them)."""
-    p99s, p999s = scale(p50s, 2), scale(p50s, 3)
-    return {"p50_ns": p50s, "p99_ns": p99s, "p999_ns": p999s,
-            "floor_ns": list(floors),
-            "p50_x_floor": [a / f for a, f in zip(p50s, floors)],
-            "p99_x_floor": [a / f for a, f in zip(p99s, floors)]}
-
-
-def write(dirname, family, benchmarks, profile="default", cores=2,
-          sk=None, name=None):
-    """sk: the serverkit context object; False for an older sweep's file."""
-    d = os.path.join(HERE, dirname)
-    os.makedirs(d, exist_ok=True)
-    context = dict(date="2026-01-01T00:00:00+00:00", host_name="t",
-                   num_cpus=cores, cores=str(cores), mhz_per_cpu=2000,
-                   library_build_type="debug", profile=profile,
-                   load_avg=[0.1, 0.1, 0.1], pinning="test")
-    if sk is not False:
-        context["serverkit"] = sk or vocabulary(family, profile)
-    doc = dict(context=context, benchmarks=benchmarks)
-    with open(os.path.join(d, (name or family) + ".json"), "w") as f:
-        json.dump(doc, f, separators=(",", ":"))
-        f.write("\n")
-
+from fixturelib import (HERE, floor_runs, latency_counters, runs, scale,
+                        vocabulary, write)
 
 for old in ("basic", "smoke", "drift", "old", "repro", "parts"):
     shutil.rmtree(os.path.join(HERE, old), ignore_errors=True)
@@ -228,8 +57,8 @@ shapes = {(1, 1): {"bounded-mpmc": 3.0, "mutex": 1.0, "moodycamel": 2.0,
           (2, 2): {"bounded-mpmc": 2.0, "mutex": 1.0, "moodycamel": 3.0}}
 for (p, c), impls in shapes.items():
     for impl, k in impls.items():
-        q += runs("queues/throughput/%s/producers:%d/consumers:%d" % (impl, p, c),
-                  {"items_per_second": scale(STEADY, k * 1e7)}, 5,
+        q += runs("queues/throughput/%s/producers:%d/consumers:%d" % (
+            impl, p, c), {"items_per_second": scale(STEADY, k * 1e7)}, 5,
                   oversub=int(p + c > 2))
 q_old = list(q)
 for impl, k in {"bounded-mpmc": 130, "mutex": 1500, "moodycamel": 370}.items():
@@ -245,9 +74,9 @@ for p in (1, 2):
         for impl, k in {"swap-vector": 1.0, "mutex": 0.5, "moodycamel": 1.5,
                         "bounded-mpmc": 1.2, "spsc-ring": 3.0}.items():
             q_tail += runs("queues/eventloop/%s/producers:%d/coalesce:%d" % (
-                impl, p, coalesce), {"items_per_second": scale(STEADY, k * 1e7),
-                                     "wakeups_per_task": [0.01] * 5}, 5,
-                      oversub=int(p + 1 > 2))
+                impl, p, coalesce),
+                {"items_per_second": scale(STEADY, k * 1e7),
+                 "wakeups_per_task": [0.01] * 5}, 5, oversub=int(p + 1 > 2))
 q += q_tail
 q_old += q_tail
 write("basic", "queues", q + floor_runs("queues", scale(STEADY, 566.0)))
@@ -267,12 +96,13 @@ for callers in (1, 4):
                           ("async-double-buffer", NOISY_B),
                           ("sync", STEADY)):
         k = 300 if impl == "sync" else 60
-        lg += runs("logger/latency-file/%s/callers:%d/bytes:32" % (impl, callers),
-                   {"p50_ns": scale(samples, k), "p99_ns": scale(samples, 9 * k),
-                    "p999_ns": scale(samples, 20 * k)}, 5)
+        lg += runs("logger/latency-file/%s/callers:%d/bytes:32" % (
+            impl, callers), {"p50_ns": scale(samples, k),
+                             "p99_ns": scale(samples, 9 * k),
+                             "p999_ns": scale(samples, 20 * k)}, 5)
         t = 2.0 if impl == "async-double-buffer" else 1.0
-        lg += runs("logger/throughput-file/%s/callers:%d/bytes:32" % (impl, callers),
-                   {"items_per_second": scale(STEADY, t * 1e6)}, 5)
+        lg += runs("logger/throughput-file/%s/callers:%d/bytes:32" % (
+            impl, callers), {"items_per_second": scale(STEADY, t * 1e6)}, 5)
 # A logger the server does not accept (full profile's queue loggers): fastest.
 lg += runs("logger/latency-file/async-queue-tbb/callers:1/bytes:32",
            {"p50_ns": scale(STEADY, 10), "p99_ns": scale(STEADY, 90),
@@ -299,6 +129,7 @@ write("basic", "threadpool", tp,
       sk=vocabulary("threadpool", before=None, after=None, core_pair=None,
                     cores=1))
 
+pp: dict[str, Any]
 pp = dict(context=dict(profile="smoke", cores=2, seconds_per_point=0.3,
                        repetitions=1, kernel="test"),
           notes=["test note"], echo=[], header=[],
@@ -326,8 +157,8 @@ for server, k in (("serverkit", 1.1), ("asio", 1.0), ("libevent", 0.7)):
                 pp["echo"].append(dict(
                     server=server, protocol="echo", server_threads=threads,
                     client_threads=threads, blocksize=block, sessions=sessions,
-                    pinned=True, ok=True, mib_per_s=k * 100 * (1 + sessions ** 0.3),
-                    repetition=0))
+                    pinned=True, ok=True,
+                    mib_per_s=k * 100 * (1 + sessions ** 0.3), repetition=0))
 with open(os.path.join(HERE, "basic", "pingpong.json"), "w") as f:
     json.dump(pp, f, indent=1)
     f.write("\n")
@@ -357,7 +188,7 @@ write("smoke", "buffer", b + floor_runs("buffer", [580.0]), profile="smoke",
 # one winner and one pair contradiction) and in the latency class mutex
 # overtakes moodycamel (a pair contradiction; the winner stays). Run 3 agrees
 # with run 1 (other numbers, same order).
-REPRO = {
+REPRO: dict[int, dict[str, dict[str, float]]] = {
     1: dict(tp={"bounded-mpmc": 3.0, "moodycamel": 2.0, "mutex": 1.0},
             lat={"bounded-mpmc": 130, "moodycamel": 370, "mutex": 1500}),
     2: dict(tp={"bounded-mpmc": 2.0, "moodycamel": 3.0, "mutex": 1.0},
@@ -387,8 +218,8 @@ for run, spec in REPRO.items():
 # parts/: one queue sweep as 3 processes of 3 repetitions. 1:1 throughput:
 # bounded-mpmc 1.5x moodycamel in processes 1 and 2, 0.96x in process 3 (where
 # both ran faster), so pooled over the 9 repetitions it is ahead (U-test
-# p < 0.05, margin above the CVs) but not in every process. Latency: moodycamel ahead of mutex in
-# every process.
+# p < 0.05, margin above the CVs) but not in every process. Latency:
+# moodycamel ahead of mutex in every process.
 PARTS = {1: (3.0, 2.0), 2: (3.0, 2.0), 3: (2.4, 2.5)}
 for k, (mpmc, moody) in PARTS.items():
     s3 = STEADY9[3 * (k - 1):3 * k]

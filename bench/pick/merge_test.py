@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# bench/pick/merge_test.py
+# -----------------------------------------------------------------------------
+#
+# --merge (merge.py): a sweep run as 3 processes (bench/sweep.sh) merged into
+# one file, a winner that is not ahead in every process is a tie, parts
+# that are not one sweep.
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from testutil import BASIC, OLD, PARTS, PICK, PY, REPRO, cls
+
+import merge as M
+import results as R
+import winners as W
+from spec import Workload
+
+
+class MergeTest(unittest.TestCase):
+    """A sweep run as 3 processes (bench/sweep.sh): merged into one file,
+    and a winner that is not ahead in every process is a tie."""
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.tmp)
+
+    def merged_dir(self, strip_process: bool = False) -> str:
+        doc = M.merge_parts(PARTS)
+        if strip_process:
+            for b in doc["benchmarks"]:
+                b.pop("process")
+        d = os.path.join(self.tmp, "strip" if strip_process else "merged")
+        os.makedirs(d)
+        with open(os.path.join(d, "queues.json"), "w") as f:
+            json.dump(doc, f)
+        return d
+
+    def test_merge_keeps_every_repetition_and_its_process(self) -> None:
+        doc = M.merge_parts(list(reversed(PARTS)))  # any order
+        runs = [b for b in doc["benchmarks"]
+                if b["run_name"].startswith("queues/throughput/bounded-mpmc")]
+        self.assertEqual([b["process"] for b in runs], [1] * 3 + [2] * 3 +
+                         [3] * 3)
+        self.assertEqual([b["repetition_index"] for b in runs],
+                         list(range(9)))
+        self.assertTrue(all(b["repetitions"] == 9 for b in runs))
+        self.assertFalse([b for b in doc["benchmarks"]
+                          if b.get("run_type") == "aggregate"])
+        sk = doc["context"]["serverkit"]
+        self.assertEqual((sk["repetitions"], sk["processes"]), (9, 3))
+        self.assertNotIn("part", sk)
+        fl = sk["floor"]
+        self.assertEqual(fl["before"]["p50_ns"], 561.0)  # process 1's
+        self.assertEqual(fl["after"]["p50_ns"], 573.0)   # process 3's
+        self.assertEqual([p["before"]["p50_ns"] for p in fl["parts"]],
+                         [561.0, 562.0, 563.0])
+        cell = R.load_family(os.path.join(self.merged_dir(), "queues.json"))
+        c = cell.cells[("throughput", (("producers", 1), ("consumers", 1)))]
+        self.assertEqual(len(c["bounded-mpmc"].reps("items_per_second")), 9)
+        # Medians of STEADY9's three thirds (1.00, 1.005, 0.995) x 3e7 and
+        # x 2.4e7.
+        meds = c["bounded-mpmc"].process_medians("items_per_second")
+        self.assertEqual(sorted(meds), [1, 2, 3])
+        for k, want in ((1, 3.0e7), (2, 3.015e7), (3, 2.388e7)):
+            self.assertAlmostEqual(meds[k] / want, 1.0, places=9)
+
+    def test_a_winner_behind_in_one_process_is_a_tie(self) -> None:
+        loaded, problems = R.load_dir(self.merged_dir())
+        self.assertFalse(problems)
+        res = W.pick_all(loaded, Workload())
+        c = cls(res, "queues", "1:1")
+        self.assertEqual(c["winner"], "bounded-mpmc")
+        self.assertEqual(c["noise"], "within")
+        self.assertEqual(c["verdict"], "within the noise: a tie with "
+                         "moodycamel (the processes disagree in 1 of 1 "
+                         "group(s))")
+        (n,) = c["group_noise"]
+        self.assertLess(n["p"], 0.05)  # pooled, it would be above
+        self.assertEqual(n["split"], "behind in process 3 (0.96x)")
+        self.assertEqual(n["processes"], 3)
+        # Agreeing in every process, the latency winner stands.
+        self.assertEqual(cls(res, "queues", "latency-bound")["noise"],
+                         "above")
+        # The same repetitions without their processes: a confident winner.
+        loaded, _ = R.load_dir(self.merged_dir(strip_process=True))
+        c = cls(W.pick_all(loaded, Workload()), "queues", "1:1")
+        self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+
+    def test_merge_cli(self) -> None:
+        out = os.path.join(self.tmp, "queues.json")
+        p = subprocess.run([PY, PICK, "--merge", out] + PARTS,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("merged 3 process(es) of queues, 9 repetitions",
+                      p.stdout)
+        self.assertEqual(R.load_family(out).sk["processes"], 3)
+        self.assertFalse(os.path.exists(out + ".tmp"))
+
+    def test_parts_that_are_not_one_sweep(self) -> None:
+        bad: list[tuple[list[str], str]] = [
+            (PARTS[:2], "one of 3 parts; 2 file(s) given"),
+            ([PARTS[0], PARTS[1], PARTS[1]], "want each of 1..3 once"),
+            ([os.path.join(BASIC, "queues.json")], "not run with --part"),
+            ([os.path.join(REPRO, "nope.json")], "nope.json"),
+            ([os.path.join(BASIC, "pingpong.json")], "pingpong.json"),
+            ([os.path.join(OLD, "queues.json")], "older sweep"),
+            ([], "no part files"),
+        ]
+        for paths, why in bad:
+            with self.assertRaises(M.MergeError) as e:
+                M.merge_parts(paths)
+            self.assertIn(why, str(e.exception))
+        # A part of another family.
+        with open(PARTS[2]) as f:
+            doc = json.load(f)
+        doc["context"]["serverkit"]["family"] = "logger"
+        other = os.path.join(self.tmp, "logger-part3.json")
+        with open(other, "w") as f:
+            json.dump(doc, f)
+        with self.assertRaises(M.MergeError) as e:
+            M.merge_parts(PARTS[:2] + [other])
+        self.assertIn("its family differs", str(e.exception))
+        out = os.path.join(self.tmp, "out.json")
+        p = subprocess.run([PY, PICK, "--merge", out] + PARTS[:2],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("pick --merge:", p.stderr)
+        self.assertFalse(os.path.exists(out))
+        p = subprocess.run([PY, PICK, "--merge", out], capture_output=True,
+                           text=True)
+        self.assertEqual(p.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

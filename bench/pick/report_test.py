@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# bench/pick/report_test.py
+# -----------------------------------------------------------------------------
+#
+# REPORT.md and the charts from a small fixed result set (report.py,
+# charts.py, through pick.py), without validation or results, --compare;
+# and the chart script and pick when matplotlib is missing.
+
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+from typing import Optional, Sequence
+
+from testutil import BASIC, HERE, PY, SMOKE
+
+from compare import compare_dirs
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.out = tempfile.mkdtemp()
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.out)
+
+    def run_pick(self, directory: str, extra: Sequence[str] = (),
+                 env: Optional[dict[str, str]] = None
+                 ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PY, os.path.join(HERE, "pick.py"), "--results", directory,
+             "--out", self.out] + list(extra), capture_output=True,
+            text=True, env=env)
+
+    def test_report_builds_from_fixed_results(self) -> None:
+        p = self.run_pick(BASIC)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("report: " + os.path.join(self.out, "REPORT.md"),
+                      p.stdout)
+        with open(os.path.join(self.out, "REPORT.md")) as f:
+            md = f.read()
+        lines = md.splitlines()
+        self.assertTrue(lines[0].startswith("# "))
+        # The recommendation table opens the report, the charts follow.
+        rec = md.index("## Recommendation")
+        table = md.index("| family | workload class | winner |")
+        charts = md.index("## Charts")
+        self.assertLess(rec, table)
+        self.assertLess(table, charts)
+        self.assertLess(charts, md.index("## Details per family"))
+        for png in ("queues_throughput.png", "latency.png", "pingpong.png",
+                    "validation.png"):
+            self.assertIn("](%s)" % png, md)
+            path = os.path.join(self.out, png)
+            self.assertTrue(os.path.getsize(path) > 1000, png)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertIn("1 of 2 micro-benchmark winners held end to end "
+                      "(2 of 3 cases)", md)
+        self.assertIn("| buffer | echo-16k | ring | linear | 1.17x | 0.95x | "
+                      "refuted |", md)
+        self.assertIn("## Ping-pong", md)
+        self.assertIn("serverkit/asio", md)
+        self.assertIn("## Machine", md)
+        self.assertIn("Oversubscribed points", md)
+        self.assertIn("bazel run -c opt //bench:queues -- --profile=default",
+                      md)
+        # The floor per family, and the round trip as multiples of the floor
+        # beside each repetition (bounded-mpmc: medians 130 ns over 566 ns;
+        # the median of the per-repetition ratios 130 / 563 = 0.23).
+        self.assertIn("Floor (`queues/floor/cache-line`", md)
+        self.assertIn("| before the sweep | 561 | 902 | - |", md)
+        self.assertIn("| interleaved row (median of 5) | 566 |", md)
+        self.assertIn("Core pair 0,1; CPU Test CPU @ 2.00GHz, cores: 2; 5 "
+                      "repetitions, interleaved: yes", md)
+        self.assertIn("Workload sizes: eventloop tasks 200000; latency "
+                      "round_trips 100000; throughput capacity 8192, items "
+                      "4000000.", md)
+        self.assertIn("Round trip as a multiple of the floor measured beside "
+                      "each repetition (medians over the repetitions; the "
+                      "run's floor: p50 566 ns):", md)
+        self.assertIn("| implementation | group | p50 ns | floor ns | "
+                      "p50 / floor | p99 / floor |", md)
+        self.assertIn("| bounded-mpmc | latency | 130 | 566 | 0.23x | 0.46x |",
+                      md)
+        self.assertIn("| mutex | latency | 1500 | 564 | 2.66x | 5.33x |", md)
+        self.assertIn("Ranked by `p50_x_floor` (x floor, lower is better", md)
+        # The pools ran on "one core": no floor, said so.
+        self.assertIn("Floor (`threadpool/floor/cache-line`): not measured",
+                      md)
+        # Rules from the file: the sleep class by overhead_pct.
+        self.assertIn("Ranked by `overhead_pct` (%, lower is better", md)
+        self.assertIn("and 5%", md)
+
+    def test_validation_absent(self) -> None:
+        d = os.path.join(self.out, "in")
+        os.makedirs(d)
+        shutil.copy(os.path.join(SMOKE, "buffer.json"), d)
+        p = self.run_pick(d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("validation not run", p.stdout)
+        with open(os.path.join(self.out, "REPORT.md")) as f:
+            md = f.read()
+        self.assertIn("validation not run", md)
+        self.assertIn("Not run: results/pingpong.json is missing", md)
+
+    def test_no_results_is_a_clear_error(self) -> None:
+        d = os.path.join(self.out, "empty")
+        os.makedirs(d)
+        p = self.run_pick(d)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no family results", p.stderr)
+
+    def test_compare(self) -> None:
+        buf = io.StringIO()
+        self.assertEqual(compare_dirs(BASIC, BASIC, 0.05, out=buf), 0)
+        text = buf.getvalue()
+        self.assertIn("queues/throughput/producers:1/consumers:1 mutex", text)
+        self.assertIn("1.00x", text)
+        self.assertEqual(compare_dirs(BASIC, SMOKE, 0.05,
+                                      out=io.StringIO()), 2)
+
+
+class NoMatplotlibTest(unittest.TestCase):
+    """The chart script fails clearly when the plotting library is missing."""
+
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp()
+        fake = os.path.join(self.tmp, "fake", "matplotlib")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "__init__.py"), "w") as f:
+            f.write("raise ImportError('No module named matplotlib (test)')\n")
+        self.env = dict(os.environ,
+                        PYTHONPATH=os.path.join(self.tmp, "fake"))
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.tmp)
+
+    def test_chart_script(self) -> None:
+        p = subprocess.run([PY, os.path.join(HERE, "charts.py"), "--results",
+                            BASIC, "--out", self.tmp], capture_output=True,
+                           text=True, env=self.env)
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("matplotlib is not importable", p.stderr)
+        self.assertIn("python3-matplotlib", p.stderr)
+        self.assertFalse([f for f in os.listdir(self.tmp)
+                          if f.endswith(".png")])
+
+    def test_pick_writes_the_rest_and_says_why(self) -> None:
+        p = subprocess.run([PY, os.path.join(HERE, "pick.py"), "--results",
+                            BASIC, "--out", self.tmp], capture_output=True,
+                           text=True, env=self.env)
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("charts not drawn", p.stderr)
+        self.assertIn("python3-matplotlib", p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.tmp, "winners.json")))
+        with open(os.path.join(self.tmp, "REPORT.md")) as f:
+            md = f.read()
+        self.assertIn("Charts not drawn", md)
+
+
+if __name__ == "__main__":
+    unittest.main()
