@@ -13,7 +13,7 @@ PROFILE ?= default
 # Bazel's test summary is parsed by .ci/run; keep it on stdout.
 BAZEL_TEST_FLAGS ?=
 
-.PHONY: all deps test test-tsan test-asan test-ubsan bench bench-quick \
+.PHONY: all deps test lint test-tsan test-asan test-ubsan bench bench-quick \
 	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
 	bench-pingpong bench-repro compare clean
 
@@ -24,6 +24,10 @@ deps:
 
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
+
+# flake8 and mypy on bench/pick (tools/lint_python.sh; CI runs this too).
+lint: deps
+	tools/lint_python.sh
 
 # The concurrent code under ThreadSanitizer (CI runs this too).
 TSAN_TARGETS = //queues/... //threadpool/... //logger/... //reactor/... \
