@@ -5,13 +5,14 @@
 #
 # `make bench-repro FAMILY=queues` (threadpool, logger, buffer, or all): runs a
 # family's sweep twice, back to back (each as 3 processes merged into one
-# file, as make bench runs it: bench/sweep.sh), then asks bench:pick whether
-# the two runs agree (`pick --repro`). Per workload class it prints each run's winner and
+# file, as make bench runs it: bench/sweep.sh; with FAMILY=all, process 1 of
+# every family, then process 2 of every family, ..., as make bench does),
+# then asks bench:pick whether the two runs agree (`pick --repro`). Per workload class it prints each run's winner and
 # whether the runs agree; a contradiction is run 1 saying X beats Y above the
 # noise while run 2 says Y beats X above the noise, or the two runs naming
 # different winners both above the noise.
 #
-#   FAMILY=queues PROFILE=default BAZEL=bazel bench/repro.sh
+#   FAMILY=queues PROFILE=default PROCESSES=3 BAZEL=bazel bench/repro.sh
 #
 # Writes results/repro/<family>-1.json, -2.json, their logs, and the verdict
 # results/repro/<family>.txt. A run whose host drifted (its floor moved) is
@@ -48,22 +49,45 @@ dir="$PWD/results/repro"
 mkdir -p "$dir" || exit 1
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
-# One family: two sweeps, then pick --repro. Prints its verdict's exit code.
-repro_one() {
-  local family=$1 run start rc
-  for run in 1 2; do
-    echo
-    echo "[bench-repro $family: run $run of 2, profile $PROFILE] log: $dir/$family-$run.log"
-    start=$(date +%s)
-    PROFILE="$PROFILE" BAZEL="$BAZEL" bench/sweep.sh "$family" \
-      "$dir/$family-$run.json" 2>&1 | tee "$dir/$family-$run.log"
-    rc=${PIPESTATUS[0]}
-    if [[ $rc -ne 0 ]]; then
-      echo "[bench-repro $family: run $run FAILED (exit $rc)]" >&2
-      return 1
-    fi
-    echo "[bench-repro $family: run $run done in $(mmss $(($(date +%s) - start)))]"
+if [[ "$PROFILE" == smoke ]]; then procs="${PROCESSES:-1}"; else procs="${PROCESSES:-3}"; fi
+if ! [[ "$procs" =~ ^[0-9]+$ ]] || (( procs < 1 || procs > 64 )); then
+  echo "bench-repro: PROCESSES must be a whole number from 1 to 64 (got '$procs')" >&2
+  exit 2
+fi
+export PROFILE BAZEL PROCESSES="$procs"
+
+# One run of the chosen families, as make bench runs them: process 1 of
+# every family, then process 2 of every family, ..., then each family's
+# processes merged into $dir/<family>-RUN.json (logs in <family>-RUN.log).
+# Returns 1 when a sweep failed.
+run_sweeps() {
+  local run=$1 k family start
+  start=$(date +%s)
+  for family in "${chosen[@]}"; do : >"$dir/$family-$run.log"; done
+  for ((k = 1; k <= procs; k++)); do
+    for family in "${chosen[@]}"; do
+      echo
+      echo "[bench-repro run $run of 2: $family, process $k of $procs, profile $PROFILE]" \
+        "log: $dir/$family-$run.log"
+      bench/sweep.sh "--part=$k" "$family" "$dir/$family-$run.json" 2>&1 |
+        tee -a "$dir/$family-$run.log"
+      if [[ ${PIPESTATUS[0]} -ne 0 ]]; then
+        echo "[bench-repro run $run: $family process $k FAILED]" >&2
+        return 1
+      fi
+    done
   done
+  for family in "${chosen[@]}"; do
+    bench/sweep.sh --merge "$family" "$dir/$family-$run.json" 2>&1 |
+      tee -a "$dir/$family-$run.log"
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || return 1
+  done
+  echo "[bench-repro run $run of 2 done in $(mmss $(($(date +%s) - start)))]"
+}
+
+# One family's verdict: pick --repro on its two runs. Returns its exit code.
+compare_one() {
+  local family=$1
   echo
   echo "[bench-repro $family: comparing the two runs] $dir/$family.txt"
   $BAZEL run -c opt --noshow_progress --ui_event_filters=-info //bench:pick -- \
@@ -71,10 +95,17 @@ repro_one() {
   return "${PIPESTATUS[0]}"
 }
 
+for run in 1 2; do
+  if ! run_sweeps "$run"; then
+    echo "bench-repro: a sweep failed in run $run; nothing to compare" >&2
+    exit 1
+  fi
+done
+
 status=0
 summary=()
 for family in "${chosen[@]}"; do
-  repro_one "$family"
+  compare_one "$family"
   rc=$?
   case $rc in
     0) summary+=("$family: the two runs agree") ;;

@@ -8,6 +8,8 @@
 # their sweeps through it.
 #
 #   bench/sweep.sh FAMILY [OUT.json] [-- extra sweep flags]
+#   bench/sweep.sh --part=K FAMILY [OUT.json] [-- flags]   process K only
+#   bench/sweep.sh --merge FAMILY [OUT.json]                join parts 1..N
 #   env: PROFILE=default|full|smoke  PROCESSES=N  BAZEL=bazel  SWEEP_BIN=path
 #
 # Why processes: on this project's 2-core VM the same implementation ran at
@@ -17,6 +19,12 @@
 # ceil(9 / N) of the profile's repetitions), every process lands where it
 # lands, `pick --merge` joins their files (each repetition keeps its
 # process), and pick counts X ahead of Y only when every process agrees.
+#
+# The host's state also moves over minutes, unseen by the floor: one
+# family's processes back to back can all land in one state. `make bench`
+# and `make bench-repro FAMILY=all` therefore run process 1 of every family,
+# then process 2 of every family, and so on (--part=K), and merge at the end
+# (--merge), so each family's processes are spread over the whole run.
 #
 # PROCESSES defaults to 3 (1 for the smoke profile, which runs 1
 # repetition). OUT defaults to results/<family>.json under the current
@@ -36,6 +44,13 @@ usage() {
     "[-- sweep flags]  (env PROFILE, PROCESSES, BAZEL)" >&2
   exit 2
 }
+
+only_part=""
+merge_only=0
+case "${1:-}" in
+  --part=*) only_part="${1#--part=}"; shift ;;
+  --merge) merge_only=1; shift ;;
+esac
 
 family="${1:-}"
 case "$family" in queues|threadpool|logger|buffer) ;; *)
@@ -64,6 +79,15 @@ if ! [[ "$n" =~ ^[0-9]+$ ]] || (( n < 1 || n > 64 )); then
   exit 2
 fi
 
+if [[ -n "$only_part" ]] && ! { [[ "$only_part" =~ ^[0-9]+$ ]] && (( only_part >= 1 && only_part <= n )); }; then
+  echo "sweep: --part=$only_part: want a number from 1 to PROCESSES ($n)" >&2
+  exit 2
+fi
+if (( merge_only )) && (( ${#extra[@]} > 0 )); then
+  echo "sweep: --merge takes no sweep flags" >&2
+  exit 2
+fi
+
 outdir="$(dirname "$out")"
 mkdir -p "$outdir/parts" || exit 1
 
@@ -75,23 +99,40 @@ run_one() {  # run_one FLAGS...: the sweep binary with the profile's flags
   fi
 }
 
-if (( n == 1 )); then
+if (( n == 1 )) && (( ! merge_only )); then
   run_one "--benchmark_out=$out" --benchmark_out_format=json
   exit $?
 fi
 
-parts=()
-for ((k = 1; k <= n; k++)); do
-  part="$outdir/parts/$family-$k.json"
+run_part() {  # run_part K: process K of n into parts/FAMILY-K.json
+  local k=$1 part="$outdir/parts/$family-$1.json" rc
   rm -f "$part"
   echo "[sweep $family: process $k of $n, profile $PROFILE]"
   run_one "--part=$k/$n" "--benchmark_out=$part" --benchmark_out_format=json
   rc=$?
   if [[ $rc -ne 0 ]]; then
     echo "[sweep $family: process $k of $n FAILED (exit $rc)]" >&2
-    exit 1
+    return 1
   fi
-  parts+=("$part")
-done
-echo "[sweep $family: merging $n processes into $out]"
-/usr/bin/python3 "$PICK_PY" --merge "$out" "${parts[@]}" || exit 1
+}
+
+merge() {
+  local parts=() k
+  for ((k = 1; k <= n; k++)); do parts+=("$outdir/parts/$family-$k.json"); done
+  if (( n == 1 )); then
+    cp "${parts[0]}" "$out" || return 1
+    echo "[sweep $family: one process, copied to $out]"
+    return 0
+  fi
+  echo "[sweep $family: merging $n processes into $out]"
+  /usr/bin/python3 "$PICK_PY" --merge "$out" "${parts[@]}"
+}
+
+if [[ -n "$only_part" ]]; then
+  run_part "$only_part" || exit 1
+  exit 0
+fi
+if (( ! merge_only )); then
+  for ((k = 1; k <= n; k++)); do run_part "$k" || exit 1; done
+fi
+merge || exit 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/sweep.sh end to end on the queue sweep's smoke profile: run as 2
 # processes (--part=1/2, --part=2/2), merged by pick --merge into one file
-# whose every repetition keeps its process; then the script's bad arguments.
+# whose every repetition keeps its process; the same one process at a time
+# (--part=K) then --merge, as make bench does; then bad arguments.
 set -euo pipefail
 bin="$(pwd)/$1"
 sweep="$(pwd)/$2"
@@ -35,6 +36,30 @@ assert len(runs) == 5, sorted(runs)   # floor, 2 latencies, 2 throughputs
 for name, procs in runs.items():
     assert sorted(procs) == [1, 2], (name, procs)
 PY
+
+# One process at a time (--part=K), then --merge: the same merged file.
+filter='queues/(floor/|latency/mutex/)'
+for k in 2 1; do
+  PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_PY="$pick" \
+    "$sweep" --part=$k queues "$tmp/rr.json" -- --benchmark_filter="$filter" >"$tmp/rr.txt" 2>&1 ||
+    { cat "$tmp/rr.txt"; fail "--part=$k exited non-zero"; }
+  [[ ! -f "$tmp/rr.json" ]] || fail "--part=$k wrote the merged file"
+done
+PROFILE=smoke PROCESSES=2 PICK_PY="$pick" "$sweep" --merge queues "$tmp/rr.json" >"$tmp/rr.txt" 2>&1 ||
+  { cat "$tmp/rr.txt"; fail "--merge exited non-zero"; }
+/usr/bin/python3 - "$tmp/rr.json" <<'PY' || fail "merged --part files"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["context"]["serverkit"]["processes"] == 2
+assert sorted({b["process"] for b in doc["benchmarks"]}) == [1, 2]
+PY
+for bad in "--part=3 queues" "--part=0 queues" "--merge queues $tmp/x.json -- --flag"; do
+  set +e
+  PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" "$sweep" $bad >"$tmp/bad.txt" 2>&1
+  rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || { cat "$tmp/bad.txt"; fail "'$bad': exit $rc, want 2"; }
+done
 
 # Bad arguments: exit 2 and a reason.
 for args in "" "nosuch" "queues out.json extra"; do

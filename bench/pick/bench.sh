@@ -4,7 +4,9 @@
 # -----------------------------------------------------------------------------
 #
 # `make bench`'s chain, from the workspace root: the four sweeps (each as 3
-# processes merged into one file, bench/sweep.sh; PROCESSES=N), pick, the
+# processes, PROCESSES=N: process 1 of every family, then process 2 of every
+# family, ..., so each family's processes are spread over the whole chain,
+# then merged into one file per family; bench/sweep.sh), pick, the
 # ping-pong sweep with its validation, and pick again so the report includes
 # the validation. Prints a progress line per step ([3/7] logger sweep ...),
 # an up-front total estimate for the profile, and each step's elapsed time;
@@ -23,37 +25,59 @@ BAZEL="${BAZEL:-bazel}"
 PICK_FLAGS="${PICK_FLAGS:-}"
 export PROFILE BAZEL  # bench/sweep.sh reads them
 
-# Seconds per step on this project's 2-core VM, bazel's start-up included and
-# the first build not. smoke: measured with `make bench-quick`; default: the
-# sweeps measured by `make bench-repro FAMILY=all` (9 interleaved
-# repetitions), the rest by `make bench`; full: extrapolated (9 repetitions
-# where it had 5; not measured end to end).
+# Seconds per family sweep (all its processes) and per later step on this
+# project's 2-core VM, bazel's start-up included and the first build not.
+# smoke: measured with `make bench-quick`; default: the sweeps measured by
+# `make bench-repro FAMILY=all` (9 interleaved repetitions in 3 processes),
+# the rest by `make bench`; full: extrapolated (9 repetitions where it had 5;
+# not measured end to end).
 case "$PROFILE" in
   smoke)   est=(15 20 15 10 10 45 10) ;;
-  default) est=(185 195 150 115 10 215 10) ;;
+  default) est=(220 190 140 135 10 215 10) ;;
   full)    est=(1600 1100 1600 550 20 1500 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
 esac
 
-names=("queue sweep" "thread-pool sweep" "logger sweep" "buffer sweep"
-       "pick" "ping-pong + validation" "report (pick again)")
-cmds=(
-  "bench/sweep.sh queues"
-  "bench/sweep.sh threadpool"
-  "bench/sweep.sh logger"
-  "bench/sweep.sh buffer"
-  "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
-  "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
-  "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
-)
-# What a failure of each step means: stop, or go on to the report.
-fatal=(1 1 1 1 1 0 0)
+if [[ "$PROFILE" == smoke ]]; then procs="${PROCESSES:-1}"; else procs="${PROCESSES:-3}"; fi
+if ! [[ "$procs" =~ ^[0-9]+$ ]] || (( procs < 1 || procs > 64 )); then
+  echo "bench: PROCESSES must be a whole number from 1 to 64 (got '$procs')" >&2
+  exit 2
+fi
+export PROCESSES="$procs"
+
+families=(queues threadpool logger buffer)
+titles=("queue sweep" "thread-pool sweep" "logger sweep" "buffer sweep")
+merge_all() {
+  local f
+  for f in "${families[@]}"; do bench/sweep.sh --merge "$f" || return 1; done
+}
+
+# The steps: every family's process 1, then every family's process 2, ...;
+# the merge; pick; the ping-pong; pick again. What a failure of each step
+# means: stop (1), or go on to the report (0).
+names=() cmds=() fatal=() step_est=()
+for ((k = 1; k <= procs; k++)); do
+  for j in 0 1 2 3; do
+    names+=("${titles[$j]}, process $k of $procs")
+    cmds+=("bench/sweep.sh --part=$k ${families[$j]}")
+    fatal+=(1)
+    step_est+=($(( (est[j] + procs - 1) / procs )))
+  done
+done
+names+=("merge the processes" "pick" "ping-pong + validation" "report (pick again)")
+cmds+=("merge_all"
+       "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
+       "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
+       "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS")
+fatal+=(1 1 0 0)
+pick_step=$((procs * 4 + 2))  # exit 3 there (charts not drawn) is not fatal
+step_est+=(2 "${est[4]}" "${est[5]}" "${est[6]}")
 
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
 total=0
-for s in "${est[@]}"; do total=$((total + s)); done
+for s in "${step_est[@]}"; do total=$((total + s)); done
 n=${#names[@]}
 echo "bench: profile $PROFILE, $n steps, about $(mmss "$total") (min:s) on 2 cores," \
   "plus the first build"
@@ -62,7 +86,7 @@ problems=()
 for ((i = 0; i < n; i++)); do
   step=$((i + 1))
   echo
-  echo "[$step/$n] ${names[$i]} (profile $PROFILE, about $(mmss "${est[$i]}")) ..."
+  echo "[$step/$n] ${names[$i]} (profile $PROFILE, about $(mmss "${step_est[$i]}")) ..."
   echo "+ ${cmds[$i]}"
   start=$(date +%s)
   ${cmds[$i]}
@@ -70,7 +94,7 @@ for ((i = 0; i < n; i++)); do
   now=$(date +%s)
   took=$((now - start))
   if [[ $rc -ne 0 ]]; then
-    if [[ ${fatal[$i]} -eq 1 && ! ( $step -eq 5 && $rc -eq 3 ) ]]; then
+    if [[ ${fatal[$i]} -eq 1 && ! ( $step -eq $pick_step && $rc -eq 3 ) ]]; then
       echo "[$step/$n] ${names[$i]} FAILED (exit $rc) after $(mmss "$took"); stopping." >&2
       exit 1
     fi
