@@ -37,11 +37,14 @@ namespace {
 using namespace std::chrono_literals;
 
 // A blocking loopback client with timeouts, so a broken server fails the
-// test instead of hanging it.
+// test instead of hanging it. Non-zero `rcvbuf` / `sndbuf` set the socket's
+// buffers before connecting (the window is agreed at the handshake).
 class Client {
  public:
-  explicit Client(std::uint16_t port) {
+  explicit Client(std::uint16_t port, int rcvbuf = 0, int sndbuf = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (rcvbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    if (sndbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
     timeval tv{10, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -298,40 +301,10 @@ void SetBufferSize(int fd, int option, int bytes) {
   ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof(bytes));
 }
 
-// A client with a 32 KiB receive buffer and a 256 KiB send buffer (set
-// before connecting, as the window is agreed at the handshake), so what the
-// kernel absorbs stays well under the test's megabytes.
-int SmallWindowSocket(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  SetBufferSize(fd, SO_RCVBUF, 32 << 10);
-  SetBufferSize(fd, SO_SNDBUF, 256 << 10);
-  timeval tv{20, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-// Reads until EOF; `eof` says whether it came (else an error or timeout).
-std::string ReadToEof(int fd, bool* eof) {
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t r = ::recv(fd, buf, sizeof(buf), 0);
-    if (r <= 0) {
-      *eof = r == 0;
-      return out;
-    }
-    out.append(buf, static_cast<std::size_t>(r));
-  }
-}
+// A client with a 32 KiB receive buffer and a 256 KiB send buffer, so what
+// the kernel absorbs stays well under the tests' megabytes.
+constexpr int kSmallRcvBuf = 32 << 10;
+constexpr int kSmallSndBuf = 256 << 10;
 
 // What a connection holds, read in its loop thread.
 struct Held {
@@ -372,8 +345,9 @@ TYPED_TEST(TcpTest, PeerHalfCloseGetsEveryQueuedByte) {
       half_closes.fetch_add(1);
     });
   });
-  const int fd = SmallWindowSocket(server.port());
-  ASSERT_GE(fd, 0);
+  Client c(server.port(), kSmallRcvBuf, kSmallSndBuf);
+  ASSERT_TRUE(c.connected());
+  const int fd = c.fd();
   const std::string payload = Pattern(8 << 20, 11);
   std::size_t off = 0;
   while (off < payload.size()) {
@@ -383,8 +357,7 @@ TYPED_TEST(TcpTest, PeerHalfCloseGetsEveryQueuedByte) {
   }
   ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
   bool eof = false;
-  const std::string back = ReadToEof(fd, &eof);
-  ::close(fd);
+  const std::string back = c.recv_to_eof(&eof);
   EXPECT_TRUE(eof) << "no EOF after the echo";
   EXPECT_EQ(back.size(), payload.size());
   EXPECT_TRUE(back == payload) << "the echo differs from what was sent";
@@ -409,8 +382,9 @@ TYPED_TEST(TcpTest, PeerHalfCloseUnderBackPressureGetsEveryByte) {
     s.set_high_water_mark_callback(
         [&](const TcpConnectionPtr<B>&, std::size_t) { high_water.fetch_add(1); });
   });
-  const int fd = SmallWindowSocket(server.port());
-  ASSERT_GE(fd, 0);
+  Client c(server.port(), kSmallRcvBuf, kSmallSndBuf);
+  ASSERT_TRUE(c.connected());
+  const int fd = c.fd();
   const std::string payload = Pattern(8 << 20, 12);
   std::atomic<std::size_t> sent{0};
   std::atomic<bool> done{false};
@@ -436,9 +410,8 @@ TYPED_TEST(TcpTest, PeerHalfCloseUnderBackPressureGetsEveryByte) {
   EXPECT_FALSE(done.load()) << "the writer was never held back: " << sent.load()
                             << " bytes went in without the peer reading";
   bool eof = false;
-  const std::string back = ReadToEof(fd, &eof);
+  const std::string back = c.recv_to_eof(&eof);
   writer.join();
-  ::close(fd);
   EXPECT_EQ(sent.load(), payload.size());
   EXPECT_TRUE(eof) << "no EOF after the echo";
   EXPECT_EQ(back.size(), payload.size());
@@ -466,8 +439,9 @@ TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
       accepted.set_value(conn);
     });
   });
-  const int fd = SmallWindowSocket(server.port());
-  ASSERT_GE(fd, 0);
+  Client c(server.port(), kSmallRcvBuf, kSmallSndBuf);
+  ASSERT_TRUE(c.connected());
+  const int fd = c.fd();
   const std::weak_ptr<TcpConnection<B>> weak = accepted.get_future().get();
   ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
   // Send a repeating 64 KiB pattern, up to 96 MiB, until nothing has gone
@@ -502,8 +476,7 @@ TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
   ASSERT_EQ(::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK), 0);
   ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
   bool eof = false;
-  const std::string back = ReadToEof(fd, &eof);
-  ::close(fd);
+  const std::string back = c.recv_to_eof(&eof);
   EXPECT_TRUE(eof);
   ASSERT_EQ(back.size(), sent);
   std::size_t bad = 0;
