@@ -49,11 +49,8 @@ dir="$PWD/results/repro"
 mkdir -p "$dir" || exit 1
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
-if [[ "$PROFILE" == smoke ]]; then procs="${PROCESSES:-1}"; else procs="${PROCESSES:-3}"; fi
-if ! [[ "$procs" =~ ^[0-9]+$ ]] || (( procs < 1 || procs > 64 )); then
-  echo "bench-repro: PROCESSES must be a whole number from 1 to 64 (got '$procs')" >&2
-  exit 2
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/processes.sh"
+procs=$(sweep_processes "$PROFILE" bench-repro) || exit 2
 export PROFILE BAZEL PROCESSES="$procs"
 
 # One run of the chosen families, as make bench runs them: process 1 of

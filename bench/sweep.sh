@@ -73,11 +73,8 @@ case "$PROFILE" in smoke|default|full) ;; *)
   echo "sweep: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
   exit 2 ;;
 esac
-if [[ "$PROFILE" == smoke ]]; then n="${PROCESSES:-1}"; else n="${PROCESSES:-3}"; fi
-if ! [[ "$n" =~ ^[0-9]+$ ]] || (( n < 1 || n > 64 )); then
-  echo "sweep: PROCESSES must be a whole number from 1 to 64 (got '$n')" >&2
-  exit 2
-fi
+source "$here/processes.sh"
+n=$(sweep_processes "$PROFILE" sweep) || exit 2
 
 if [[ -n "$only_part" ]] && ! { [[ "$only_part" =~ ^[0-9]+$ ]] && (( only_part >= 1 && only_part <= n )); }; then
   echo "sweep: --part=$only_part: want a number from 1 to PROCESSES ($n)" >&2

@@ -39,11 +39,8 @@ case "$PROFILE" in
      exit 2 ;;
 esac
 
-if [[ "$PROFILE" == smoke ]]; then procs="${PROCESSES:-1}"; else procs="${PROCESSES:-3}"; fi
-if ! [[ "$procs" =~ ^[0-9]+$ ]] || (( procs < 1 || procs > 64 )); then
-  echo "bench: PROCESSES must be a whole number from 1 to 64 (got '$procs')" >&2
-  exit 2
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../processes.sh"
+procs=$(sweep_processes "$PROFILE" bench) || exit 2
 export PROCESSES="$procs"
 
 families=(queues threadpool logger buffer)
