@@ -96,7 +96,7 @@ run_one() {  # run_one FLAGS...: the sweep binary with the profile's flags
   fi
 }
 
-if (( n == 1 )) && (( ! merge_only )); then
+if (( n == 1 )) && (( ! merge_only )) && [[ -z "$only_part" ]]; then
   run_one "--benchmark_out=$out" --benchmark_out_format=json
   exit $?
 fi

@@ -53,6 +53,18 @@ doc = json.load(open(sys.argv[1]))
 assert doc["context"]["serverkit"]["processes"] == 2
 assert sorted({b["process"] for b in doc["benchmarks"]}) == [1, 2]
 PY
+# One process (PROCESSES=1) the same way: --part=1 writes the part, --merge
+# copies it; nothing stale survives.
+rm -f "$tmp/one.json"
+echo stale >"$tmp/parts/queues-1.json"
+PROFILE=smoke PROCESSES=1 SWEEP_BIN="$bin" "$sweep" --part=1 queues "$tmp/one.json" \
+  -- --benchmark_filter="$filter" >"$tmp/rr.txt" 2>&1 || { cat "$tmp/rr.txt"; fail "--part=1 of 1"; }
+[[ ! -f "$tmp/one.json" ]] || fail "--part=1 of 1 wrote the merged file"
+PROFILE=smoke PROCESSES=1 "$sweep" --merge queues "$tmp/one.json" >"$tmp/rr.txt" 2>&1 ||
+  { cat "$tmp/rr.txt"; fail "--merge of 1"; }
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["benchmarks"]' \
+  "$tmp/one.json" || fail "--merge of 1 did not copy the fresh part"
+
 for bad in "--part=3 queues" "--part=0 queues" "--merge queues $tmp/x.json -- --flag"; do
   set +e
   PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" "$sweep" $bad >"$tmp/bad.txt" 2>&1
