@@ -2,11 +2,13 @@
 #   make test    installs missing Debian packages, runs every test
 #   make bench   installs missing Debian packages, then the whole chain with
 #                -c opt: the four sweeps, pick, the ping-pong validation, and
-#                results/REPORT.md (about 15 minutes on 2 cores)
+#                results/REPORT.md (about 14 minutes on 2 cores; the sweeps
+#                as 3 processes each, bench/sweep.sh)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
-# make bench-quick          a smoke run of the whole chain (about 2 minutes).
+# make bench-quick          a smoke run of the whole chain (under a minute).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
+# make lint                 flake8 and mypy on bench/pick.
 
 BAZEL ?= bazel
 PROFILE ?= default
