@@ -36,6 +36,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
+void SetBufferSize(int fd, int option, int bytes) {
+  ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof(bytes));
+}
+
 // A blocking loopback client with timeouts, so a broken server fails the
 // test instead of hanging it. Non-zero `rcvbuf` / `sndbuf` set the socket's
 // buffers before connecting (the window is agreed at the handshake).
@@ -43,8 +47,8 @@ class Client {
  public:
   explicit Client(std::uint16_t port, int rcvbuf = 0, int sndbuf = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (rcvbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-    if (sndbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+    if (rcvbuf > 0) SetBufferSize(fd_, SO_RCVBUF, rcvbuf);
+    if (sndbuf > 0) SetBufferSize(fd_, SO_SNDBUF, sndbuf);
     timeval tv{10, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -295,10 +299,6 @@ TYPED_TEST(TcpTest, HalfCloseDeliversQueuedOutputThenEof) {
   auto f = got_after_shutdown.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(f.get(), "after");
-}
-
-void SetBufferSize(int fd, int option, int bytes) {
-  ::setsockopt(fd, SOL_SOCKET, option, &bytes, sizeof(bytes));
 }
 
 // A client with a 32 KiB receive buffer and a 256 KiB send buffer, so what
