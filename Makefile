@@ -8,11 +8,12 @@
 # make bench-quick          a smoke run of the whole chain (under a minute).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
-# make lint                 flake8 and mypy on bench/pick.
+# make lint                 flake8 and mypy on bench/pick and bench/pingpong.
 
 BAZEL ?= bazel
 PROFILE ?= default
 # Bazel's test summary is parsed by .ci/run; keep it on stdout.
+# Extra flags for every `bazel test` below; .ci/run sets --config=ci (-Werror).
 BAZEL_TEST_FLAGS ?=
 
 .PHONY: all deps test lint test-tsan test-asan test-ubsan bench bench-quick \
@@ -27,13 +28,14 @@ deps:
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
 
-# flake8 and mypy on bench/pick (tools/lint_python.sh; CI runs this too).
+# flake8 and mypy on bench/pick and bench/pingpong (tools/lint_python.sh; CI
+# runs this too).
 lint: deps
 	tools/lint_python.sh
 
 # The concurrent code under ThreadSanitizer (CI runs this too).
-TSAN_TARGETS = //queues/... //threadpool/... //logger/... //reactor/... \
-	//bench/pingpong:pingpong_test
+TSAN_TARGETS = //base/... //queues/... //threadpool/... //logger/... \
+	//reactor/... //bench/pingpong:pingpong_test
 test-tsan: deps
 	$(BAZEL) test --config=tsan $(BAZEL_TEST_FLAGS) $(TSAN_TARGETS)
 
@@ -46,18 +48,18 @@ test-asan: deps
 test-ubsan: deps
 	$(BAZEL) test --config=ubsan $(BAZEL_TEST_FLAGS) //buffer/... //reactor/...
 
-# The whole chain (bench/pick/bench.sh): [1/7] queue sweep, [2/7] thread-pool
+# The whole chain (bench/bench.sh): [1/7] queue sweep, [2/7] thread-pool
 # sweep, [3/7] logger sweep, [4/7] buffer sweep, [5/7] pick, [6/7] ping-pong +
 # validation, [7/7] report (pick again, now with the validation). Prints a
 # total estimate up front, each step's time, and where REPORT.md is.
 # PICK_FLAGS='--producers=4 --latency-bound' narrows the recommendation.
 PICK_FLAGS ?=
 bench: deps
-	@PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/pick/bench.sh
+	@PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/bench.sh
 
 # Every step with --profile=smoke: checks the chain end to end in minutes.
 bench-quick: deps
-	@PROFILE=smoke BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/pick/bench.sh
+	@PROFILE=smoke BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/bench.sh
 
 # One step at a time. Each sweep runs as 3 processes merged into
 # results/<family>.json (bench/sweep.sh; PROCESSES=N to change).

@@ -2,7 +2,7 @@
 # bench/processes.sh
 # -----------------------------------------------------------------------------
 #
-# Sourced by bench/sweep.sh, bench/repro.sh and bench/pick/bench.sh: how many
+# Sourced by bench/sweep.sh, bench/repro.sh and bench/bench.sh: how many
 # processes a sweep runs as (bench/sweep.sh says why).
 #
 #   procs=$(sweep_processes "$PROFILE" "bench") || exit 2

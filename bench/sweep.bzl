@@ -11,12 +11,11 @@ def family_sweep(family, binary, smoke_size = "medium"):
         its family's code.
       smoke_size: the smoke test's size.
     """
-    if binary != ":" + family:
-        native.alias(
-            name = family,
-            actual = binary,
-            tags = ["benchmark"],
-        )
+    native.alias(
+        name = family,
+        actual = binary,
+        tags = ["benchmark"],
+    )
 
     # Runs the whole sweep for a moment (--profile=smoke) and checks that it
     # exits cleanly, prints its rankings and writes its JSON.

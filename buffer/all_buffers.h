@@ -3,7 +3,8 @@
 // -----------------------------------------------------------------------------
 //
 // The type list of every buffer. The typed tests and the benchmark sweep
-// iterate it: adding a buffer is one header and one line below.
+// iterate it: adding a buffer is a header, its target, a dep and a line
+// below (the README's "Adding an implementation").
 
 #ifndef SERVERKIT_BUFFER_ALL_BUFFERS_H_
 #define SERVERKIT_BUFFER_ALL_BUFFERS_H_

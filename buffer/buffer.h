@@ -42,6 +42,8 @@
 //     and benchmark names ("linear", "ring", ...).
 //   - `static constexpr bool kAlwaysContiguous`: true when `readable()` never
 //     has a second span, so `peek()` never moves.
+//   - `static constexpr PrependSpace kPrependSpace`: where the room for a cheap
+//     prepend comes from (none, a front area, or a ring's shared free space).
 //
 // Lifetime of views: every span and string_view handed out is valid until the
 // next call that is not `const` (append, retrieve, ensure_writable, peek(n) on
@@ -70,6 +72,21 @@ namespace serverkit {
 // The size of read_fd's stack buffer, as muduo: one read_fd takes at most
 // writable_bytes() + 64 KiB.
 inline constexpr std::size_t kReadFdExtraBytes = 64 * 1024;
+
+// Where a buffer's room for a prepend that moves nothing comes from
+// (`B::kPrependSpace`).
+enum class PrependSpace {
+  // Nowhere: `prependable_bytes()` is 0 and every prepend moves the readable
+  // bytes (the std::string reference).
+  kNone,
+  // An area in front of the readable bytes, reserved (muduo's 8 bytes) or
+  // left by what was retrieved; the writable space behind them is separate.
+  kFront,
+  // All the free space, in front and behind alike: a ring
+  // (`prependable_bytes() == writable_bytes()`). Appends past the end of the
+  // storage wrap, so nothing is moved until the buffer grows.
+  kShared,
+};
 
 // One run of bytes, or two where a ring wraps: `first` then `second`.
 // `second` is empty unless `first` is non-empty.
@@ -114,6 +131,7 @@ concept Buffer =
     requires {
       { B::kName } -> std::convertible_to<std::string_view>;
       { B::kAlwaysContiguous } -> std::convertible_to<bool>;
+      { B::kPrependSpace } -> std::convertible_to<PrependSpace>;
     } &&
     requires(B& b, const B& cb, const char* data, std::size_t n,
              std::string_view sv, std::span<char> out, int fd, int* err) {

@@ -47,6 +47,7 @@ class LinearBuffer {
  public:
   static constexpr std::string_view kName = "linear";
   static constexpr bool kAlwaysContiguous = true;
+  static constexpr PrependSpace kPrependSpace = PrependSpace::kFront;
   static constexpr std::size_t kCheapPrepend = 8;
   static constexpr std::size_t kInitialSize = 1024;
 

@@ -52,6 +52,7 @@ class MirroredRingBuffer {
  public:
   static constexpr std::string_view kName = "mirrored";
   static constexpr bool kAlwaysContiguous = true;
+  static constexpr PrependSpace kPrependSpace = PrependSpace::kShared;
   static constexpr std::size_t kInitialSize = 4096;
 
   MirroredRingBuffer() : MirroredRingBuffer(kInitialSize) {}

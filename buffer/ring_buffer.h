@@ -50,6 +50,7 @@ class RingBuffer {
  public:
   static constexpr std::string_view kName = "ring";
   static constexpr bool kAlwaysContiguous = false;
+  static constexpr PrependSpace kPrependSpace = PrependSpace::kShared;
   static constexpr std::size_t kInitialSize = 1024;
 
   RingBuffer() : RingBuffer(kInitialSize) {}

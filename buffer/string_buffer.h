@@ -39,6 +39,7 @@ class StringBuffer {
  public:
   static constexpr std::string_view kName = "string";
   static constexpr bool kAlwaysContiguous = true;
+  static constexpr PrependSpace kPrependSpace = PrependSpace::kNone;
 
   StringBuffer() = default;
   explicit StringBuffer(std::size_t initial) { data_.reserve(initial); }

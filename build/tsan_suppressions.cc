@@ -1,5 +1,6 @@
-// ThreadSanitizer suppressions for third-party code, compiled into every test
-// binary (TSan reads this hook at start-up; it is unused in other builds).
+// ThreadSanitizer suppressions for third-party code, linked into the tests of
+// queues, threadpool, logger, buffer and reactor (TSan reads this hook at
+// start-up; it is unused in other builds).
 //
 // Each entry names the upstream reason. Our own code gets no suppressions.
 

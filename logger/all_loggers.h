@@ -3,13 +3,14 @@
 // -----------------------------------------------------------------------------
 //
 // The type list of every logger. The typed tests and the sweep iterate it:
-// adding a logger is one header and one line below. The reference (SyncLogger)
-// comes first, so tests report it first.
+// adding a logger is a header, its target, a dep and a line in `AllLoggers`
+// below (the README's "Adding an implementation"). The
+// reference (SyncLogger) comes first, so tests report it first.
 //
-// `AsyncQueueLogger<Q>` is listed over three multi-producer queues of the
-// queue sweep: the bounded Vyukov ring, moodycamel's unbounded queue and the
-// mutex queue (the reference). The sweep's full profile runs it over every
-// multi-producer queue in `AllQueues`.
+// `AsyncQueueLogger<Q>` is listed over each queue of `AsyncQueueLoggerQueues`
+// (entries of `AllQueues`): the bounded Vyukov ring, moodycamel's unbounded
+// queue and the mutex queue (the reference). The sweep's full profile runs it
+// over every other multi-producer queue of `AllQueues` too.
 //
 // Optional traits, detected rather than required:
 //   - `static constexpr bool kRotates = false`: the logger cannot rotate files
@@ -18,6 +19,7 @@
 #ifndef SERVERKIT_LOGGER_ALL_LOGGERS_H_
 #define SERVERKIT_LOGGER_ALL_LOGGERS_H_
 
+#include "base/type_list.h"
 #include "logger/async_double_buffer_logger.h"
 #include "logger/async_queue_logger.h"
 #include "logger/boost_log_logger.h"
@@ -40,19 +42,34 @@ constexpr bool SupportsRotation() {
   }
 }
 
-using AllLoggers = TypeList<             //
-    SyncLogger,                          //
-    AsyncDoubleBufferLogger,             //
-    AsyncQueueLogger<BoundedMpmcQueue>,  //
-    AsyncQueueLogger<MoodycamelQueue>,   //
-    AsyncQueueLogger<MutexQueue>,        //
-    SpdlogSyncLogger,                    //
-    SpdlogAsyncLogger,                   //
-    BoostLogLogger>;
+using AsyncQueueLoggerQueues = TypeList<  //
+    QueueTemplate<BoundedMpmcQueue>,      //
+    QueueTemplate<MoodycamelQueue>,       //
+    QueueTemplate<MutexQueue>>;
 
-static_assert(Logger<AsyncQueueLogger<BoundedMpmcQueue>>);
-static_assert(Logger<AsyncQueueLogger<MoodycamelQueue>>);
-static_assert(Logger<AsyncQueueLogger<MutexQueue>>);
+namespace logger_internal {
+template <typename L>
+struct AsyncQueueLoggersOf;
+template <typename... Fs>
+struct AsyncQueueLoggersOf<TypeList<Fs...>> {
+  using type = TypeList<AsyncQueueLogger<Fs::template Of>...>;
+};
+
+template <typename... Ls>
+constexpr bool AllAreLoggers(TypeList<Ls...>) {
+  return (Logger<Ls> && ...);
+}
+}  // namespace logger_internal
+
+using AllLoggers = Concat<                                                //
+    TypeList<SyncLogger,                                                  //
+             AsyncDoubleBufferLogger>,                                    //
+    logger_internal::AsyncQueueLoggersOf<AsyncQueueLoggerQueues>::type,  //
+    TypeList<SpdlogSyncLogger,                                            //
+             SpdlogAsyncLogger,                                           //
+             BoostLogLogger>>;
+
+static_assert(logger_internal::AllAreLoggers(AllLoggers{}));
 
 }  // namespace serverkit
 

@@ -20,8 +20,8 @@
 //
 // Bound and overflow: bounded queues hold `queue_capacity` records (rounded
 // as the queue rounds); unbounded ones are bounded by a counter of records in
-// flight. When full, kBlock retries (pause, then yield) and kDrop discards
-// the record and counts it, exactly.
+// flight. When full, kBlock retries (pause, then yield: base/spin_wait.h) and
+// kDrop discards the record and counts it, exactly.
 //
 // Shutdown: the destructor raises the stop flag; the backend drains every
 // record pushed before it, writes, flushes and ends.
@@ -43,7 +43,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -54,6 +53,8 @@
 #include <utility>
 
 #include "base/cache_line.h"
+#include "base/joined_name.h"
+#include "base/spin_wait.h"
 #include "logger/internal/deferred_message.h"
 #include "logger/internal/line_format.h"
 #include "logger/logger.h"
@@ -70,23 +71,7 @@ struct QueuedRecord {
 };
 
 namespace logger_internal {
-
-// Compile-time concatenation of string_views with static storage.
-template <const std::string_view&... Parts>
-struct JoinedName {
-  static constexpr auto kChars = [] {
-    std::array<char, (Parts.size() + ... + 0)> out{};
-    std::size_t at = 0;
-    ((std::copy(Parts.begin(), Parts.end(), out.begin() + at),
-      at += Parts.size()),
-     ...);
-    return out;
-  }();
-  static constexpr std::string_view value{kChars.data(), kChars.size()};
-};
-
 inline constexpr std::string_view kAsyncQueuePrefix = "async-queue-";
-
 }  // namespace logger_internal
 
 template <template <typename> class QueueT>
@@ -98,8 +83,7 @@ class AsyncQueueLogger {
                 "many threads log: the queue must allow many producers");
 
   static constexpr std::string_view kName =
-      logger_internal::JoinedName<logger_internal::kAsyncQueuePrefix,
-                                  QueueType::kName>::value;
+      JoinedName<logger_internal::kAsyncQueuePrefix, QueueType::kName>::value;
   static constexpr bool kAsync = true;
 
   explicit AsyncQueueLogger(const LoggerOptions& options)
@@ -134,12 +118,12 @@ class AsyncQueueLogger {
         logger_internal::MakeHeader(level, where),
         logger_internal::DeferredMessage(fmt::string_view(format),
                                          std::forward<Args>(args)...)};
-    for (unsigned tries = 0; !queue_.try_push(std::move(record)); ++tries) {
+    for (SpinThenYield backoff; !queue_.try_push(std::move(record));
+         backoff.Pause()) {
       if (overflow_ == OverflowPolicy::kDrop) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      Backoff(tries);
     }
   }
 
@@ -168,23 +152,14 @@ class AsyncQueueLogger {
   static constexpr std::size_t kBatch = 256;
   static constexpr std::chrono::microseconds kIdleSleep{50};
 
-  static void Backoff(unsigned tries) {
-    if (tries < 64) {
-      CpuRelax();
-    } else {
-      std::this_thread::yield();
-    }
-  }
-
   // Unbounded queues: claims one of `capacity_` slots in flight.
   bool Reserve() {
-    for (unsigned tries = 0;; ++tries) {
+    for (SpinThenYield backoff;; backoff.Pause()) {
       if (in_flight_.fetch_add(1, std::memory_order_relaxed) < capacity_) {
         return true;
       }
       in_flight_.fetch_sub(1, std::memory_order_relaxed);
       if (overflow_ == OverflowPolicy::kDrop) return false;
-      Backoff(tries);
     }
   }
 

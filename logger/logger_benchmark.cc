@@ -50,6 +50,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/percentile.h"
+#include "base/type_list.h"
 #include "bench/common/harness.h"
 #include "logger/all_loggers.h"
 #include "logger/logger.h"
@@ -330,16 +332,15 @@ void RegisterAll(TypeList<Ls...>, Profile profile) {
   (RegisterLogger<Ls>(profile, /*server=*/true), ...);
 }
 
-// Full profile: AsyncQueueLogger over every other multi-producer queue.
+// Full profile: AsyncQueueLogger over every multi-producer queue that
+// AllLoggers does not already run it over.
 template <typename F>
 void RegisterQueueLogger(Profile profile) {
   using Q = typename F::template Of<QueuedRecord>;
-  if constexpr (Q::kTopology != Topology::kSpsc) {
-    const std::string_view name = Q::kName;
-    if (name != "bounded-mpmc" && name != "moodycamel" && name != "mutex") {
-      RegisterLogger<AsyncQueueLogger<F::template Of>>(profile,
-                                                       /*server=*/false);
-    }
+  if constexpr (Q::kTopology != Topology::kSpsc &&
+                !Contains<AsyncQueueLoggerQueues, F>::value) {
+    RegisterLogger<AsyncQueueLogger<F::template Of>>(profile,
+                                                     /*server=*/false);
   }
 }
 

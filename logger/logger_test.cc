@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "logger/all_loggers.h"
 #include "logger/internal/deferred_message.h"
@@ -38,13 +39,8 @@
 namespace serverkit {
 namespace {
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr int kMessagesPerThread = 2'000;
-constexpr int kOverloadMessages = 5'000;
-#else
-constexpr int kMessagesPerThread = 20'000;
-constexpr int kOverloadMessages = 20'000;
-#endif
+constexpr int kMessagesPerThread = kUnderSanitizer ? 2'000 : 20'000;
+constexpr int kOverloadMessages = kUnderSanitizer ? 5'000 : 20'000;
 constexpr int kThreads = 4;
 
 // A fresh directory under TEST_TMPDIR (or /tmp) for each call.

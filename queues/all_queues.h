@@ -3,7 +3,8 @@
 // -----------------------------------------------------------------------------
 //
 // The type list of every queue. Typed tests and the benchmark sweep iterate
-// it: adding a queue is one header and one line below.
+// it: adding a queue is a header, its target, a dep and a line below (the
+// README's "Adding an implementation").
 //
 // Entries are queue *templates* (wrapped in `QueueTemplate`) so each test can
 // instantiate them with its own element type (ints, move-only values,

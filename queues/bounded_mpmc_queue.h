@@ -17,13 +17,18 @@
 //   4. A sequence behind the position means full (producer) or empty
 //      (consumer): the operation fails at once, without touching the other
 //      side's index.
-// Two additions: the enqueue and dequeue indices sit on their own cache lines,
-// and consecutive positions are spread over different cache lines (position
-// `p` lives in slot `(p % lines) * per_line + (p / lines) % per_line`), so
-// neighbouring producers and consumers do not fight over one line.
+// The slots, their sequences and their layout (consecutive positions on
+// different cache lines, slots aligned for an over-aligned `T`) are
+// `queues/internal/sequenced_slots.h`, shared with `SpscRingQueue`. The
+// enqueue and dequeue indices sit on their own cache lines.
 //
-// Capacity is rounded up to a power of two (and to at least one cache line of
-// slots).
+// Besides the exact try_push / try_pop, it has blocking `push` / `pop` (used
+// by `Producer::spin_push` / `Consumer::spin_pop`): each claims its position
+// with one fetch_add, which cannot fail, and then waits on its own slot, so
+// contending threads do not retry a CAS on the shared index.
+//
+// Capacity is rounded up to a power of two (and to at least two cache lines'
+// worth of slots).
 //
 // Thread-safety: thread-safe (MPMC). Progress: not lock-free in the strict
 // sense; a producer preempted between its claim and its publish makes
@@ -42,12 +47,13 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <string_view>
 #include <utility>
 
 #include "base/cache_line.h"
+#include "base/spin_wait.h"
+#include "queues/internal/sequenced_slots.h"
 #include "queues/queue.h"
 
 namespace serverkit {
@@ -60,41 +66,27 @@ class BoundedMpmcQueue {
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = true;
 
-  explicit BoundedMpmcQueue(std::size_t capacity)
-      : capacity_(RoundCapacity(capacity)),
-        mask_(capacity_ - 1),
-        lines_shift_(std::countr_zero(capacity_ / kSlotsPerLine)),
-        slots_(static_cast<Slot*>(::operator new[](
-            capacity_ * sizeof(Slot), std::align_val_t{kCacheLineSize}))) {
-    for (std::size_t p = 0; p < capacity_; ++p) {
-      new (&slots_[SlotIndex(p)]) Slot;
-      slots_[SlotIndex(p)].seq.store(p, std::memory_order_relaxed);
-    }
-  }
+  explicit BoundedMpmcQueue(std::size_t capacity) : slots_(capacity) {}
 
   BoundedMpmcQueue(const BoundedMpmcQueue&) = delete;
   BoundedMpmcQueue& operator=(const BoundedMpmcQueue&) = delete;
 
   ~BoundedMpmcQueue() {
-    const std::size_t head = dequeue_pos_.load(std::memory_order_relaxed);
-    const std::size_t tail = enqueue_pos_.load(std::memory_order_relaxed);
-    for (std::size_t p = head; p != tail; ++p) slots_[SlotIndex(p)].item()->~T();
-    for (std::size_t i = 0; i < capacity_; ++i) slots_[i].~Slot();
-    ::operator delete[](slots_, std::align_val_t{kCacheLineSize});
+    slots_.Destroy(dequeue_pos_.load(std::memory_order_relaxed),
+                   enqueue_pos_.load(std::memory_order_relaxed));
   }
 
   bool try_push(T&& v) {
     std::size_t pos = enqueue_pos_.load(std::memory_order_relaxed);
     for (;;) {
-      Slot& slot = slots_[SlotIndex(pos)];
+      Slot& slot = slots_.at(pos);
       const std::size_t seq = slot.seq.load(std::memory_order_acquire);
       const auto diff =
           static_cast<std::intptr_t>(seq) - static_cast<std::intptr_t>(pos);
       if (diff == 0) {
         if (enqueue_pos_.compare_exchange_weak(pos, pos + 1,
                                                std::memory_order_relaxed)) {
-          new (slot.storage) T(std::move(v));
-          slot.seq.store(pos + 1, std::memory_order_release);
+          Publish(slot, pos, std::move(v));
           return true;
         }
       } else if (diff < 0) {
@@ -108,17 +100,14 @@ class BoundedMpmcQueue {
   bool try_pop(T& out) {
     std::size_t pos = dequeue_pos_.load(std::memory_order_relaxed);
     for (;;) {
-      Slot& slot = slots_[SlotIndex(pos)];
+      Slot& slot = slots_.at(pos);
       const std::size_t seq = slot.seq.load(std::memory_order_acquire);
       const auto diff = static_cast<std::intptr_t>(seq) -
                         static_cast<std::intptr_t>(pos + 1);
       if (diff == 0) {
         if (dequeue_pos_.compare_exchange_weak(pos, pos + 1,
                                                std::memory_order_relaxed)) {
-          T* item = slot.item();
-          out = std::move(*item);
-          item->~T();
-          slot.seq.store(pos + capacity_, std::memory_order_release);
+          Take(slot, pos, out);
           return true;
         }
       } else if (diff < 0) {
@@ -129,39 +118,57 @@ class BoundedMpmcQueue {
     }
   }
 
-  std::size_t capacity() const { return capacity_; }
-
- private:
-  struct Slot {
-    std::atomic<std::size_t> seq;
-    alignas(T) unsigned char storage[sizeof(T)];
-    T* item() { return std::launder(reinterpret_cast<T*>(storage)); }
-  };
-
-  // Slots per cache line, rounded down to a power of two (at least 1).
-  static constexpr std::size_t kSlotsPerLine =
-      sizeof(Slot) >= kCacheLineSize ? 1
-                                     : std::bit_floor(kCacheLineSize / sizeof(Slot));
-
-  static std::size_t RoundCapacity(std::size_t requested) {
-    std::size_t c = std::bit_ceil(requested < 2 ? std::size_t{2} : requested);
-    return c < kSlotsPerLine * 2 ? kSlotsPerLine * 2 : c;
+  // Blocking push: claims a position with one fetch_add (no retry loop, so
+  // producers never collide on the index) and then waits until the consumer
+  // of the previous lap has freed that slot. Waits by spinning, then by
+  // yielding the CPU (base/spin_wait.h): it never sleeps in the kernel.
+  void push(T&& v) {
+    const std::size_t pos =
+        enqueue_pos_.fetch_add(1, std::memory_order_relaxed);
+    Slot& slot = slots_.at(pos);
+    WaitFor(slot, pos);
+    Publish(slot, pos, std::move(v));
   }
 
-  // Spreads consecutive positions over different cache lines (a bijection on
-  // [0, capacity)).
-  std::size_t SlotIndex(std::size_t pos) const {
-    const std::size_t i = pos & mask_;
-    const std::size_t line = i & ((capacity_ / kSlotsPerLine) - 1);
-    const std::size_t within = i >> lines_shift_;
-    return line * kSlotsPerLine + within;
+  // Blocking pop: claims a position with one fetch_add and waits on that
+  // slot until its item is published (atomic_queue's "optimist" pop). Mixes
+  // freely with try_push / try_pop; a claimed position is served in order.
+  void pop(T& out) {
+    const std::size_t pos =
+        dequeue_pos_.fetch_add(1, std::memory_order_relaxed);
+    Slot& slot = slots_.at(pos);
+    WaitFor(slot, pos + 1);
+    Take(slot, pos, out);
+  }
+
+  std::size_t capacity() const { return slots_.capacity(); }
+
+ private:
+  using Slots = queues_internal::SequencedSlots<T>;
+  using Slot = typename Slots::Slot;
+
+  static void Publish(Slot& slot, std::size_t pos, T&& v) {
+    new (slot.storage) T(std::move(v));
+    slot.seq.store(pos + 1, std::memory_order_release);
+  }
+
+  void Take(Slot& slot, std::size_t pos, T& out) {
+    T* item = slot.item();
+    out = std::move(*item);
+    item->~T();
+    slot.seq.store(pos + slots_.capacity(), std::memory_order_release);
+  }
+
+  // Waits until the slot's sequence reads `seq` (base/spin_wait.h: pauses,
+  // then yields, so a waiter does not starve the thread it waits for when
+  // threads outnumber cores).
+  static void WaitFor(Slot& slot, std::size_t seq) {
+    SpinThenYieldUntil(
+        [&] { return slot.seq.load(std::memory_order_acquire) == seq; });
   }
 
   // Read-only after construction; shares no line with the hot indices.
-  alignas(kCacheLineSize) const std::size_t capacity_;
-  const std::size_t mask_;
-  const int lines_shift_;
-  Slot* const slots_;
+  alignas(kCacheLineSize) Slots slots_;
 
   alignas(kCacheLineSize) std::atomic<std::size_t> enqueue_pos_{0};
   alignas(kCacheLineSize) std::atomic<std::size_t> dequeue_pos_{0};
@@ -174,7 +181,7 @@ class BoundedMpmcQueue {
 // cache line.
 struct BoundedMpmcQueueLayout {
   using Q = BoundedMpmcQueue<std::uint64_t>;
-  static_assert(offsetof(Q, enqueue_pos_) - offsetof(Q, capacity_) ==
+  static_assert(offsetof(Q, enqueue_pos_) - offsetof(Q, slots_) ==
                 kCacheLineSize);
   static_assert(offsetof(Q, dequeue_pos_) - offsetof(Q, enqueue_pos_) ==
                 kCacheLineSize);

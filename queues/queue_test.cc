@@ -5,11 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
 #include "queues/queue.h"
@@ -17,13 +20,34 @@
 namespace serverkit {
 namespace {
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr std::uint64_t kItemsPerProducer = 20'000;
-#else
-constexpr std::uint64_t kItemsPerProducer = 200'000;
-#endif
+constexpr std::uint64_t kDefaultItemsPerProducer =
+    kUnderSanitizer ? 20'000 : 200'000;
+
+// Items each producer pushes in the conservation tests. The environment
+// variable SERVERKIT_ITEMS_PER_PRODUCER overrides it for long runs, e.g. 10^8
+// items through our rings:
+//   SERVERKIT_ITEMS_PER_PRODUCER=100000000 bazel run -c opt //queues:queue_test
+//     -- --gtest_filter='*spsc?ring*:*bounded?mpmc*'  ('-' would start
+//     gtest's negative patterns, hence '?')
+std::uint64_t ItemsPerProducerFromEnv() {
+  const char* env = std::getenv("SERVERKIT_ITEMS_PER_PRODUCER");
+  if (env == nullptr || *env == '\0') return kDefaultItemsPerProducer;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(env, &end, 10);
+  // Items carry their index in 32 bits.
+  if (*end != '\0' || n == 0 || n > 0xffffffffull) {
+    std::fprintf(stderr,
+                 "SERVERKIT_ITEMS_PER_PRODUCER=%s: want an integer in "
+                 "[1, 2^32)\n", env);
+    std::exit(2);
+  }
+  return n;
+}
+const std::uint64_t kItemsPerProducer = ItemsPerProducerFromEnv();
 constexpr std::size_t kCapacity = 1024;
-constexpr auto kDeadline = std::chrono::seconds(120);
+// Generous: a lost item shows as a consumer still waiting at the deadline.
+const auto kDeadline =
+    std::chrono::seconds(120 + kItemsPerProducer / 1'000'000);
 
 // Counts live objects, to catch leaks and double destruction.
 struct Tracked {
@@ -181,6 +205,59 @@ TYPED_TEST(QueueTest, NoLeakNoDoubleDestroy) {
   EXPECT_EQ(Tracked::destroyed_twice.load(), 0) << "objects destroyed twice";
 }
 
+// An element over-aligned to two cache lines, as people pad values. Every
+// constructor checks the address it runs at: constructing an object at an
+// address that does not honour its alignment is undefined behaviour.
+struct alignas(128) OverAligned {
+  static inline std::atomic<long> misaligned{0};
+  static inline std::atomic<long> constructed{0};
+
+  OverAligned() { Check(); }
+  explicit OverAligned(std::uint64_t v) : value(v) { Check(); }
+  OverAligned(const OverAligned& o) : value(o.value) { Check(); }
+  OverAligned(OverAligned&& o) noexcept : value(o.value) { Check(); }
+  OverAligned& operator=(const OverAligned&) = default;
+  OverAligned& operator=(OverAligned&&) noexcept = default;
+
+  void Check() {
+    constructed.fetch_add(1);
+    if (reinterpret_cast<std::uintptr_t>(this) % alignof(OverAligned) != 0) {
+      misaligned.fetch_add(1);
+    }
+  }
+
+  std::uint64_t value = 0;
+};
+static_assert(alignof(OverAligned) == 128);
+
+TYPED_TEST(QueueTest, OverAlignedElementsAreConstructedAligned) {
+  using Q = typename TypeParam::template Of<OverAligned>;
+  OverAligned::misaligned.store(0);
+  OverAligned::constructed.store(0);
+  // Several capacities, several laps around each ring, so every slot of a
+  // bounded ring is constructed into at least once.
+  for (std::size_t capacity : {2, 3, 16, 100}) {
+    Q q(capacity);
+    const std::size_t room = Room(q, 16);
+    std::uint64_t next_in = 0;
+    std::uint64_t next_out = 0;
+    for (int lap = 0; lap < 8; ++lap) {
+      for (std::size_t i = 0; i < room; ++i) {
+        ASSERT_TRUE(q.try_push(OverAligned(next_in++)));
+      }
+      for (std::size_t i = 0; i < room; ++i) {
+        OverAligned out;
+        ASSERT_TRUE(q.try_pop(out));
+        EXPECT_EQ(out.value, next_out++);
+      }
+    }
+  }
+  EXPECT_GT(OverAligned::constructed.load(), 0);
+  EXPECT_EQ(OverAligned::misaligned.load(), 0)
+      << "objects constructed at addresses that are not "
+      << alignof(OverAligned) << "-aligned";
+}
+
 // P producers push (producer << 32 | seq); C consumers pop until every item
 // is accounted for. Checks: no loss, no duplicate, exact sum, and per-producer
 // order as each consumer sees it (where the queue promises it).
@@ -224,7 +301,7 @@ void RunConservation(int producers, int consumers) {
       std::uint32_t idle = 0;
       while (!go.load()) std::this_thread::yield();
       while (popped.load(std::memory_order_relaxed) < total) {
-        std::uint64_t v;
+        std::uint64_t v = 0;
         if (!handle.try_pop(v)) {
           if ((++idle & 0xfff) == 0) {
             if (std::chrono::steady_clock::now() > deadline) {
@@ -290,7 +367,65 @@ TYPED_TEST(QueueTest, OneProducerManyConsumers) {
 }
 
 TYPED_TEST(QueueTest, ManyProducersManyConsumers) {
-  RunConservation<typename TypeParam::template Of<std::uint64_t>>(3, 3);
+  RunConservation<typename TypeParam::template Of<std::uint64_t>>(4, 4);
+}
+
+// P producers spin_push and C consumers spin_pop a fixed share each: the
+// blocking paths (bounded-mpmc's fetch_add claim, atomic_queue's optimist,
+// tbb-bounded, moodycamel-blocking) under contention, checked for loss,
+// duplicates and the exact sum. A lost item hangs a consumer: the test's own
+// timeout then fails it.
+template <typename Q>
+void RunBlockingConservation(int producers, int consumers) {
+  if (!AllowsProducers(Q::kTopology, producers) ||
+      !AllowsConsumers(Q::kTopology, consumers)) {
+    GTEST_SKIP() << TopologyName(Q::kTopology) << " queue; " << producers
+                 << "P/" << consumers << "C not supported";
+  }
+  Q q(kCapacity / 8);  // small, so producers also wait on full slots
+  const std::uint64_t total = kItemsPerProducer * producers;
+  ASSERT_EQ(total % consumers, 0u);
+  std::vector<std::atomic<std::uint8_t>> seen(total);
+  std::atomic<std::uint64_t> sum{0};
+  std::atomic<std::uint64_t> bad{0};
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      Producer<Q> handle(q);
+      for (std::uint64_t i = 0; i < kItemsPerProducer; ++i) {
+        handle.spin_push((static_cast<std::uint64_t>(p) << 32) | i);
+      }
+    });
+  }
+  for (int c = 0; c < consumers; ++c) {
+    threads.emplace_back([&] {
+      Consumer<Q> handle(q);
+      std::uint64_t local_sum = 0;
+      for (std::uint64_t n = 0; n < total / consumers; ++n) {
+        std::uint64_t v = 0;
+        handle.spin_pop(v);
+        const std::uint64_t p = v >> 32;
+        const std::uint64_t i = v & 0xffffffffu;
+        if (p >= static_cast<std::uint64_t>(producers) ||
+            i >= kItemsPerProducer ||
+            seen[p * kItemsPerProducer + i].fetch_add(1) != 0) {
+          bad.fetch_add(1);
+        }
+        local_sum += i;
+      }
+      sum.fetch_add(local_sum);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0u) << "duplicated or corrupted items";
+  const std::uint64_t n = kItemsPerProducer;
+  EXPECT_EQ(sum.load(), producers * (n * (n - 1) / 2));
+  std::uint64_t leftover;
+  EXPECT_FALSE(q.try_pop(leftover));
+}
+
+TYPED_TEST(QueueTest, BlockingManyProducersManyConsumers) {
+  RunBlockingConservation<typename TypeParam::template Of<std::uint64_t>>(4, 4);
 }
 
 // The spin helpers use a queue's native blocking operations where it has
@@ -306,7 +441,7 @@ TYPED_TEST(QueueTest, SpinPushAndPop) {
   Consumer<Q> handle(q);
   std::uint64_t expected = 0;
   for (std::uint64_t i = 0; i < kN; ++i) {
-    std::uint64_t v;
+    std::uint64_t v = 0;
     handle.spin_pop(v);
     if (v == expected) ++expected;
   }

@@ -4,29 +4,34 @@
 //
 // `SpscRingQueue<T>`: our bounded single-producer single-consumer ring.
 //
-//   1. The producer owns the write index, the consumer the read index; each
-//      sits on its own cache line.
-//   2. Each side keeps a private copy of the other side's index and reloads
-//      the shared one only when its copy says "full" (producer) or "empty"
-//      (consumer). In steady state a push or pop touches no line the other
-//      thread writes, except the slot itself.
-//   3. Indices grow without wrapping (64-bit); `index & mask` picks the slot.
+//   1. The slots carry sequence numbers (`queues/internal/sequenced_slots.h`):
+//      the consumer learns that an item is there from the slot it will read
+//      it from, and the producer learns that a slot is free from the slot it
+//      will write. Neither side ever reads the other side's index, so one
+//      hand-off moves one cache line (the slot's), where a ring with shared
+//      indices moves two (the index's line, then the slot's).
+//   2. Each side's position is private, on its own cache line; no atomic
+//      read-modify-write anywhere.
+//   3. Consecutive positions live on different cache lines, so a producer
+//      writing position p+1 does not take the line the consumer is reading
+//      position p from.
 //
-// Capacity is rounded up to a power of two.
+// Capacity is rounded up to a power of two (and to at least two cache lines'
+// worth of slots). Slots honour `alignof(T)`, over-aligned types included.
 //
 // Thread-safety: one producer thread and one consumer thread at a time (SPSC).
 // Wait-free: both operations finish in a bounded number of steps.
 //
-// Memory ordering: the producer constructs the item, then stores the write
-// index with release; the consumer loads it with acquire before reading the
-// item. Symmetrically the consumer's release store of the read index orders
-// its destruction of the item before the producer reuses the slot.
+// Memory ordering: the producer constructs the item, then stores the slot's
+// sequence with release; the consumer loads it with acquire before reading
+// the item. The consumer destroys the item before its release store that
+// frees the slot, and the producer's acquire load orders that before it
+// constructs into the slot again.
 
 #ifndef SERVERKIT_QUEUES_SPSC_RING_QUEUE_H_
 #define SERVERKIT_QUEUES_SPSC_RING_QUEUE_H_
 
 #include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -34,6 +39,7 @@
 #include <utility>
 
 #include "base/cache_line.h"
+#include "queues/internal/sequenced_slots.h"
 #include "queues/queue.h"
 
 namespace serverkit {
@@ -46,66 +52,52 @@ class SpscRingQueue {
   static constexpr Topology kTopology = Topology::kSpsc;
   static constexpr bool kBounded = true;
 
-  explicit SpscRingQueue(std::size_t capacity)
-      : capacity_(std::bit_ceil(capacity < 2 ? std::size_t{2} : capacity)),
-        mask_(capacity_ - 1),
-        items_(static_cast<T*>(
-            ::operator new[](capacity_ * sizeof(T), kItemsAlignment))) {}
+  explicit SpscRingQueue(std::size_t capacity) : slots_(capacity) {}
 
   SpscRingQueue(const SpscRingQueue&) = delete;
   SpscRingQueue& operator=(const SpscRingQueue&) = delete;
 
-  ~SpscRingQueue() {
-    const std::size_t w = write_.load(std::memory_order_relaxed);
-    for (std::size_t r = read_.load(std::memory_order_relaxed); r != w; ++r) {
-      items_[r & mask_].~T();
-    }
-    ::operator delete[](items_, kItemsAlignment);
-  }
+  ~SpscRingQueue() { slots_.Destroy(read_, write_); }
 
   bool try_push(T&& v) {
-    const std::size_t w = write_.load(std::memory_order_relaxed);
-    if (w - cached_read_ == capacity_) {
-      cached_read_ = read_.load(std::memory_order_acquire);
-      if (w - cached_read_ == capacity_) return false;
+    Slot& slot = slots_.at(write_);
+    if (slot.seq.load(std::memory_order_acquire) != write_) {
+      return false;  // full: the slot still holds last lap's item
     }
-    new (&items_[w & mask_]) T(std::move(v));
-    write_.store(w + 1, std::memory_order_release);
+    new (slot.storage) T(std::move(v));
+    slot.seq.store(write_ + 1, std::memory_order_release);
+    ++write_;
     return true;
   }
 
   bool try_pop(T& out) {
-    const std::size_t r = read_.load(std::memory_order_relaxed);
-    if (r == cached_write_) {
-      cached_write_ = write_.load(std::memory_order_acquire);
-      if (r == cached_write_) return false;
+    Slot& slot = slots_.at(read_);
+    if (slot.seq.load(std::memory_order_acquire) != read_ + 1) {
+      return false;  // empty: nothing published at this position yet
     }
-    T* item = std::launder(&items_[r & mask_]);
+    T* item = slot.item();
     out = std::move(*item);
     item->~T();
-    read_.store(r + 1, std::memory_order_release);
+    slot.seq.store(read_ + slots_.capacity(), std::memory_order_release);
+    ++read_;
     return true;
   }
 
-  std::size_t capacity() const { return capacity_; }
+  std::size_t capacity() const { return slots_.capacity(); }
 
  private:
-  static constexpr std::align_val_t kItemsAlignment{
-      alignof(T) > kCacheLineSize ? alignof(T) : kCacheLineSize};
+  using Slots = queues_internal::SequencedSlots<T>;
+  using Slot = typename Slots::Slot;
 
   // Read-only after construction.
-  alignas(kCacheLineSize) const std::size_t capacity_;
-  const std::size_t mask_;
-  T* const items_;
+  alignas(kCacheLineSize) Slots slots_;
 
-  // Producer's line.
-  alignas(kCacheLineSize) std::atomic<std::size_t> write_{0};
-  std::size_t cached_read_ = 0;
+  // The producer's line: the next position it fills.
+  alignas(kCacheLineSize) std::size_t write_ = 0;
 
-  // Consumer's line.
-  alignas(kCacheLineSize) std::atomic<std::size_t> read_{0};
-  std::size_t cached_write_ = 0;
-  char pad_[kCacheLineSize - 2 * sizeof(std::size_t)];
+  // The consumer's line: the next position it takes.
+  alignas(kCacheLineSize) std::size_t read_ = 0;
+  char pad_[kCacheLineSize - sizeof(std::size_t)];
 
   friend struct SpscRingQueueLayout;
 };
@@ -114,7 +106,7 @@ class SpscRingQueue {
 // each own a cache line.
 struct SpscRingQueueLayout {
   using Q = SpscRingQueue<std::uint64_t>;
-  static_assert(offsetof(Q, write_) - offsetof(Q, capacity_) == kCacheLineSize);
+  static_assert(offsetof(Q, write_) - offsetof(Q, slots_) == kCacheLineSize);
   static_assert(offsetof(Q, read_) - offsetof(Q, write_) == kCacheLineSize);
   static_assert(sizeof(Q) == 3 * kCacheLineSize);
 };

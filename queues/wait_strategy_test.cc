@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
 #include "queues/wait_strategy.h"
@@ -29,11 +30,7 @@ using Strategies =
     ::testing::Types<SpinWait, YieldWait, FutexWait<>, CondVarWait<>>;
 TYPED_TEST_SUITE(WaitStrategyTest, Strategies, WaitNames);
 
-#if defined(__SANITIZE_THREAD__)
-constexpr std::uint64_t kPerProducer = 5'000;
-#else
-constexpr std::uint64_t kPerProducer = 50'000;
-#endif
+constexpr std::uint64_t kPerProducer = kUnderTsan ? 5'000 : 50'000;
 
 // A small bounded queue, so producers really wait for room.
 template <typename W>

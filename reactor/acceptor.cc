@@ -4,10 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 
 #include "reactor/event_loop.h"
+#include "reactor/internal/report_errno.h"
 
 namespace serverkit::reactor {
 
@@ -64,11 +63,13 @@ void Acceptor::handle_read() {
       return;
     }
     if (err == EMFILE || err == ENFILE) {
-      const std::uint64_t rejected = rejected_.fetch_add(1, std::memory_order_relaxed) + 1;
-      std::fprintf(stderr,
-                   "reactor: accept: out of file descriptors (%s); closing the "
-                   "new connection (%llu rejected so far)\n",
-                   std::strerror(err), static_cast<unsigned long long>(rejected));
+      const std::uint64_t rejected =
+          rejected_.fetch_add(1, std::memory_order_relaxed) + 1;
+      reactor_internal::ReportErrno(
+          err,
+          "reactor: accept: out of file descriptors, closing the "
+          "new connection (%llu rejected so far)",
+          static_cast<unsigned long long>(rejected));
       if (idle_fd_ >= 0) {
         ::close(idle_fd_);
         const int doomed = ::accept(fd_, nullptr, nullptr);
@@ -77,7 +78,7 @@ void Acceptor::handle_read() {
       }
       return;
     }
-    std::fprintf(stderr, "reactor: accept failed: %s\n", std::strerror(err));
+    reactor_internal::ReportErrno(err, "reactor: accept failed");
     return;
   }
 }

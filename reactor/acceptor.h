@@ -30,7 +30,8 @@ class EventLoop;
 
 class Acceptor {
  public:
-  using NewConnectionCallback = std::function<void(int fd, const InetAddress& peer)>;
+  using NewConnectionCallback =
+      std::function<void(int fd, const InetAddress& peer)>;
 
   // Binds at once (throws std::system_error when it cannot).
   Acceptor(EventLoop* loop, const InetAddress& listen_addr);
@@ -38,7 +39,9 @@ class Acceptor {
   Acceptor(const Acceptor&) = delete;
   Acceptor& operator=(const Acceptor&) = delete;
 
-  void set_new_connection_callback(NewConnectionCallback cb) { cb_ = std::move(cb); }
+  void set_new_connection_callback(NewConnectionCallback cb) {
+    cb_ = std::move(cb);
+  }
   void listen();
   bool listening() const { return listening_; }
   InetAddress local_address() const { return sockets::LocalAddress(fd_); }

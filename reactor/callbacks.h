@@ -36,8 +36,8 @@ using ConnectionCallback = std::function<void(const TcpConnectionPtr<B>&)>;
 // Called with the input buffer whenever bytes arrive; the callee retrieves
 // what it consumed and leaves partial messages in place.
 template <typename B>
-using MessageCallback =
-    std::function<void(const TcpConnectionPtr<B>&, B* input, Clock::time_point)>;
+using MessageCallback = std::function<void(const TcpConnectionPtr<B>&, B* input,
+                                           Clock::time_point)>;
 
 // Called when the output buffer has drained completely.
 template <typename B>

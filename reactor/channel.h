@@ -51,11 +51,26 @@ class Channel {
   bool is_writing() const { return (events_ & kWriteEvent) != 0; }
   bool is_reading() const { return (events_ & kReadEvent) != 0; }
 
-  void enable_reading() { events_ |= kReadEvent; update(); }
-  void disable_reading() { events_ &= ~kReadEvent; update(); }
-  void enable_writing() { events_ |= kWriteEvent; update(); }
-  void disable_writing() { events_ &= ~kWriteEvent; update(); }
-  void disable_all() { events_ = kNoneEvent; update(); }
+  void enable_reading() {
+    events_ |= kReadEvent;
+    update();
+  }
+  void disable_reading() {
+    events_ &= ~kReadEvent;
+    update();
+  }
+  void enable_writing() {
+    events_ |= kWriteEvent;
+    update();
+  }
+  void disable_writing() {
+    events_ &= ~kWriteEvent;
+    update();
+  }
+  void disable_all() {
+    events_ = kNoneEvent;
+    update();
+  }
 
   // Removes the channel from its loop's poller. Requires is_none_event().
   void remove();

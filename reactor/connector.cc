@@ -12,7 +12,8 @@ constexpr std::chrono::milliseconds kInitialRetryDelay{50};
 constexpr std::chrono::milliseconds kMaxRetryDelay{5000};
 }  // namespace
 
-Connector::Connector(EventLoop* loop, const InetAddress& server, int max_attempts)
+Connector::Connector(EventLoop* loop, const InetAddress& server,
+                     int max_attempts)
     : loop_(loop),
       server_(server),
       max_attempts_(max_attempts),
@@ -86,7 +87,8 @@ void Connector::connect() {
     default:
       sockets::Close(fd);
       if (failure_cb_) {
-        failure_cb_("connect to " + server_.to_string() + ": " + std::strerror(err));
+        failure_cb_("connect to " + server_.to_string() + ": " +
+                    std::strerror(err));
       }
       break;
   }
@@ -105,7 +107,8 @@ int Connector::remove_and_reset_channel() {
   channel_->remove();
   const int fd = channel_->fd();
   // We may be inside the channel's handle_event: destroy it later.
-  loop_->queue_in_loop([doomed = std::shared_ptr<Channel>(channel_.release())] {});
+  loop_->queue_in_loop(
+      [doomed = std::shared_ptr<Channel>(channel_.release())] {});
   return fd;
 }
 
@@ -144,9 +147,8 @@ void Connector::retry(int fd, const std::string& reason) {
     }
     return;
   }
-  retry_timer_ = loop_->run_after(retry_delay_, [self = shared_from_this()] {
-    self->start_in_loop();
-  });
+  retry_timer_ = loop_->run_after(
+      retry_delay_, [self = shared_from_this()] { self->start_in_loop(); });
   retry_delay_ = std::min(retry_delay_ * 2, kMaxRetryDelay);
 }
 

@@ -38,7 +38,9 @@ class Connector : public std::enable_shared_from_this<Connector> {
   Connector(const Connector&) = delete;
   Connector& operator=(const Connector&) = delete;
 
-  void set_new_connection_callback(NewConnectionCallback cb) { new_conn_cb_ = std::move(cb); }
+  void set_new_connection_callback(NewConnectionCallback cb) {
+    new_conn_cb_ = std::move(cb);
+  }
   void set_failure_callback(FailureCallback cb) { failure_cb_ = std::move(cb); }
 
   void start();  // thread-safe

@@ -5,17 +5,17 @@
 
 #include <cassert>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "reactor/channel.h"
+#include "reactor/internal/report_errno.h"
 
 namespace serverkit::reactor {
 namespace {
-constexpr int kNew = -1;      // never added to epoll
-constexpr int kAdded = 1;     // in epoll
-constexpr int kDeleted = 2;   // known, but removed from epoll (no interest)
+constexpr int kNew = -1;     // never added to epoll
+constexpr int kAdded = 1;    // in epoll
+constexpr int kDeleted = 2;  // known, but removed from epoll (no interest)
 }  // namespace
 
 std::unique_ptr<Poller> NewPoller(EventLoop* loop) {
@@ -25,7 +25,7 @@ std::unique_ptr<Poller> NewPoller(EventLoop* loop) {
 EpollPoller::EpollPoller(EventLoop* loop)
     : loop_(loop), epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)), events_(16) {
   if (epoll_fd_ < 0) {
-    std::fprintf(stderr, "reactor: epoll_create1 failed: %s\n", std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: epoll_create1 failed");
     std::abort();
   }
 }
@@ -43,9 +43,11 @@ Clock::time_point EpollPoller::poll(int timeout_ms, ChannelList* active) {
       channel->set_revents(static_cast<int>(events_[i].events));
       active->push_back(channel);
     }
-    if (static_cast<std::size_t>(n) == events_.size()) events_.resize(events_.size() * 2);
+    if (static_cast<std::size_t>(n) == events_.size()) {
+      events_.resize(events_.size() * 2);
+    }
   } else if (n < 0 && saved != EINTR) {
-    std::fprintf(stderr, "reactor: epoll_wait failed: %s\n", std::strerror(saved));
+    reactor_internal::ReportErrno(saved, "reactor: epoll_wait failed");
   }
   return now;
 }
@@ -81,8 +83,8 @@ void EpollPoller::ctl(int op, Channel* channel) {
   event.events = static_cast<std::uint32_t>(channel->events());
   event.data.ptr = channel;
   if (::epoll_ctl(epoll_fd_, op, channel->fd(), &event) < 0) {
-    std::fprintf(stderr, "reactor: epoll_ctl(op=%d, fd=%d) failed: %s\n", op,
-                 channel->fd(), std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: epoll_ctl(op=%d, fd=%d) failed", op,
+                                  channel->fd());
   }
 }
 

@@ -6,10 +6,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "queues/swap_vector_queue.h"
 #include "reactor/channel.h"
+#include "reactor/internal/report_errno.h"
 
 namespace serverkit::reactor {
 namespace {
@@ -23,7 +23,7 @@ std::atomic<TimerId> g_next_timer_id{1};
 int CreateEventFd() {
   const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd < 0) {
-    std::fprintf(stderr, "reactor: eventfd failed: %s\n", std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: eventfd failed");
     std::abort();
   }
   return fd;
@@ -92,7 +92,7 @@ void EventLoop::quit() {
     // flag set by a post it has not yet drained.
     const std::uint64_t one = 1;
     if (::write(wakeup_fd_, &one, sizeof(one)) < 0 && errno != EAGAIN) {
-      std::fprintf(stderr, "reactor: eventfd write failed: %s\n", std::strerror(errno));
+      reactor_internal::ReportErrno("reactor: eventfd write failed");
     }
   }
 }
@@ -122,7 +122,7 @@ void EventLoop::wakeup() {
   }
   const std::uint64_t one = 1;
   if (::write(wakeup_fd_, &one, sizeof(one)) < 0 && errno != EAGAIN) {
-    std::fprintf(stderr, "reactor: eventfd write failed: %s\n", std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: eventfd write failed");
   }
 }
 

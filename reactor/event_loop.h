@@ -91,8 +91,12 @@ class EventLoop {
 
   std::string_view task_queue_name() const { return tasks_->name(); }
   // Counters, readable from any thread (relaxed).
-  std::uint64_t tasks_run() const { return tasks_run_.load(std::memory_order_relaxed); }
-  std::uint64_t wakeups() const { return wakeups_.load(std::memory_order_relaxed); }
+  std::uint64_t tasks_run() const {
+    return tasks_run_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t wakeups() const {
+    return wakeups_.load(std::memory_order_relaxed);
+  }
 
  private:
   void handle_wakeup_read();

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
 #include "reactor/task_queue.h"
@@ -18,11 +19,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#if defined(__SANITIZE_THREAD__)
-constexpr int kTasksPerThread = 2'000;
-#else
-constexpr int kTasksPerThread = 20'000;
-#endif
+constexpr int kTasksPerThread = kUnderTsan ? 2'000 : 20'000;
 
 // Runs a loop in its own thread for the duration of a test.
 class LoopThread {
@@ -102,12 +99,13 @@ std::unique_ptr<TaskQueue> Make() {
 
 INSTANTIATE_TEST_SUITE_P(
     Queues, EventLoopTaskTest,
-    ::testing::Values(QueueChoice{"swap-vector", &Make<SwapVectorQueue>, true},
-                      QueueChoice{"swap-vector", &Make<SwapVectorQueue>, false},
-                      QueueChoice{"mutex", &Make<MutexQueue>, true},
-                      QueueChoice{"bounded-mpmc", &Make<BoundedMpmcQueue>, true},
-                      QueueChoice{"bounded-mpmc", &Make<BoundedMpmcQueue>, false},
-                      QueueChoice{"moodycamel", &Make<MoodycamelQueue>, true}),
+    ::testing::Values(
+        QueueChoice{"swap-vector", &Make<SwapVectorQueue>, true},
+        QueueChoice{"swap-vector", &Make<SwapVectorQueue>, false},
+        QueueChoice{"mutex", &Make<MutexQueue>, true},
+        QueueChoice{"bounded-mpmc", &Make<BoundedMpmcQueue>, true},
+        QueueChoice{"bounded-mpmc", &Make<BoundedMpmcQueue>, false},
+        QueueChoice{"moodycamel", &Make<MoodycamelQueue>, true}),
     [](const ::testing::TestParamInfo<QueueChoice>& info) {
       std::string name = std::string(info.param.name) +
                          (info.param.coalesce ? "_coalesce" : "_every_post");
@@ -174,7 +172,8 @@ TEST(EventLoopTest, TimersFireAndCancel) {
   std::atomic<int> cancelled_fired{0};
   loop->run_after(20ms, [&] { once.set_value(); });
   const TimerId repeating = loop->run_every(5ms, [&] { every.fetch_add(1); });
-  const TimerId doomed = loop->run_after(200ms, [&] { cancelled_fired.fetch_add(1); });
+  const TimerId doomed =
+      loop->run_after(200ms, [&] { cancelled_fired.fetch_add(1); });
   loop->cancel(doomed);
   ASSERT_EQ(once.get_future().wait_for(10s), std::future_status::ready);
   const auto deadline = std::chrono::steady_clock::now() + 10s;

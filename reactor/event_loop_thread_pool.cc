@@ -32,7 +32,8 @@ void EventLoopThreadPool::start() {
       loop.loop();
     });
     std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return started.size() == static_cast<std::size_t>(i + 1); });
+    cv.wait(lock,
+            [&] { return started.size() == static_cast<std::size_t>(i + 1); });
     loops_.push_back(started.back());
   }
 }

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <system_error>
+
+#include "reactor/internal/report_errno.h"
 
 namespace serverkit::reactor {
 
@@ -39,8 +39,10 @@ int CreateNonblockingTcp() {
 }
 
 void BindOrThrow(int fd, const InetAddress& a) {
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a.addr), sizeof(a.addr)) < 0) {
-    throw std::system_error(errno, std::generic_category(), "bind " + a.to_string());
+  const auto* sa = reinterpret_cast<const sockaddr*>(&a.addr);
+  if (::bind(fd, sa, sizeof(a.addr)) < 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "bind " + a.to_string());
   }
 }
 
@@ -57,7 +59,8 @@ int Accept(int listen_fd, InetAddress* peer) {
 }
 
 int Connect(int fd, const InetAddress& a) {
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&a.addr), sizeof(a.addr)) < 0) {
+  const auto* sa = reinterpret_cast<const sockaddr*>(&a.addr);
+  if (::connect(fd, sa, sizeof(a.addr)) < 0) {
     return errno;
   }
   return 0;
@@ -109,7 +112,7 @@ void ShutdownWrite(int fd) { ::shutdown(fd, SHUT_WR); }
 
 void Close(int fd) {
   if (::close(fd) < 0 && errno != EINTR) {
-    std::fprintf(stderr, "reactor: close(%d) failed: %s\n", fd, std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: close(%d) failed", fd);
   }
 }
 

@@ -31,9 +31,9 @@ struct InetAddress {
 
 namespace sockets {
 
-int CreateNonblockingTcp();                       // throws
-void BindOrThrow(int fd, const InetAddress& a);   // throws
-void ListenOrThrow(int fd);                       // throws
+int CreateNonblockingTcp();                      // throws
+void BindOrThrow(int fd, const InetAddress& a);  // throws
+void ListenOrThrow(int fd);                      // throws
 // accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC; -1 and errno on failure.
 int Accept(int listen_fd, InetAddress* peer);
 // Starts a non-blocking connect; returns 0 or errno.

@@ -33,9 +33,11 @@ class TcpClient {
             int max_connect_attempts = 0)
       : loop_(loop),
         name_(std::move(name)),
-        connector_(std::make_shared<Connector>(loop, server, max_connect_attempts)) {
+        connector_(
+            std::make_shared<Connector>(loop, server, max_connect_attempts)) {
     IgnoreSigPipe();
-    connector_->set_new_connection_callback([this](int fd) { new_connection(fd); });
+    connector_->set_new_connection_callback(
+        [this](int fd) { new_connection(fd); });
     connector_->set_failure_callback([this](const std::string& reason) {
       if (failure_cb_) failure_cb_(reason);
     });
@@ -76,10 +78,18 @@ class TcpClient {
     return connection_;
   }
 
-  void set_connection_callback(ConnectionCallback<B> cb) { connection_cb_ = std::move(cb); }
-  void set_message_callback(MessageCallback<B> cb) { message_cb_ = std::move(cb); }
-  void set_write_complete_callback(WriteCompleteCallback<B> cb) { write_complete_cb_ = std::move(cb); }
-  void set_failure_callback(std::function<void(const std::string&)> cb) { failure_cb_ = std::move(cb); }
+  void set_connection_callback(ConnectionCallback<B> cb) {
+    connection_cb_ = std::move(cb);
+  }
+  void set_message_callback(MessageCallback<B> cb) {
+    message_cb_ = std::move(cb);
+  }
+  void set_write_complete_callback(WriteCompleteCallback<B> cb) {
+    write_complete_cb_ = std::move(cb);
+  }
+  void set_failure_callback(std::function<void(const std::string&)> cb) {
+    failure_cb_ = std::move(cb);
+  }
 
  private:
   void new_connection(int fd) {
@@ -90,7 +100,8 @@ class TcpClient {
     conn->set_connection_callback(connection_cb_);
     conn->set_message_callback(message_cb_);
     conn->set_write_complete_callback(write_complete_cb_);
-    conn->set_close_callback([this](const TcpConnectionPtr<B>& c) { remove_connection(c); });
+    conn->set_close_callback(
+        [this](const TcpConnectionPtr<B>& c) { remove_connection(c); });
     {
       std::lock_guard<std::mutex> lock(mu_);
       connection_ = conn;

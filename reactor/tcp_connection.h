@@ -42,19 +42,19 @@
 #ifndef SERVERKIT_REACTOR_TCP_CONNECTION_H_
 #define SERVERKIT_REACTOR_TCP_CONNECTION_H_
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 
 #include "buffer/buffer.h"
 #include "reactor/callbacks.h"
 #include "reactor/channel.h"
 #include "reactor/event_loop.h"
+#include "reactor/internal/report_errno.h"
 #include "reactor/socket_ops.h"
 
 namespace serverkit::reactor {
@@ -109,9 +109,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     if (loop_->is_in_loop_thread()) {
       send_in_loop(data.data(), data.size());
     } else {
-      loop_->run_in_loop([self = this->shared_from_this(), copy = std::string(data)] {
-        self->send_in_loop(copy.data(), copy.size());
-      });
+      loop_->run_in_loop(
+          [self = this->shared_from_this(), copy = std::string(data)] {
+            self->send_in_loop(copy.data(), copy.size());
+          });
     }
   }
 
@@ -133,7 +134,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   void shutdown() {
     int expected = kConnected;
     if (state_.compare_exchange_strong(expected, kDisconnecting)) {
-      loop_->run_in_loop([self = this->shared_from_this()] { self->shutdown_in_loop(); });
+      loop_->run_in_loop(
+          [self = this->shared_from_this()] { self->shutdown_in_loop(); });
     }
   }
 
@@ -142,7 +144,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     const int s = state_.load();
     if (s == kConnected || s == kDisconnecting) {
       state_.store(kDisconnecting);
-      loop_->queue_in_loop([self = this->shared_from_this()] { self->force_close_in_loop(); });
+      loop_->queue_in_loop(
+          [self = this->shared_from_this()] { self->force_close_in_loop(); });
     }
   }
 
@@ -157,12 +160,19 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     });
   }
 
-  void set_connection_callback(ConnectionCallback<B> cb) { connection_cb_ = std::move(cb); }
-  void set_message_callback(MessageCallback<B> cb) { message_cb_ = std::move(cb); }
-  void set_write_complete_callback(WriteCompleteCallback<B> cb) { write_complete_cb_ = std::move(cb); }
+  void set_connection_callback(ConnectionCallback<B> cb) {
+    connection_cb_ = std::move(cb);
+  }
+  void set_message_callback(MessageCallback<B> cb) {
+    message_cb_ = std::move(cb);
+  }
+  void set_write_complete_callback(WriteCompleteCallback<B> cb) {
+    write_complete_cb_ = std::move(cb);
+  }
   // The callback, and `mark` as the high-water mark (the low mark drops to
   // a quarter of it when it was not below it). Loop thread.
-  void set_high_water_mark_callback(HighWaterMarkCallback<B> cb, std::size_t mark) {
+  void set_high_water_mark_callback(HighWaterMarkCallback<B> cb,
+                                    std::size_t mark) {
     high_water_cb_ = std::move(cb);
     set_water_marks(mark, low_water_mark_ < mark ? low_water_mark_ : mark / 4);
   }
@@ -178,7 +188,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   // has stopped, and the connection closes once its queued output (and
   // whatever the callback sends) has been written, unless the callback
   // calls hold_open().
-  void set_half_close_callback(HalfCloseCallback<B> cb) { half_close_cb_ = std::move(cb); }
+  void set_half_close_callback(HalfCloseCallback<B> cb) {
+    half_close_cb_ = std::move(cb);
+  }
   // From the half-close callback: do not close when the output drains; the
   // owner calls close_when_drained() (or force_close()) later. Loop thread.
   void hold_open() {
@@ -189,14 +201,17 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   // call from the same thread) has been written; at once when nothing is.
   // Thread-safe.
   void close_when_drained() {
-    loop_->run_in_loop([self = this->shared_from_this()] { self->close_when_drained_in_loop(); });
+    loop_->run_in_loop([self = this->shared_from_this()] {
+      self->close_when_drained_in_loop();
+    });
   }
   void set_close_callback(CloseCallback<B> cb) { close_cb_ = std::move(cb); }
 
   B* input_buffer() { return &input_; }
   B* output_buffer() { return &output_; }
 
-  // Called once by the server / client when it takes the connection. Loop thread.
+  // Called once by the server or client when it takes the connection.
+  // Loop thread.
   void connect_established() {
     loop_->assert_in_loop_thread();
     state_.store(kConnected);
@@ -217,11 +232,19 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     channel_.remove();
   }
 
-  std::uint64_t bytes_read() const { return bytes_read_.load(std::memory_order_relaxed); }
-  std::uint64_t bytes_written() const { return bytes_written_.load(std::memory_order_relaxed); }
-  std::uint64_t dropped_sends() const { return dropped_sends_.load(std::memory_order_relaxed); }
+  std::uint64_t bytes_read() const {
+    return bytes_read_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t bytes_written() const {
+    return bytes_written_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t dropped_sends() const {
+    return dropped_sends_.load(std::memory_order_relaxed);
+  }
   // The peer has half-closed (its EOF arrived). Thread-safe.
-  bool peer_half_closed() const { return peer_closed_.load(std::memory_order_relaxed); }
+  bool peer_half_closed() const {
+    return peer_closed_.load(std::memory_order_relaxed);
+  }
   // Times reading stopped above the high-water mark. Thread-safe.
   std::uint64_t backpressure_pauses() const {
     return backpressure_pauses_.load(std::memory_order_relaxed);
@@ -236,11 +259,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     int saved_errno = 0;
     const ssize_t n = input_.read_fd(fd_, &saved_errno);
     if (n > 0) {
-      bytes_read_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
-      if (message_cb_) message_cb_(this->shared_from_this(), &input_, receive_time);
+      bytes_read_.fetch_add(static_cast<std::uint64_t>(n),
+                            std::memory_order_relaxed);
+      if (message_cb_) {
+        message_cb_(this->shared_from_this(), &input_, receive_time);
+      }
     } else if (n == 0) {
       handle_peer_eof();
-    } else if (saved_errno != EAGAIN && saved_errno != EWOULDBLOCK && saved_errno != EINTR) {
+    } else if (saved_errno != EAGAIN && saved_errno != EWOULDBLOCK &&
+               saved_errno != EINTR) {
       errno = saved_errno;
       handle_error();
       handle_close();
@@ -252,8 +279,11 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     int saved_errno = 0;
     const ssize_t n = output_.write_fd(fd_, &saved_errno);
     if (n > 0) {
-      bytes_written_.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
-      if (paused_ && output_.readable_bytes() <= low_water_mark_) resume_reading();
+      bytes_written_.fetch_add(static_cast<std::uint64_t>(n),
+                               std::memory_order_relaxed);
+      if (paused_ && output_.readable_bytes() <= low_water_mark_) {
+        resume_reading();
+      }
       if (output_.readable_bytes() == 0) {
         channel_.disable_writing();
         if (write_complete_cb_) {
@@ -269,8 +299,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
       // The peer is gone (EPIPE, ECONNRESET) or the socket failed: what is
       // queued can never be delivered.
       if (saved_errno != EPIPE && saved_errno != ECONNRESET) {
-        std::fprintf(stderr, "reactor: %s: write failed: %s\n", name_.c_str(),
-                     std::strerror(saved_errno));
+        reactor_internal::ReportErrno(saved_errno, "reactor: %s: write failed",
+                                      name_.c_str());
       }
       handle_close();
     }
@@ -302,8 +332,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
 
   void resume_reading() {
     paused_ = false;
-    if (!peer_closed_.load(std::memory_order_relaxed) && state_.load() != kDisconnected &&
-        !channel_.is_reading()) {
+    if (!peer_closed_.load(std::memory_order_relaxed) &&
+        state_.load() != kDisconnected && !channel_.is_reading()) {
       channel_.enable_reading();
     }
   }
@@ -315,14 +345,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     channel_.disable_all();
     Ptr guard = this->shared_from_this();
     if (connection_cb_) connection_cb_(guard);
-    if (close_cb_) close_cb_(guard);  // the owner removes us; we die after this call
+    // The owner removes us: we die after this call.
+    if (close_cb_) close_cb_(guard);
   }
 
   void handle_error() {
     const int err = sockets::GetSocketError(fd_);
     if (err != 0 && err != ECONNRESET && err != EPIPE) {
-      std::fprintf(stderr, "reactor: %s: socket error: %s\n", name_.c_str(),
-                   std::strerror(err));
+      reactor_internal::ReportErrno(err, "reactor: %s: socket error",
+                                    name_.c_str());
     }
   }
 
@@ -347,8 +378,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
       } else if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR) {
         if (errno == EPIPE || errno == ECONNRESET) fault = true;
         if (!fault) {
-          std::fprintf(stderr, "reactor: %s: write failed: %s\n", name_.c_str(),
-                       std::strerror(errno));
+          reactor_internal::ReportErrno("reactor: %s: write failed",
+                                        name_.c_str());
         }
       }
     }
@@ -357,13 +388,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     const std::size_t queued = output_.readable_bytes();
     if (queued + remaining >= high_water_mark_ && queued < high_water_mark_ &&
         high_water_cb_) {
-      loop_->queue_in_loop([self = this->shared_from_this(), total = queued + remaining] {
-        self->high_water_cb_(self, total);
-      });
+      loop_->queue_in_loop(
+          [self = this->shared_from_this(), total = queued + remaining] {
+            self->high_water_cb_(self, total);
+          });
     }
     output_.append(data + written, remaining);
     if (!channel_.is_writing()) channel_.enable_writing();
-    if (!paused_ && output_.readable_bytes() >= high_water_mark_ && channel_.is_reading()) {
+    if (!paused_ && output_.readable_bytes() >= high_water_mark_ &&
+        channel_.is_reading()) {
       pause_reading();
     }
   }

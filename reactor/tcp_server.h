@@ -67,9 +67,15 @@ class TcpServer {
   TcpServer(const TcpServer&) = delete;
   TcpServer& operator=(const TcpServer&) = delete;
 
-  void set_connection_callback(ConnectionCallback<B> cb) { connection_cb_ = std::move(cb); }
-  void set_message_callback(MessageCallback<B> cb) { message_cb_ = std::move(cb); }
-  void set_write_complete_callback(WriteCompleteCallback<B> cb) { write_complete_cb_ = std::move(cb); }
+  void set_connection_callback(ConnectionCallback<B> cb) {
+    connection_cb_ = std::move(cb);
+  }
+  void set_message_callback(MessageCallback<B> cb) {
+    message_cb_ = std::move(cb);
+  }
+  void set_write_complete_callback(WriteCompleteCallback<B> cb) {
+    write_complete_cb_ = std::move(cb);
+  }
   // Every connection's back-pressure marks (TcpConnection::set_water_marks;
   // defaults kDefaultHighWaterMark and kDefaultLowWaterMark).
   void set_water_marks(std::size_t high, std::size_t low) {
@@ -77,9 +83,13 @@ class TcpServer {
     low_water_mark_ = low;
   }
   // Called when a connection's queued output crosses the high mark.
-  void set_high_water_mark_callback(HighWaterMarkCallback<B> cb) { high_water_cb_ = std::move(cb); }
+  void set_high_water_mark_callback(HighWaterMarkCallback<B> cb) {
+    high_water_cb_ = std::move(cb);
+  }
   // Called when a peer half-closes (TcpConnection::set_half_close_callback).
-  void set_half_close_callback(HalfCloseCallback<B> cb) { half_close_cb_ = std::move(cb); }
+  void set_half_close_callback(HalfCloseCallback<B> cb) {
+    half_close_cb_ = std::move(cb);
+  }
 
   // Starts the I/O threads and listens. Base loop thread; idempotent.
   void start() {
@@ -92,9 +102,13 @@ class TcpServer {
 
   InetAddress listen_address() const { return acceptor_->local_address(); }
   const std::string& name() const { return name_; }
-  std::size_t connection_count() const { return live_.load(std::memory_order_relaxed); }
+  std::size_t connection_count() const {
+    return live_.load(std::memory_order_relaxed);
+  }
   // Connections refused because descriptors ran out at accept.
-  std::uint64_t rejected_for_descriptors() const { return acceptor_->rejected_for_descriptors(); }
+  std::uint64_t rejected_for_descriptors() const {
+    return acceptor_->rejected_for_descriptors();
+  }
   // Connections accepted but refused because setting them up failed.
   std::uint64_t failed_connections() const {
     return failed_connections_.load(std::memory_order_relaxed);
@@ -110,8 +124,8 @@ class TcpServer {
     try {
       // A buffer may need resources of its own (the mirrored ring maps
       // memory through a memfd): if they run out, refuse this connection.
-      conn = std::make_shared<TcpConnection<B>>(loop, name, fd,
-                                                sockets::LocalAddress(fd), peer);
+      conn = std::make_shared<TcpConnection<B>>(
+          loop, name, fd, sockets::LocalAddress(fd), peer);
     } catch (const std::exception& e) {
       failed_connections_.fetch_add(1, std::memory_order_relaxed);
       std::fprintf(stderr, "reactor: %s: refusing connection from %s: %s\n",
@@ -125,7 +139,9 @@ class TcpServer {
     conn->set_message_callback(message_cb_);
     conn->set_write_complete_callback(write_complete_cb_);
     conn->set_water_marks(high_water_mark_, low_water_mark_);
-    if (high_water_cb_) conn->set_high_water_mark_callback(high_water_cb_, high_water_mark_);
+    if (high_water_cb_) {
+      conn->set_high_water_mark_callback(high_water_cb_, high_water_mark_);
+    }
     conn->set_half_close_callback(half_close_cb_);
     conn->set_close_callback(
         [this](const TcpConnectionPtr<B>& c) { remove_connection(c); });

@@ -6,9 +6,9 @@
 // retries.
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -56,7 +56,8 @@ class Client {
     a.sin_family = AF_INET;
     a.sin_port = htons(port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    connected_ =
+        ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
   }
   ~Client() {
     if (fd_ >= 0) ::close(fd_);
@@ -67,7 +68,8 @@ class Client {
   bool send_all(const std::string& s) {
     std::size_t off = 0;
     while (off < s.size()) {
-      const ssize_t n = ::send(fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+      const ssize_t n =
+          ::send(fd_, s.data() + off, s.size() - off, MSG_NOSIGNAL);
       if (n <= 0) return false;
       off += static_cast<std::size_t>(n);
     }
@@ -124,7 +126,8 @@ class ServerThread {
     std::promise<std::pair<EventLoop*, std::uint16_t>> ready;
     thread_ = std::thread([&] {
       EventLoop loop;
-      TcpServer<B> server(&loop, InetAddress("127.0.0.1", 0), "test", io_threads,
+      const InetAddress any_port("127.0.0.1", 0);
+      TcpServer<B> server(&loop, any_port, "test", io_threads,
                           [] { return LoopOptionsFor<BaselinePolicy>(); });
       server_ = &server;
       setup(server);
@@ -154,8 +157,8 @@ class ServerThread {
 
 template <typename B>
 void EchoSetup(TcpServer<B>& server) {
-  server.set_message_callback(
-      [](const TcpConnectionPtr<B>& conn, B* in, Clock::time_point) { conn->send(in); });
+  server.set_message_callback([](const TcpConnectionPtr<B>& conn, B* in,
+                                 Clock::time_point) { conn->send(in); });
 }
 
 std::string Pattern(std::size_t n, unsigned seed) {
@@ -193,7 +196,8 @@ TYPED_TEST(TcpTest, EchoesManySessionsExactly) {
       }
       // Sizes around the 64 KiB extra buffer and across many reads.
       for (std::size_t size : {1u, 100u, 4096u, 65536u, 200'000u}) {
-        const std::string msg = Pattern(size, static_cast<unsigned>(s * 7 + size));
+        const std::string msg =
+            Pattern(size, static_cast<unsigned>(s * 7 + size));
         std::thread writer([&] { c.send_all(msg); });
         const std::string back = c.recv_n(msg.size());
         writer.join();
@@ -225,13 +229,15 @@ TYPED_TEST(TcpTest, ManyConnectionsAtOnce) {
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(5ms);
   }
-  EXPECT_EQ(server.server()->connection_count(), static_cast<std::size_t>(kConnections));
+  EXPECT_EQ(server.server()->connection_count(),
+            static_cast<std::size_t>(kConnections));
   clients.clear();
   while (server.server()->connection_count() != 0 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(5ms);
   }
-  EXPECT_EQ(server.server()->connection_count(), 0u) << "closed connections leaked";
+  EXPECT_EQ(server.server()->connection_count(), 0u)
+      << "closed connections leaked";
 }
 
 TYPED_TEST(TcpTest, PeerResetMidMessageLeavesTheServerServing) {
@@ -239,7 +245,8 @@ TYPED_TEST(TcpTest, PeerResetMidMessageLeavesTheServerServing) {
   {
     Client c(server.port());
     ASSERT_TRUE(c.connected());
-    ASSERT_TRUE(c.send_all(Pattern(300'000, 1)));  // more than gets echoed at once
+    // More than gets echoed at once.
+    ASSERT_TRUE(c.send_all(Pattern(300'000, 1)));
     c.reset();
   }
   Client next(server.port());
@@ -258,7 +265,8 @@ TYPED_TEST(TcpTest, SlowReaderHitsTheHighWaterMark) {
       conn->set_high_water_mark_callback(
           [&](const TcpConnectionPtr<B>& c, std::size_t queued) {
             if (!once.exchange(true)) fired.set_value(queued);
-            c->force_close();  // a server's usual answer to a peer that does not read
+            // A server's usual answer to a peer that does not read.
+            c->force_close();
           },
           1 << 20);
       const std::string chunk(64 * 1024, 'x');
@@ -274,7 +282,7 @@ TYPED_TEST(TcpTest, SlowReaderHitsTheHighWaterMark) {
 
 TYPED_TEST(TcpTest, HalfCloseDeliversQueuedOutputThenEof) {
   using B = TypeParam;
-  const std::string payload = Pattern(3 << 20, 9);  // larger than socket buffers
+  const std::string payload = Pattern(3 << 20, 9);  // beyond socket buffers
   std::promise<std::string> got_after_shutdown;
   ServerThread<B> server(1, [&](TcpServer<B>& s) {
     s.set_connection_callback([&](const TcpConnectionPtr<B>& conn) {
@@ -282,10 +290,13 @@ TYPED_TEST(TcpTest, HalfCloseDeliversQueuedOutputThenEof) {
       conn->send(payload);
       conn->shutdown();  // must wait for the 3 MiB to drain
     });
-    s.set_message_callback([&](const TcpConnectionPtr<B>&, B* in, Clock::time_point) {
-      // Reads still work after our half-close.
-      if (in->readable_bytes() >= 5) got_after_shutdown.set_value(in->retrieve_as_string(5));
-    });
+    s.set_message_callback(
+        [&](const TcpConnectionPtr<B>&, B* in, Clock::time_point) {
+          // Reads still work after our half-close.
+          if (in->readable_bytes() >= 5) {
+            got_after_shutdown.set_value(in->retrieve_as_string(5));
+          }
+        });
   });
   Client c(server.port());
   ASSERT_TRUE(c.connected());
@@ -318,7 +329,8 @@ template <typename B>
 Held HeldBy(const TcpConnectionPtr<B>& conn) {
   std::promise<Held> p;
   conn->loop()->run_in_loop([&] {
-    p.set_value({conn->output_buffer()->readable_bytes(), conn->input_buffer()->readable_bytes(),
+    p.set_value({conn->output_buffer()->readable_bytes(),
+                 conn->input_buffer()->readable_bytes(),
                  conn->paused_by_backpressure(), conn->backpressure_pauses()});
   });
   return p.get_future().get();
@@ -351,8 +363,10 @@ TYPED_TEST(TcpTest, PeerHalfCloseGetsEveryQueuedByte) {
   const std::string payload = Pattern(8 << 20, 11);
   std::size_t off = 0;
   while (off < payload.size()) {
-    const ssize_t n = ::send(fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
-    ASSERT_GT(n, 0) << "send stalled after " << off << " bytes: " << std::strerror(errno);
+    const ssize_t n =
+        ::send(fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
+    ASSERT_GT(n, 0) << "send stalled after " << off
+                    << " bytes: " << std::strerror(errno);
     off += static_cast<std::size_t>(n);
   }
   ASSERT_EQ(::shutdown(fd, SHUT_WR), 0);
@@ -362,8 +376,9 @@ TYPED_TEST(TcpTest, PeerHalfCloseGetsEveryQueuedByte) {
   EXPECT_EQ(back.size(), payload.size());
   EXPECT_TRUE(back == payload) << "the echo differs from what was sent";
   EXPECT_EQ(half_closes.load(), 1);
-  EXPECT_GT(queued_at_eof.load(), 0u) << "the EOF came with nothing queued; the test "
-                                         "did not reach the half-close path";
+  EXPECT_GT(queued_at_eof.load(), 0u)
+      << "the EOF came with nothing queued; the test did not reach the "
+         "half-close path";
 }
 
 // The same with the default marks and a small server send buffer: the
@@ -380,7 +395,9 @@ TYPED_TEST(TcpTest, PeerHalfCloseUnderBackPressureGetsEveryByte) {
       SetBufferSize(conn->fd(), SO_RCVBUF, 64 << 10);
     });
     s.set_high_water_mark_callback(
-        [&](const TcpConnectionPtr<B>&, std::size_t) { high_water.fetch_add(1); });
+        [&](const TcpConnectionPtr<B>&, std::size_t) {
+          high_water.fetch_add(1);
+        });
   });
   Client c(server.port(), kSmallRcvBuf, kSmallSndBuf);
   ASSERT_TRUE(c.connected());
@@ -391,7 +408,8 @@ TYPED_TEST(TcpTest, PeerHalfCloseUnderBackPressureGetsEveryByte) {
   std::thread writer([&] {
     std::size_t off = 0;
     while (off < payload.size()) {
-      const ssize_t n = ::send(fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
+      const ssize_t n =
+          ::send(fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
       if (n <= 0) break;
       off += static_cast<std::size_t>(n);
       sent.store(off);
@@ -449,9 +467,11 @@ TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
   const std::string chunk = Pattern(64 << 10, 13);
   std::size_t sent = 0;
   auto idle_since = std::chrono::steady_clock::now();
-  while (sent < (96u << 20) && std::chrono::steady_clock::now() - idle_since < 300ms) {
+  while (sent < (96u << 20) &&
+         std::chrono::steady_clock::now() - idle_since < 300ms) {
     const std::size_t at = sent % chunk.size();
-    const ssize_t n = ::send(fd, chunk.data() + at, chunk.size() - at, MSG_NOSIGNAL);
+    const ssize_t n =
+        ::send(fd, chunk.data() + at, chunk.size() - at, MSG_NOSIGNAL);
     if (n > 0) {
       sent += static_cast<std::size_t>(n);
       idle_since = std::chrono::steady_clock::now();
@@ -464,7 +484,8 @@ TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
   TcpConnectionPtr<B> conn = weak.lock();
   ASSERT_TRUE(conn) << "the server dropped a connection that did nothing wrong";
   const Held held = HeldBy(conn);
-  EXPECT_TRUE(held.paused) << "the server is still reading from a peer that does not read";
+  EXPECT_TRUE(held.paused)
+      << "the server is still reading from a peer that does not read";
   EXPECT_GE(held.pauses, 1u);
   EXPECT_LE(held.output + held.input, kHigh + (512u << 10))
       << "output " << held.output << ", input " << held.input;
@@ -481,7 +502,8 @@ TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
   ASSERT_EQ(back.size(), sent);
   std::size_t bad = 0;
   for (std::size_t i = 0; i < back.size(); i += chunk.size()) {
-    bad += back.compare(i, chunk.size(), chunk, 0, std::min(chunk.size(), back.size() - i)) != 0;
+    bad += back.compare(i, chunk.size(), chunk, 0,
+                        std::min(chunk.size(), back.size() - i)) != 0;
   }
   EXPECT_EQ(bad, 0u) << "chunks differ from what was sent";
 }
@@ -517,7 +539,9 @@ TYPED_TEST(TcpTest, DescriptorExhaustionRefusesCleanlyThenServesAgain) {
     NoFileLimit limit(static_cast<rlim_t>(OpenDescriptors() + 12));
     ASSERT_TRUE(limit.ok());
     std::vector<std::unique_ptr<Client>> clients;
-    for (int i = 0; i < 10; ++i) clients.push_back(std::make_unique<Client>(server.port()));
+    for (int i = 0; i < 10; ++i) {
+      clients.push_back(std::make_unique<Client>(server.port()));
+    }
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     auto refused = [&] {
       return server.server()->rejected_for_descriptors() +
@@ -529,7 +553,8 @@ TYPED_TEST(TcpTest, DescriptorExhaustionRefusesCleanlyThenServesAgain) {
     EXPECT_GT(refused(), 0u)
         << "the server never ran out of descriptors; the test set-up is wrong";
   }
-  // Limit restored, clients gone: the server must serve again (not spin, not die).
+  // Limit restored, clients gone: the server must serve again (not spin,
+  // not die).
   std::this_thread::sleep_for(50ms);
   Client c(server.port());
   ASSERT_TRUE(c.connected());
@@ -556,17 +581,18 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
   std::atomic<bool> done{false};
   std::thread client_thread([&] {
     EventLoop loop;
-    TcpClient<LinearBuffer> client(&loop, InetAddress("127.0.0.1", port), "retry", 100);
+    TcpClient<LinearBuffer> client(&loop, InetAddress("127.0.0.1", port),
+                                   "retry", 100);
     client.set_connection_callback([](const TcpConnectionPtr<LinearBuffer>& c) {
       if (c->connected()) c->send("ping");
     });
-    client.set_message_callback(
-        [&](const TcpConnectionPtr<LinearBuffer>&, LinearBuffer* in, Clock::time_point) {
-          if (in->readable_bytes() >= 4 && !done.exchange(true)) {
-            echoed.set_value(in->retrieve_as_string(4));
-            loop.quit();
-          }
-        });
+    client.set_message_callback([&](const TcpConnectionPtr<LinearBuffer>&,
+                                    LinearBuffer* in, Clock::time_point) {
+      if (in->readable_bytes() >= 4 && !done.exchange(true)) {
+        echoed.set_value(in->retrieve_as_string(4));
+        loop.quit();
+      }
+    });
     client.set_failure_callback([&](const std::string& reason) {
       if (!done.exchange(true)) echoed.set_value("failed: " + reason);
       loop.quit();
@@ -578,7 +604,8 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
   std::promise<EventLoop*> ready;
   std::thread server_thread([&] {
     EventLoop loop;
-    TcpServer<LinearBuffer> server(&loop, InetAddress("127.0.0.1", port), "late");
+    TcpServer<LinearBuffer> server(&loop, InetAddress("127.0.0.1", port),
+                                   "late");
     EchoSetup(server);
     server.start();
     ready.set_value(&loop);
@@ -608,7 +635,8 @@ TEST(TcpServerTest, BindingATakenPortThrowsAClearError) {
   first.start();
   const std::uint16_t port = first.listen_address().port();
   try {
-    TcpServer<LinearBuffer> second(&loop, InetAddress("127.0.0.1", port), "second");
+    TcpServer<LinearBuffer> second(&loop, InetAddress("127.0.0.1", port),
+                                   "second");
     second.start();
     FAIL() << "a second server bound the same port";
   } catch (const std::system_error& e) {

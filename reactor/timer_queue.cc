@@ -4,13 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "reactor/channel.h"
 #include "reactor/event_loop.h"
+#include "reactor/internal/report_errno.h"
 
 namespace serverkit::reactor {
 
@@ -18,7 +18,7 @@ TimerQueue::TimerQueue(EventLoop* loop)
     : loop_(loop),
       timer_fd_(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) {
   if (timer_fd_ < 0) {
-    std::fprintf(stderr, "reactor: timerfd_create failed: %s\n", std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: timerfd_create failed");
     std::abort();
   }
   channel_ = std::make_unique<Channel>(loop, timer_fd_);
@@ -58,8 +58,9 @@ void TimerQueue::cancel(TimerId id) {
 
 void TimerQueue::handle_read() {
   std::uint64_t expirations;
-  if (::read(timer_fd_, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN) {
-    std::fprintf(stderr, "reactor: timerfd read failed: %s\n", std::strerror(errno));
+  if (::read(timer_fd_, &expirations, sizeof(expirations)) < 0 &&
+      errno != EAGAIN) {
+    reactor_internal::ReportErrno("reactor: timerfd read failed");
   }
   const auto now = Clock::now();
   std::vector<std::pair<TimerId, std::shared_ptr<Timer>>> due;
@@ -88,12 +89,13 @@ void TimerQueue::arm() {
     auto delay = by_time_.begin()->first - Clock::now();
     const auto min_delay = std::chrono::microseconds(100);
     if (delay < min_delay) delay = min_delay;
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(delay).count();
+    const auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(delay).count();
     spec.it_value.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
     spec.it_value.tv_nsec = static_cast<long>(ns % 1'000'000'000);
   }
   if (::timerfd_settime(timer_fd_, 0, &spec, nullptr) < 0) {
-    std::fprintf(stderr, "reactor: timerfd_settime failed: %s\n", std::strerror(errno));
+    reactor_internal::ReportErrno("reactor: timerfd_settime failed");
   }
 }
 

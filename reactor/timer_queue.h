@@ -48,7 +48,8 @@ class TimerQueue {
   EventLoop* const loop_;
   const int timer_fd_;
   std::unique_ptr<Channel> channel_;
-  std::multimap<Clock::time_point, std::pair<TimerId, std::shared_ptr<Timer>>> by_time_;
+  std::multimap<Clock::time_point, std::pair<TimerId, std::shared_ptr<Timer>>>
+      by_time_;
   std::map<TimerId, Clock::time_point> active_;
 };
 

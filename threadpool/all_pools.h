@@ -3,7 +3,8 @@
 // -----------------------------------------------------------------------------
 //
 // The type lists of pools. Typed tests and the pool sweep iterate them:
-// adding a pool is one header and one line below.
+// adding a pool is a header, its target, a dep and a line below (the
+// README's "Adding an implementation").
 //
 //   - `AllPools`: every pool design, the reference (`MutexPool`) first, with
 //     `QueuePool` over a few queues of different kinds: our bounded ring
@@ -22,9 +23,9 @@
 
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
+#include "base/type_list.h"
 #include "queues/all_queues.h"
 #include "threadpool/asio_pool.h"
 #include "threadpool/executor.h"
@@ -49,21 +50,6 @@ using AllPools = TypeList<              //
 
 namespace threadpool_internal {
 
-template <typename... Ls>
-struct Concat;
-template <>
-struct Concat<> {
-  using type = TypeList<>;
-};
-template <typename... As>
-struct Concat<TypeList<As...>> {
-  using type = TypeList<As...>;
-};
-template <typename... As, typename... Bs, typename... Rest>
-struct Concat<TypeList<As...>, TypeList<Bs...>, Rest...> {
-  using type = typename Concat<TypeList<As..., Bs...>, Rest...>::type;
-};
-
 // TypeList<QueuePool<Q>> when a pool can use Q, else TypeList<> (without
 // naming QueuePool<Q>, whose constraint would fail).
 template <typename Q, bool = PoolQueue<Q>>
@@ -79,8 +65,8 @@ template <typename L>
 struct QueuePoolsOf;
 template <typename... Fs>
 struct QueuePoolsOf<TypeList<Fs...>> {
-  using type = typename Concat<
-      typename PoolOver<typename Fs::template Of<Task>>::type...>::type;
+  using type =
+      Concat<typename PoolOver<typename Fs::template Of<Task>>::type...>;
 };
 
 template <typename L>

@@ -82,21 +82,27 @@ class ExecutorShutDownError : public std::logic_error {
                          std::string(executor) + "'") {}
 };
 
+// (clang-format 14 flattens requires-expressions and splits the
+// requires-clauses below at `&>`, as if it were a comparison.)
+// clang-format off
 template <typename E>
-concept Executor = std::constructible_from<E, std::size_t> && requires {
-  { E::kName } -> std::convertible_to<std::string_view>;
-} && requires(E& e, const E& ce, Task&& task, ShutdownMode mode) {
-  { e.try_submit(std::move(task)) } -> std::same_as<bool>;
-  { e.shutdown(mode) } -> std::same_as<std::size_t>;
-  { ce.workers() } -> std::same_as<std::size_t>;
-  { ce.task_exceptions() } -> std::same_as<std::uint64_t>;
-};
+concept Executor =
+    std::constructible_from<E, std::size_t> &&
+    requires {
+      { E::kName } -> std::convertible_to<std::string_view>;
+    } &&
+    requires(E& e, const E& ce, Task&& task, ShutdownMode mode) {
+      { e.try_submit(std::move(task)) } -> std::same_as<bool>;
+      { e.shutdown(mode) } -> std::same_as<std::size_t>;
+      { ce.workers() } -> std::same_as<std::size_t>;
+      { ce.task_exceptions() } -> std::same_as<std::uint64_t>;
+    };
 
 // Submits `f` (any `void()`-callable; a result is ignored) to `e`.
 // Throws `ExecutorShutDownError` after shutdown has begun.
 template <Executor E, typename F>
-requires std::invocable < std::decay_t<F>
-& > void Submit(E& e, F&& f) {
+  requires std::invocable<std::decay_t<F>&>
+void Submit(E& e, F&& f) {
   Task task(std::forward<F>(f));
   if (!e.try_submit(std::move(task))) throw ExecutorShutDownError(E::kName);
 }
@@ -104,9 +110,9 @@ requires std::invocable < std::decay_t<F>
 // Submits `f` and returns a future for its result (or its exception).
 // Throws `ExecutorShutDownError` after shutdown has begun.
 template <Executor E, typename F>
-requires std::invocable < std::decay_t<F>
-& > auto SubmitWithFuture(E& e, F&& f)
-        -> std::future<std::invoke_result_t<std::decay_t<F>&>> {
+  requires std::invocable<std::decay_t<F>&>
+auto SubmitWithFuture(E& e, F&& f)
+    -> std::future<std::invoke_result_t<std::decay_t<F>&>> {
   using R = std::invoke_result_t<std::decay_t<F>&>;
   std::promise<R> promise;
   std::future<R> future = promise.get_future();
@@ -127,6 +133,7 @@ requires std::invocable < std::decay_t<F>
   if (!e.try_submit(std::move(task))) throw ExecutorShutDownError(E::kName);
   return future;
 }
+// clang-format on
 
 }  // namespace serverkit
 

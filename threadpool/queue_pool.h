@@ -49,10 +49,11 @@
 #include <utility>
 #include <vector>
 
+#include "base/cache_line.h"
+#include "base/joined_name.h"
 #include "queues/queue.h"
 #include "queues/wait_strategy.h"
 #include "threadpool/executor.h"
-#include "threadpool/internal/name.h"
 #include "threadpool/internal/submit_gate.h"
 #include "threadpool/internal/worker.h"
 #include "threadpool/task.h"

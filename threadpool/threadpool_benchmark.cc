@@ -47,9 +47,11 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
+#include "base/cache_line.h"
+#include "base/percentile.h"
+#include "base/type_list.h"
 #include "bench/common/harness.h"
 #include "threadpool/all_pools.h"
 #include "threadpool/executor.h"
@@ -150,8 +152,8 @@ class Countdown {
   }
 
  private:
-  alignas(64) std::atomic<std::uint64_t> left_;
-  alignas(64) std::atomic<int> finished_{0};
+  alignas(kCacheLineSize) std::atomic<std::uint64_t> left_;
+  alignas(kCacheLineSize) std::atomic<int> finished_{0};
 };
 
 // ------------------------------------------------------------------- tiny
@@ -363,14 +365,6 @@ void BM_Sleep(benchmark::State& state, int workers, std::uint64_t tasks,
 
 // ----------------------------------------------------------- registration
 
-template <typename L>
-struct Contains;
-template <typename... Ps>
-struct Contains<TypeList<Ps...>> {
-  template <typename P>
-  static constexpr bool kHas = (std::is_same_v<P, Ps> || ...);
-};
-
 std::vector<int> SubmitterCounts(Profile profile) {
   if (profile == Profile::kFull) return {1, 2, 4, 8};
   return {1, 4};
@@ -480,7 +474,7 @@ template <typename... Ps>
 void RegisterQueuePools(TypeList<Ps...>, Profile profile) {
   (
       [&] {
-        if constexpr (!Contains<AllPools>::template kHas<Ps>) {
+        if constexpr (!Contains<AllPools, Ps>::value) {
           DescribePool<Ps>();
           RegisterTiny<Ps>(profile, 0);
         }

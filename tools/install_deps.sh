@@ -19,13 +19,13 @@ packages=(
   libthread-pool-dev       # rvaser's thread_pool::ThreadPool
   libfmt-dev               # logger formatting
   libspdlog-dev            # spdlog adapter
-  libasio-dev              # standalone Asio ping-pong peer
+  libasio-dev              # standalone Asio <asio.hpp> (@asio; unused so far: the ping-pong peer is Boost.Asio)
   libevent-dev             # libevent ping-pong peer
   liburing-dev
   python3-matplotlib       # report charts (run with /usr/bin/python3)
   python3-scipy            # compare.py's U-test
-  python3-flake8           # tools/lint_python.sh: bench/pick's style
-  python3-mypy             # tools/lint_python.sh: bench/pick's types
+  python3-flake8           # tools/lint_python.sh: the Python's style
+  python3-mypy             # tools/lint_python.sh: the Python's types
 )
 
 missing=()

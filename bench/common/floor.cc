@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "base/cache_line.h"
+#include "base/percentile.h"
 #include "bench/common/harness.h"
 
 namespace serverkit::bench {

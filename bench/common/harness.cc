@@ -117,15 +117,6 @@ void ThreadCounters(benchmark::State& state, int threads) {
   state.counters["oversubscribed"] = threads > Cores() ? 1 : 0;
 }
 
-double Percentile(std::vector<double>& samples, double q, bool sorted) {
-  if (samples.empty()) return 0;
-  if (!sorted) std::sort(samples.begin(), samples.end());
-  const double rank = std::ceil(q * static_cast<double>(samples.size()));
-  std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
-  if (index >= samples.size()) index = samples.size() - 1;
-  return samples[index];
-}
-
 namespace {
 
 // Parts of a run name: the family/scenario/impl/params of our contract, with

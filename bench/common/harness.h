@@ -120,10 +120,6 @@ std::string BenchName(std::string_view family, std::string_view scenario,
 // the ranking marks oversubscribed runs.
 void ThreadCounters(benchmark::State& state, int threads);
 
-// Exact percentiles (nearest rank) of `samples`, which is sorted in place.
-// `q` in [0, 1].
-double Percentile(std::vector<double>& samples, double q, bool sorted = false);
-
 // How a scenario's implementations are ranked: by a counter (or by
 // "real_time" when `counter` is empty), higher or lower is better. Written
 // into the JSON context, where bench/pick reads it.

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "base/percentile.h"
 #include "bench/common/floor.h"
 #include "bench/common/harness.h"
 #include "bench/common/json.h"

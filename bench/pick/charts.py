@@ -31,7 +31,7 @@ import results as R  # noqa: E402
 from charts_micro import (buffer_ratios, latency,  # noqa: E402
                           queues_throughput)
 from plotting import ChartsUnavailable, pyplot, save, style  # noqa: E402
-from validation import validation_entries  # noqa: E402
+from validation import validation_summary  # noqa: E402
 
 
 SERVER_STYLES = {
@@ -150,7 +150,7 @@ def draw_all(loaded: dict[str, R.FamilyResults],
     add("Ping-pong MiB/s by sessions, with Asio and libevent",
         pingpong_chart(pingpong, out_dir))
     add("Micro-benchmark vs end-to-end",
-        validation_chart(validation_entries(pingpong), out_dir))
+        validation_chart(validation_summary(pingpong)[1], out_dir))
     return out
 
 

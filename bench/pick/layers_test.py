@@ -11,19 +11,19 @@
 # functions included) against LAYERS, imports each module alone in a fresh
 # interpreter, and keeps every Python file of bench/pick under 400 lines.
 
-import ast
-import json
 import os
 import re
-import subprocess
 import sys
 import unittest
 
+import layering
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# Bottom first. Test files (*_test.py, testutil.py) sit above them all.
+# Bottom first. Test files (*_test.py, and testutil.py and layering.py,
+# which they share) sit above them all.
 LAYERS = [
-    ["records"],
+    ["records", "outcome"],
     ["results"],
     ["merge", "spec", "stats", "validation"],
     ["picking", "tables", "markdown", "plotting"],
@@ -38,25 +38,15 @@ MAX_LINES = 400
 
 
 def is_test(name: str) -> bool:
-    return name.endswith("_test") or name == "testutil"
+    return name.endswith("_test") or name in ("testutil", "layering")
 
 
 def module_names() -> list[str]:
-    return sorted(f[:-3] for f in os.listdir(HERE) if f.endswith(".py"))
+    return layering.module_names(HERE)
 
 
 def imports(name: str) -> set[str]:
-    """The top-level names of every module the file imports."""
-    with open(os.path.join(HERE, name + ".py")) as f:
-        tree = ast.parse(f.read(), name + ".py")
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and \
-                not node.level:
-            out.add(node.module.split(".")[0])
-    return out
+    return layering.imports(HERE, name)
 
 
 class LayersTest(unittest.TestCase):
@@ -74,7 +64,8 @@ class LayersTest(unittest.TestCase):
                         "%d): a module imports only lower layers" % (
                             name, mine, dep, LAYER[dep]))
             if not is_test(name):
-                self.assertFalse(imports(name) & {"testutil"}, name)
+                self.assertFalse(imports(name) & {"testutil", "layering"},
+                                 name)
 
     def test_the_bottom_is_standard_library_only(self) -> None:
         for name in LAYERS[0] + LAYERS[1]:
@@ -86,15 +77,10 @@ class LayersTest(unittest.TestCase):
     def test_each_module_imports_alone(self) -> None:
         """In a fresh interpreter each module imports, loading only itself
         and modules of lower layers (pick.py's main does not run)."""
-        code = ("import importlib, json, sys; sys.path.insert(0, %r); "
-                "importlib.import_module(sys.argv[1]); "
-                "print(json.dumps(sorted(sys.modules)))" % HERE)
         for name in sorted(LAYER):
             with self.subTest(module=name):
-                p = subprocess.run([sys.executable, "-c", code, name],
-                                   capture_output=True, text=True, cwd=HERE)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                loaded = set(json.loads(p.stdout.splitlines()[-1]))
+                rc, err, loaded = layering.loaded_alone(HERE, name)
+                self.assertEqual(rc, 0, err)
                 ours = loaded & set(LAYER)
                 self.assertEqual({m for m in ours if m != name and
                                   LAYER[m] >= LAYER[name]}, set(), name)
@@ -121,13 +107,7 @@ class LayersTest(unittest.TestCase):
             self.assertEqual(sorted(listed), sorted(want), var)
 
     def test_files_are_short(self) -> None:
-        for root, _, files in os.walk(HERE):
-            for f in files:
-                if not f.endswith(".py"):
-                    continue
-                with open(os.path.join(root, f)) as fh:
-                    n = sum(1 for _ in fh)
-                self.assertLessEqual(n, MAX_LINES, os.path.join(root, f))
+        self.assertEqual(layering.files_over(HERE, MAX_LINES), [])
 
 
 if __name__ == "__main__":

@@ -13,15 +13,16 @@
 #   bazel run //bench:pick -- --repro RUN1.json RUN2.json
 #   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
 #
-# The entry point that pick.sh, bench/sweep.sh, `make compare` and the tests
-# run (/usr/bin/python3 bench/pick/pick.py ...); the flags and exit statuses
-# are cli.py's. Nothing imports this file, so run as a script it is loaded
-# once.
+# The entry point that //bench/pick:pick (through //bench:python3.sh),
+# bench/sweep.sh, `make compare` and the tests run (/usr/bin/python3
+# bench/pick/pick.py ...); the flags and exit statuses are cli.py's. Nothing
+# imports this file, so run as a script it is loaded once.
 #
 # The modules, in layers: each imports only modules of the layers below it
 # (layers_test.py checks this), bottom first:
 #
-#   records                      Cell, Rule, FloorSummary, group names
+#   records, outcome             Cell, Rule, FloorSummary, group names;
+#                                the validation's outcome vocabulary
 #                                (standard library only)
 #   results                      result files -> FamilyResults (the records
 #                                read through it; standard library only)

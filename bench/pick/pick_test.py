@@ -4,8 +4,9 @@
 # -----------------------------------------------------------------------------
 #
 # Runs every test file of bench/pick (unittest discovery of *_test.py in
-# this directory): //bench/pick:pick_test runs it (pick_test.sh), and so can
-# you, `/usr/bin/python3 bench/pick/pick_test.py [-v]`. The tests, by topic:
+# this directory): //bench/pick:pick_test runs it (through
+# //bench:python3.sh), and so can you,
+# `/usr/bin/python3 bench/pick/pick_test.py [-v]`. The tests, by topic:
 #
 #   results_test   names, aggregates, the vocabulary read from the files
 #   picking_test   the classes decided, the noise rule's minimum margin
@@ -13,6 +14,7 @@
 #   report_test    REPORT.md and the charts, --compare, no matplotlib
 #   repro_test     --repro
 #   merge_test     --merge, a winner not ahead in every process
+#   validation_test  the validation's exact outcome field, old files refused
 #   layers_test    each module imports only the layers below it
 #
 # Each file also runs on its own (`/usr/bin/python3 bench/pick/X_test.py`).

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from markdown import md_table
 from stats import fmt_ratio
-from validation import validation_summary
+from validation import validation_problem, validation_summary
 
 
 def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
@@ -27,8 +27,11 @@ def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
     ctx = pp.get("context", {})
     lines.append("Profile %s, %s cores, %s s per echo point, %s "
                  "repetition(s), load average %s at start; pin: %s. MiB/s "
-                 "(echo); `!` a point that ran unclean, `c` the client at its "
-                 "CPU ceiling." % (
+                 "(echo), and each server's CPU milliseconds per MiB echoed "
+                 "(utime + stime over the client's run, connects included; "
+                 "lower is better, and it still ranks servers where the "
+                 "client is the bottleneck); `!` a point that ran unclean, "
+                 "`c` the client at its CPU ceiling." % (
                      ctx.get("profile"), ctx.get("cores"),
                      ctx.get("seconds_per_point"), ctx.get("repetitions"),
                      ctx.get("loadavg_at_start"), ctx.get("pin")))
@@ -59,6 +62,10 @@ def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
                 if any(r.get("client_bound") for r in per[s]):
                     mark += " c"
                 row.append(("%.1f" % m if m else "-") + mark)
+            for s in servers:
+                cpu = [r["server_cpu_ms_per_mib"] for r in per[s]
+                       if r.get("ok") and r.get("server_cpu_ms_per_mib")]
+                row.append("%.2f" % statistics.median(cpu) if cpu else "-")
             for ref in refs:
                 for s in servers:
                     if s in refs:
@@ -67,6 +74,7 @@ def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
                     row.append(fmt_ratio(ms / mr) if ms and mr else "-")
             rows.append(row)
         head = ["sessions"] + servers + [
+            "%s CPU ms/MiB" % s for s in servers] + [
             "%s/%s" % (s, ref) for ref in refs for s in servers
             if s not in refs]
         lines.append("")
@@ -82,6 +90,10 @@ def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
 def validation_section(pp: Optional[dict[str, Any]]) -> list[str]:
     summary, entries = validation_summary(pp)
     lines = ["## Validation: did the micro winners hold end to end?", ""]
+    problem = validation_problem(pp)
+    if problem is not None:
+        lines.append("Validation unreadable: %s." % problem)
+        return lines
     if not entries or pp is None:
         lines.append("Validation not run: results/pingpong.json has no "
                      "\"validation\" key. `bazel run -c opt //bench:pingpong` "

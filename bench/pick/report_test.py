@@ -18,6 +18,7 @@ from typing import Optional, Sequence
 from testutil import BASIC, HERE, PY, SMOKE
 
 from compare import compare_dirs
+from report_pingpong import pingpong_section
 
 
 class ReportTest(unittest.TestCase):
@@ -122,6 +123,28 @@ class ReportTest(unittest.TestCase):
         self.assertIn("1.00x", text)
         self.assertEqual(compare_dirs(BASIC, SMOKE, 0.05,
                                       out=io.StringIO()), 2)
+
+
+class PingpongSectionTest(unittest.TestCase):
+    def test_cpu_per_mib_beside_mib_per_s(self) -> None:
+        def rec(server: str, rep: int, mib: float, cpu: float,
+                ok: bool = True) -> dict[str, object]:
+            return dict(server=server, server_threads=1, blocksize=4096,
+                        sessions=100, ok=ok, mib_per_s=mib, repetition=rep,
+                        server_cpu_ms_per_mib=cpu)
+        pp = dict(context=dict(profile="test"), echo=[
+            rec("serverkit", 0, 300.0, 2.0), rec("serverkit", 1, 320.0, 3.0),
+            rec("asio", 0, 250.0, 4.0),
+            rec("asio", 1, 100.0, 9.0, ok=False)])  # unclean: left out
+        lines = pingpong_section(pp)
+        self.assertIn("CPU milliseconds per MiB", lines[2])
+        table = [ln for block in lines for ln in block.split("\n")
+                 if ln.startswith("| ")]
+        self.assertEqual(table[0], "| sessions | serverkit | asio | "
+                         "serverkit CPU ms/MiB | asio CPU ms/MiB | "
+                         "serverkit/asio |")
+        self.assertEqual(table[1], "| 100 | 310.0 | 250.0 ! | 2.50 | 4.00 | "
+                         "1.24x |")
 
 
 class NoMatplotlibTest(unittest.TestCase):

@@ -46,7 +46,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -58,6 +57,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/cache_line.h"
+#include "base/percentile.h"
 #include "bench/pingpong/common.h"
 
 namespace serverkit::pingpong {
@@ -230,7 +231,7 @@ class Worker {
 
   // Results. Written by the loop thread; `bytes` and `messages` are also read
   // by the main thread while the loop runs (relaxed: a snapshot).
-  alignas(64) std::atomic<std::uint64_t> bytes{0};
+  alignas(kCacheLineSize) std::atomic<std::uint64_t> bytes{0};
   std::atomic<std::uint64_t> messages{0};
   std::atomic<int> connected{0};
   std::atomic<int> connect_failures{0};
@@ -527,14 +528,6 @@ double CpuSeconds() {
   ::getrusage(RUSAGE_SELF, &ru);
   return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
-
-double Percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t rank =
-      static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 int Main(int argc, char** argv) {

@@ -23,6 +23,8 @@
 #     reads, every byte it sent comes back.
 # Every process runs in its own process group and is killed at the end.
 
+from __future__ import annotations
+
 import ctypes
 import json
 import os
@@ -35,22 +37,26 @@ import sys
 import tempfile
 import threading
 import time
+from typing import IO, Any, Callable, Sequence
 
 MAX_BODY = 4096
 HALF_CLOSE_BYTES = 8 << 20
 BUFFERS = ("linear", "ring", "mirrored", "string")
 _libc = ctypes.CDLL(None, use_errno=True)
-_live = []
+_live: list[subprocess.Popen[bytes]] = []
+Result = dict[str, Any]
 
 
-def spawn(argv, **kw):
-    p = subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL,
-                         preexec_fn=lambda: _libc.prctl(1, signal.SIGKILL), **kw)
+def spawn(argv: list[str], **kw: Any) -> subprocess.Popen[bytes]:
+    p = subprocess.Popen(argv, start_new_session=True,
+                         stdin=subprocess.DEVNULL,
+                         preexec_fn=lambda: _libc.prctl(1, signal.SIGKILL),
+                         **kw)
     _live.append(p)
     return p
 
 
-def kill(p):
+def kill(p: subprocess.Popen[bytes]) -> None:
     if p.poll() is None:
         try:
             os.killpg(p.pid, signal.SIGKILL)
@@ -59,13 +65,16 @@ def kill(p):
     p.wait(timeout=10)
 
 
-def free_port():
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
-def start_server(path, threads, protocol, log, max_body=MAX_BODY, extra=()):
+def start_server(path: str, threads: int, protocol: str, log: IO[str],
+                 max_body: int = MAX_BODY, extra: Sequence[str] = ()
+                 ) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     p = spawn([path, "127.0.0.1", str(port), str(threads),
                "--protocol=" + protocol, "--max_body=%d" % max_body] +
@@ -82,12 +91,12 @@ def start_server(path, threads, protocol, log, max_body=MAX_BODY, extra=()):
     raise AssertionError("server never accepted on port %d" % port)
 
 
-def message(body_size, packet_count):
+def message(body_size: int, packet_count: int) -> bytes:
     body = bytes((packet_count + i) & 0xFF for i in range(body_size))
     return struct.pack("!II", body_size, packet_count) + body
 
 
-def recv_exact(sock, n):
+def recv_exact(sock: socket.socket, n: int) -> bytes:
     data = b""
     while len(data) < n:
         chunk = sock.recv(n - len(data))
@@ -98,14 +107,14 @@ def recv_exact(sock, n):
     return data
 
 
-def round_trip(sock, body_size, packet_count):
-    msg = message(body_size, packet_count)
+def round_trip(sock: socket.socket, body_size: int, count: int) -> None:
+    msg = message(body_size, count)
     sock.sendall(msg)
     reply = recv_exact(sock, len(msg))
     assert reply == msg, "reply differs from the message"
 
 
-def expect_closed(sock, what):
+def expect_closed(sock: socket.socket, what: str) -> None:
     sock.settimeout(5)
     try:
         data = sock.recv(100)
@@ -116,24 +125,31 @@ def expect_closed(sock, what):
         raise AssertionError("%s: the server kept the connection open" % what)
 
 
-def connect(port):
+def connect(port: int) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return s
 
 
-def run_client(client, port, args, tmp, wait=True):
+def start_client(client: str, port: int, args: list[str], tmp: str
+                 ) -> tuple[subprocess.Popen[bytes], str]:
+    """The client, started; (process, the path of its JSON)."""
     out = os.path.join(tmp, "client.json")
     if os.path.exists(out):
         os.remove(out)
     p = spawn([client, "127.0.0.1", str(port)] + args + ["--json=" + out])
-    if not wait:
-        return p, out
+    return p, out
+
+
+def run_client(client: str, port: int, args: list[str], tmp: str
+               ) -> tuple[int, Result]:
+    """The client, run to its end; (exit status, its JSON)."""
+    p, out = start_client(client, port, args, tmp)
     rc = p.wait(timeout=60)
     return rc, json.load(open(out))
 
 
-def check_echo(client, path, threads, tmp):
+def check_echo(client: str, path: str, threads: int, tmp: str) -> Result:
     with open(os.path.join(tmp, "server.log"), "w+") as log:
         srv, port = start_server(path, threads, "echo", log)
         try:
@@ -149,7 +165,7 @@ def check_echo(client, path, threads, tmp):
             kill(srv)
 
 
-def small_window(port):
+def small_window(port: int) -> socket.socket:
     """A client socket with a 32 KiB receive buffer (set before connect)."""
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32 << 10)
@@ -158,8 +174,8 @@ def small_window(port):
     return s
 
 
-def read_to_eof(sock):
-    chunks = []
+def read_to_eof(sock: socket.socket) -> bytes:
+    chunks: list[bytes] = []
     while True:
         c = sock.recv(1 << 16)
         if not c:
@@ -167,14 +183,14 @@ def read_to_eof(sock):
         chunks.append(c)
 
 
-def send_half_close_read(sock, data):
+def send_half_close_read(sock: socket.socket, data: bytes) -> bytes:
     """Sends data without reading (from a thread), half-closes, and starts
     reading once the writer is done or has been stuck for 0.3 s; returns
     everything read up to EOF."""
     sent = [0]
-    failed = []
+    failed: list[OSError] = []
 
-    def writer():
+    def writer() -> None:
         try:
             view = memoryview(data)
             while sent[0] < len(data):
@@ -196,7 +212,8 @@ def send_half_close_read(sock, data):
     return got
 
 
-def check_half_close(client, path, threads, tmp, extra=()):
+def check_half_close(client: str, path: str, threads: int, tmp: str,
+                     extra: Sequence[str] = ()) -> Result:
     rng = random.Random(threads)
     payload = rng.randbytes(HALF_CLOSE_BYTES)
     with open(os.path.join(tmp, "server.log"), "w+") as log:
@@ -228,7 +245,7 @@ def check_half_close(client, path, threads, tmp, extra=()):
                 len(payload))
 
 
-def rss_kib(pid):
+def rss_kib(pid: int) -> int:
     with open("/proc/%d/status" % pid) as f:
         for line in f:
             if line.startswith("VmRSS:"):
@@ -236,7 +253,8 @@ def rss_kib(pid):
     raise AssertionError("no VmRSS for pid %d" % pid)
 
 
-def check_backpressure(client, path, threads, tmp, extra=()):
+def check_backpressure(client: str, path: str, threads: int, tmp: str,
+                       extra: Sequence[str] = ()) -> Result:
     chunk = random.Random(7).randbytes(64 << 10)
     with open(os.path.join(tmp, "server.log"), "w+") as log:
         srv, port = start_server(path, threads, "echo", log, extra=extra)
@@ -279,16 +297,17 @@ def check_backpressure(client, path, threads, tmp, extra=()):
             kill(srv)
 
 
-def check_header(client, path, threads, tmp):
+def check_header(client: str, path: str, threads: int, tmp: str
+                 ) -> Result:
     with open(os.path.join(tmp, "server.log"), "w+") as log:
         srv, port = start_server(path, threads, "header", log)
         try:
             early = connect(port)
             round_trip(early, 100, 1)
-            cp, out = run_client(
+            cp, out = start_client(
                 client, port,
                 ["2", "100", "8", "30", "--protocol=header", "--count=1500"],
-                tmp, wait=False)
+                tmp)
             time.sleep(0.1)  # the client's sessions are under way
 
             edge = connect(port)
@@ -300,7 +319,8 @@ def check_header(client, path, threads, tmp):
             expect_closed(big, "body_size max_body + 1")
             big.close()
 
-            for partial in (b"\x00\x00", struct.pack("!II", 200, 1) + b"x" * 50):
+            for partial in (b"\x00\x00",
+                            struct.pack("!II", 200, 1) + b"x" * 50):
                 t = connect(port)
                 t.sendall(partial)  # truncated header, then truncated body
                 t.close()
@@ -317,8 +337,8 @@ def check_header(client, path, threads, tmp):
             assert srv.poll() is None, "server died"
             log.flush()
             log.seek(0)
-            lines = [l for l in log.read().splitlines() if l.strip()]
-            reasons = [l for l in lines if "max_body" in l]
+            lines = [x for x in log.read().splitlines() if x.strip()]
+            reasons = [x for x in lines if "max_body" in x]
             assert len(reasons) == 1, "want one logged close, got %r" % lines
             assert str(MAX_BODY + 1) in reasons[0], reasons
             # Still serving after all that.
@@ -330,7 +350,10 @@ def check_header(client, path, threads, tmp):
             kill(srv)
 
 
-def main(argv):
+Check = Callable[..., Result]
+
+
+def main(argv: list[str]) -> int:
     client, servers = argv[0], dict(a.split("=", 1) for a in argv[1:])
     started = time.monotonic()
     failures = 0
@@ -338,7 +361,8 @@ def main(argv):
         for name, path in servers.items():
             # Ours keeps every byte and its memory with every buffer.
             ours = name == "serverkit"
-            checks = [(check_echo, ()), (check_header, ())]
+            checks: list[tuple[Check, tuple[str, ...]]] = [
+                (check_echo, ()), (check_header, ())]
             checks += [(check_half_close, ("--buffer=" + b,))
                        for b in BUFFERS] if ours else [(check_half_close, ())]
             if ours:

@@ -29,9 +29,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
 
 #include "base/cache_line.h"
+#include "base/spin_wait.h"
 
 namespace serverkit::threadpool_internal {
 
@@ -57,14 +57,8 @@ class SubmitGate {
 
   // After `Close()`: waits until no submitter is inside.
   void WaitForSubmitters() const noexcept {
-    for (int spins = 0; (state_.load(std::memory_order_acquire) >> 1) != 0;
-         ++spins) {
-      if (spins < 64) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
+    SpinThenYieldUntil(
+        [&] { return (state_.load(std::memory_order_acquire) >> 1) == 0; });
   }
 
   bool closed() const noexcept {

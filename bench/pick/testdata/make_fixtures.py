@@ -133,22 +133,25 @@ pp: dict[str, Any]
 pp = dict(context=dict(profile="smoke", cores=2, seconds_per_point=0.3,
                        repetitions=1, kernel="test"),
           notes=["test note"], echo=[], header=[],
-          # The shape bench/pingpong/validate.py writes (rows per case).
+          # The shape bench/pingpong/validate.py writes (rows per case, each
+          # with its exact outcome, outcome.py).
           validation=dict(
               repetitions=1, seconds_per_run=0.3, noise_floor=0.03, notes=[],
               rows=[
                   dict(component="task_queue", case="reply-via-queue",
                        winner="moodycamel", baseline="swap-vector",
-                       micro_ratio=1.5, e2e_ratio=1.05, verdict="held"),
+                       micro_ratio=1.5, e2e_ratio=1.05, verdict="held",
+                       outcome="held"),
                   dict(component="buffer", case="echo-4k", winner="ring",
                        baseline="linear", micro_ratio=1.17, e2e_ratio=1.08,
-                       verdict="held"),
+                       verdict="held", outcome="held"),
                   dict(component="buffer", case="echo-16k", winner="ring",
                        baseline="linear", micro_ratio=1.17, e2e_ratio=0.95,
-                       verdict="refuted"),
+                       verdict="refuted", outcome="refuted"),
                   dict(component="logger", case="-", winner="sync",
                        baseline="sync", micro_ratio=None, e2e_ratio=None,
-                       verdict="winner is the baseline; nothing to validate"),
+                       verdict="winner is the baseline; nothing to validate",
+                       outcome="nothing-to-validate"),
               ]))
 for server, k in (("serverkit", 1.1), ("asio", 1.0), ("libevent", 0.7)):
     for threads in (1, 2):

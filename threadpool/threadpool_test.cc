@@ -16,9 +16,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
+#include "base/sanitizers.h"
+#include "base/type_list.h"
 #include "gtest/gtest.h"
 #include "threadpool/all_pools.h"
 #include "threadpool/executor.h"
@@ -27,11 +28,7 @@
 namespace serverkit {
 namespace {
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr std::uint64_t kTasks = 2'000;
-#else
-constexpr std::uint64_t kTasks = 50'000;
-#endif
+constexpr std::uint64_t kTasks = kUnderSanitizer ? 2'000 : 50'000;
 constexpr std::size_t kWorkers = 3;  // more than the 2 cores CI has
 constexpr int kSubmitters = 4;
 constexpr auto kDeadline = std::chrono::seconds(60);
@@ -224,11 +221,7 @@ TYPED_TEST_P(PoolTest, DiscardReportsExactlyWhatItDropped) {
 // A binary tree of tasks: each node submits its two children.
 TYPED_TEST_P(PoolTest, TasksSubmitTasks) {
   TypeParam pool(kWorkers);
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-  constexpr int kDepth = 9;
-#else
-  constexpr int kDepth = 14;
-#endif
+  constexpr int kDepth = kUnderSanitizer ? 9 : 14;
   const std::uint64_t total = (std::uint64_t{1} << (kDepth + 1)) - 1;
   std::atomic<std::uint64_t> nodes{0};
   std::atomic<std::uint64_t> rejected{0};
@@ -355,21 +348,6 @@ REGISTER_TYPED_TEST_SUITE_P(PoolTest, ReportsItsName,
                             ShutdownFromOwnTaskThrows, DrainRacingSubmitters,
                             DiscardRacingSubmitters, DestructionWhileBusy);
 
-// AllQueuePools minus what AllPools already covers.
-template <typename T, typename L>
-struct Contains;
-template <typename T, typename... Ts>
-struct Contains<T, TypeList<Ts...>>
-    : std::bool_constant<(std::is_same_v<T, Ts> || ...)> {};
-
-template <typename L, typename Minus>
-struct Without;
-template <typename... Ts, typename Minus>
-struct Without<TypeList<Ts...>, Minus> {
-  using type = typename threadpool_internal::Concat<std::conditional_t<
-      Contains<Ts, Minus>::value, TypeList<>, TypeList<Ts>>...>::type;
-};
-
 class PoolNames {
  public:
   template <typename P>
@@ -379,8 +357,9 @@ class PoolNames {
 };
 
 using PoolTypes = ApplyTypes<::testing::Types, AllPools>;
+// AllQueuePools minus what AllPools already covers.
 using OtherQueuePoolTypes =
-    ApplyTypes<::testing::Types, Without<AllQueuePools, AllPools>::type>;
+    ApplyTypes<::testing::Types, Without<AllQueuePools, AllPools>>;
 INSTANTIATE_TYPED_TEST_SUITE_P(Pools, PoolTest, PoolTypes, PoolNames);
 INSTANTIATE_TYPED_TEST_SUITE_P(QueuePools, PoolTest, OtherQueuePoolTypes,
                                PoolNames);

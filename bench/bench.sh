@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # -----------------------------------------------------------------------------
-# bench/pick/bench.sh
+# bench/bench.sh
 # -----------------------------------------------------------------------------
 #
 # `make bench`'s chain, from the workspace root: the four sweeps (each as 3
@@ -13,7 +13,7 @@
 # ends by printing where results/REPORT.md is.
 #
 #   PROFILE=smoke|default|full BAZEL=bazel PICK_FLAGS='--producers=4' \
-#     bench/pick/bench.sh
+#     bench/bench.sh
 #
 # A failed sweep stops the chain (nothing to pick from). A ping-pong sweep
 # with unclean points, or charts that could not be drawn, do not: the report
@@ -27,19 +27,20 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 
 # Seconds per family sweep (all its processes) and per later step on this
 # project's 2-core VM, bazel's start-up included and the first build not.
-# smoke: measured with `make bench-quick`; default: the sweeps measured by
-# `make bench-repro FAMILY=all` (9 interleaved repetitions in 3 processes),
-# the rest by `make bench`; full: extrapolated (9 repetitions where it had 5;
-# not measured end to end).
+# smoke: measured with `make bench-quick` (0:33 in all); default: the sweeps
+# measured by `make bench-repro FAMILY=all` (9 interleaved repetitions in 3
+# processes), pick, ping-pong and report by the `make bench` of the README's
+# "Current figures" (0:03, 2:50, 0:04), about 14:30 in all; full:
+# extrapolated (9 repetitions where it had 5; not measured end to end).
 case "$PROFILE" in
-  smoke)   est=(15 20 15 10 10 45 10) ;;
-  default) est=(220 190 140 135 10 215 10) ;;
+  smoke)   est=(4 3 2 2 5 11 5) ;;
+  default) est=(220 190 140 135 3 170 4) ;;
   full)    est=(1600 1100 1600 550 20 1500 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
 esac
 
-source "$(dirname "${BASH_SOURCE[0]}")/../processes.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/processes.sh"
 procs=$(sweep_processes "$PROFILE" bench) || exit 2
 export PROCESSES="$procs"
 

@@ -1,4 +1,5 @@
-// The queue sweep: `bazel run -c opt //bench:queues [-- --profile=full]`.
+// The queue sweep: `bazel run -c opt //bench:queues [-- --profile=full]`
+// (//queues:queue_benchmark).
 //
 // Every queue in queues/all_queues.h runs every scenario its topology allows:
 //
@@ -16,8 +17,8 @@
 //   burst       one thread pushes K items, then pops K: the uncontended cost.
 //
 // Waiting: producers and consumers retry a failed try_push / try_pop with a
-// pause, and yield after 64 failures (queues with their own blocking push/pop
-// use those instead). Threads are pinned round-robin to the allowed cores.
+// pause, and yield after kSpinsBeforeYield (64) failures (base/spin_wait.h;
+// queues with their own blocking push/pop use those instead). Threads are pinned round-robin to the allowed cores.
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -30,6 +31,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/percentile.h"
+#include "base/spin_wait.h"
+#include "base/type_list.h"
 #include "bench/common/floor.h"
 #include "bench/common/harness.h"
 #include "queues/all_queues.h"
@@ -48,20 +52,14 @@ double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
-// Retry with a pause; yield after 64 failures, so oversubscribed runs make
-// progress. Native blocking operations are used where a queue has them.
+// Retry with a pause, then yield (SpinThenYieldUntil), so oversubscribed runs
+// make progress. Native blocking operations are used where a queue has them.
 template <Queue Q>
 void Push(Producer<Q>& p, typename Q::value_type&& v) {
   if constexpr (HasNativeBlocking<Q>) {
     p.spin_push(std::move(v));
   } else {
-    for (unsigned failures = 0; !p.try_push(std::move(v)); ++failures) {
-      if (failures < 64) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
+    SpinThenYieldUntil([&] { return p.try_push(std::move(v)); });
   }
 }
 
@@ -70,13 +68,7 @@ void Pop(Consumer<Q>& c, typename Q::value_type& out) {
   if constexpr (HasNativeBlocking<Q>) {
     c.spin_pop(out);
   } else {
-    for (unsigned failures = 0; !c.try_pop(out); ++failures) {
-      if (failures < 64) {
-        CpuRelax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
+    SpinThenYieldUntil([&] { return c.try_pop(out); });
   }
 }
 

@@ -1,0 +1,57 @@
+# -----------------------------------------------------------------------------
+# bench/pick/outcome.py
+# -----------------------------------------------------------------------------
+#
+# The ping-pong validation's outcome vocabulary: one closed set of words,
+# written by bench/pingpong/validate.py into every row of pingpong.json's
+# "validation" ("outcome": "held", ...) and read back by validation.py by
+# equality, never by matching words in the human "verdict" text beside it.
+#
+#   held                 the e2e ratio is above 1 + noise: the winner is
+#                        faster end to end
+#   no-difference        within 1 +- noise
+#   refuted              below 1 - noise: the winner is slower end to end
+#   nothing-to-validate  the winner is its baseline: nothing ran
+#   error                a run failed (or the validation was interrupted):
+#                        no ratio
+#
+# Here, at pick's bottom layer (standard library only), because both sides
+# import it: bench/pick's modules, and bench/pingpong/validate.py, which puts
+# bench/pick on its path for this module alone (pick never imports from
+# bench/pingpong).
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class Outcome(str, enum.Enum):
+    HELD = "held"
+    NO_DIFFERENCE = "no-difference"
+    REFUTED = "refuted"
+    NOTHING_TO_VALIDATE = "nothing-to-validate"
+    ERROR = "error"
+
+
+# The field's name in each row, and its values, as written in the JSON.
+FIELD = "outcome"
+VALUES = tuple(o.value for o in Outcome)
+
+
+class OutcomeError(ValueError):
+    """A validation row whose "outcome" is missing or outside Outcome."""
+
+
+def parse_outcome(value: Any) -> Outcome:
+    """The Outcome whose value equals `value`; raises OutcomeError."""
+    for o in Outcome:
+        if value == o.value:
+            return o
+    raise OutcomeError("unknown %s %s (one of %s)" % (
+        FIELD, _shown(value), ", ".join(VALUES)))
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

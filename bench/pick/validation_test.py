@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# bench/pick/validation_test.py
+# -----------------------------------------------------------------------------
+#
+# pingpong.json's validation (validation.py) read through its exact
+# "outcome" field (outcome.py): the fixture's rows decided by equality, the
+# outcome winning over the verdict's words, and a file without the field or
+# with an unknown value refused with a clear error (the summary, REPORT.md's
+# section, and pick's output say why and how to rerun).
+
+import copy
+import json
+import os
+import unittest
+from typing import Any
+
+from testutil import BASIC
+
+import outcome as vocab
+import validation as V
+from report_pingpong import validation_section
+
+
+def fixture() -> dict[str, Any]:
+    with open(os.path.join(BASIC, "pingpong.json")) as f:
+        doc: dict[str, Any] = json.load(f)
+    return doc
+
+
+def with_rows(*rows: dict[str, Any]) -> dict[str, Any]:
+    return dict(validation=dict(rows=list(rows)))
+
+
+def row(component: str, outcome: Any, verdict: str = "",
+        **extra: Any) -> dict[str, Any]:
+    r = dict(component=component, case="c", winner="w", baseline="b",
+             micro_ratio=1.2, e2e_ratio=1.1, verdict=verdict or str(outcome),
+             outcome=outcome)
+    r.update(extra)
+    return r
+
+
+class OutcomeTest(unittest.TestCase):
+    def test_the_vocabulary(self) -> None:
+        """The closed set validate.py writes and this side reads."""
+        self.assertEqual(vocab.VALUES, (
+            "held", "no-difference", "refuted", "nothing-to-validate",
+            "error"))
+        self.assertEqual(vocab.FIELD, "outcome")
+        for v in vocab.VALUES:
+            self.assertEqual(vocab.parse_outcome(v).value, v)
+
+    def test_unknown_value(self) -> None:
+        for bad in ("Held", "held (micro n/a)", "confirmed", "", None, 1,
+                    True):
+            with self.subTest(value=bad):
+                with self.assertRaises(vocab.OutcomeError) as cm:
+                    vocab.parse_outcome(bad)
+                msg = str(cm.exception)
+                self.assertIn("unknown outcome %r" % (bad,), msg)
+                self.assertIn("held, no-difference, refuted", msg)
+
+
+class ValidationTest(unittest.TestCase):
+    def test_fixture_rows(self) -> None:
+        entries = V.validation_entries(fixture())
+        self.assertEqual([(e["component"], e["outcome"]) for e in entries], [
+            ("task_queue", "held"), ("buffer", "held"), ("buffer", "refuted"),
+            ("logger", "nothing-to-validate")])
+        self.assertEqual([V.held(e) for e in entries],
+                         [True, True, False, False])
+        self.assertEqual([V.validated(e) for e in entries],
+                         [True, True, True, False])
+        self.assertEqual(V.validation_summary(fixture())[0],
+                         "1 of 2 micro-benchmark winners held end to end "
+                         "(2 of 3 cases)")
+        self.assertIsNone(V.validation_problem(fixture()))
+
+    def test_the_field_not_the_words(self) -> None:
+        """The verdict text is for people: a row held when its outcome is
+        "held", whatever its verdict says."""
+        pp = with_rows(
+            row("task_queue", "held", "no difference (micro n/a)"),
+            row("buffer", "refuted", "held"),
+            row("logger", "no-difference", "held, yes, ok"))
+        self.assertEqual([V.held(e) for e in V.validation_entries(pp)],
+                         [True, False, False])
+        self.assertEqual(V.validation_summary(pp)[0],
+                         "1 of 3 micro-benchmark winners held end to end")
+
+    def test_error_and_nothing_to_validate_are_not_validated(self) -> None:
+        pp = with_rows(row("task_queue", "error", e2e_ratio=None),
+                       row("logger", "nothing-to-validate"))
+        self.assertEqual(V.validation_summary(pp)[0],
+                         "validation ran, but nothing to validate (every "
+                         "winner is its baseline, or the runs failed)")
+
+    def test_absent(self) -> None:
+        self.assertEqual(V.validation_summary(None), ("validation not run",
+                                                      []))
+        self.assertEqual(V.validation_summary({"echo": []})[0],
+                         "validation not run")
+
+    def test_a_file_without_the_field_is_refused(self) -> None:
+        pp = fixture()
+        for r in pp["validation"]["rows"]:
+            del r["outcome"]
+        with self.assertRaises(V.ValidationFormatError) as cm:
+            V.validation_entries(pp)
+        msg = str(cm.exception)
+        self.assertIn("validation row 1 (task_queue/reply-via-queue) has no "
+                      "\"outcome\" field", msg)
+        self.assertIn("bazel run -c opt //bench:pingpong -- --validate", msg)
+        summary, entries = V.validation_summary(pp)
+        self.assertEqual(summary, "validation unreadable: " + msg)
+        self.assertEqual(entries, [])
+        section = "\n".join(validation_section(pp))
+        self.assertIn("Validation unreadable: validation row 1", section)
+        self.assertNotIn("| held", section)
+
+    def test_an_unknown_outcome_is_refused(self) -> None:
+        pp = fixture()
+        pp["validation"]["rows"][2]["outcome"] = "confirmed"
+        with self.assertRaises(V.ValidationFormatError) as cm:
+            V.validation_entries(copy.deepcopy(pp))
+        msg = str(cm.exception)
+        self.assertIn("validation row 3 (buffer/echo-16k): unknown outcome "
+                      "'confirmed' (one of held, no-difference, refuted, "
+                      "nothing-to-validate, error)", msg)
+        self.assertEqual(V.validation_problem(pp), msg)
+        self.assertEqual(V.validation_summary(pp),
+                         ("validation unreadable: " + msg, []))
+
+
+if __name__ == "__main__":
+    unittest.main()

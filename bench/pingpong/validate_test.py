@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# bench/pingpong/validate_test.py
+# -----------------------------------------------------------------------------
+#
+# The ping-pong validation (validate.py) on fixture runs: procs.run_point is
+# replaced by FakeRuns, which serves the throughputs of
+# testdata/validate_runs.json and writes the logger's file, so the rows, the
+# exact outcome (bench/pick/outcome.py), the verdict rule, the alternation,
+# a failed run, an interruption, the winners files (testdata/winners-*.json)
+# and the table are checked without a server.
+#
+#   validate_test.py [-v]          the unit tests
+#                                  (//bench/pingpong:validate_test)
+#   validate_test.py --smoke DIR   the same checks on the files of
+#                                  validate_smoke_test.sh's real runs
+#
+# Exit status 0 when every check passed, 1 otherwise.
+
+from __future__ import annotations
+
+import glob
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+from typing import Any, Optional, Sequence
+from unittest import mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import procs  # noqa: E402
+import validate  # noqa: E402
+import validate_report  # noqa: E402
+from validate_cases import (COMPONENTS, SAME, VERDICT, Outcome,  # noqa: E402
+                            load_winners)
+
+TESTDATA = os.path.join(HERE, "testdata")
+GOOD = os.path.join(TESTDATA, "winners-good.json")
+BAD = os.path.join(TESTDATA, "winners-bad.json")
+RUNS = os.path.join(TESTDATA, "validate_runs.json")
+MEASURED = (Outcome.HELD.value, Outcome.NO_DIFFERENCE.value,
+            Outcome.REFUTED.value)
+Result = dict[str, Any]
+
+
+# --- the checks, shared with the smoke run -----------------------------------
+
+def check_good(t: unittest.TestCase, v: Result) -> None:
+    """testdata/winners-good.json: task_queue and logger ran, the buffer's
+    winner is its baseline."""
+    t.assertEqual(v["winners"], "winners.json")
+    rows = {r["component"]: r for r in v["rows"]}
+    t.assertEqual(set(rows), {"task_queue", "buffer", "logger"})
+    t.assertEqual(rows["buffer"]["outcome"], "nothing-to-validate")
+    t.assertEqual(rows["buffer"]["verdict"], SAME)
+    t.assertFalse(rows["buffer"]["records"],
+                  "ran a component whose winner is its baseline")
+    for c in ("task_queue", "logger"):
+        r = rows[c]
+        t.assertIn(r["outcome"], MEASURED, r)
+        t.assertIn(r["verdict"].split(" (")[0],
+                   ("held", "no difference", "refuted"), r)
+        t.assertEqual(r["verdict"].split(" (")[0],
+                      VERDICT[Outcome(r["outcome"])])
+        t.assertTrue(r["e2e_ratio"] and r["e2e_ratio"] > 0, r)
+        t.assertEqual(len(r["baseline_runs"]), v["repetitions"])
+        t.assertEqual(len(r["winner_runs"]), v["repetitions"])
+        t.assertEqual(r["e2e_ratio"],
+                      r["winner_median"] / r["baseline_median"])
+        t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])
+        t.assertIn("sentence", r)
+        t.assertTrue(r["cpu_ratio"] and r["cpu_ratio"] > 0, r)
+    t.assertEqual(rows["task_queue"]["micro_ratio"], 2.5)
+    t.assertTrue(rows["task_queue"]["micro_source"].startswith(
+        "queues/eventloop"))
+    t.assertTrue(rows["logger"]["verdict"].endswith("(micro n/a)"),
+                 rows["logger"])
+    t.assertIn("--reply_via_queue", rows["task_queue"]["winner_flags"])
+    t.assertTrue(all(b > 0 for b in rows["logger"]["log_bytes"]),
+                 rows["logger"]["log_bytes"])
+
+
+def check_bad(t: unittest.TestCase, v: Result) -> None:
+    """Malformed winners.json, --validate_components=task_queue,logger."""
+    t.assertEqual(v["winners"], "defaults")
+    t.assertTrue(v["notes"])
+    t.assertEqual([r["component"] for r in v["rows"]],
+                  ["task_queue", "logger"])
+    t.assertEqual(v["rows"][0]["winner"], "bounded-mpmc")
+    t.assertIsNone(v["rows"][0]["micro_ratio"])
+
+
+def check_missing(t: unittest.TestCase, v: Result) -> None:
+    """No winners.json, --validate_components=buffer."""
+    t.assertEqual([r["case"] for r in v["rows"]], ["echo-16k", "echo-4k"])
+    t.assertTrue(all(r["origin"] == "default" for r in v["rows"]))
+
+
+def check_no_logs_left(t: unittest.TestCase, directory: str) -> None:
+    t.assertFalse(glob.glob(os.path.join(directory, ".validate-logs-*")),
+                  "log files left behind")
+
+
+def smoke(directory: str) -> int:
+    """The checks on validate_smoke_test.sh's good, bad and missing runs
+    (good.json also kept the earlier sweep's keys)."""
+    t = unittest.TestCase()
+
+    def load(name: str) -> Result:
+        with open(os.path.join(directory, name + ".json")) as f:
+            doc: Result = json.load(f)
+            return doc
+    good = load("good")
+    t.assertEqual(good["echo"], [{"server": "x"}], "earlier sweep keys lost")
+    t.assertEqual(good["context"], {"profile": "smoke"})
+    check_good(t, good["validation"])
+    check_no_logs_left(t, directory)
+    check_bad(t, load("bad")["validation"])
+    check_missing(t, load("missing")["validation"])
+    print("validate smoke: OK")
+    return 0
+
+
+# --- fixture runs ------------------------------------------------------------
+
+class FakeRuns:
+    """procs.run_point's stand-in: the MiB/s of testdata/validate_runs.json
+    per implementation in call order; the run named by `fail` (name, k-th
+    call of it) fails; a KeyboardInterrupt instead of call interrupt_at + 1;
+    with write_log, the logger's --log_file gets a few lines."""
+
+    def __init__(self, fail: Optional[tuple[str, int]] = None,
+                 interrupt_at: Optional[int] = None,
+                 write_log: bool = True) -> None:
+        with open(RUNS) as f:
+            self.data = json.load(f)
+        self.fail, self.interrupt_at = fail, interrupt_at
+        self.write_log = write_log
+        self.calls: list[tuple[str, str, list[str]]] = []
+
+    def __call__(self, server: procs.Server, client: str, tmp: str,
+                 p: procs.Point, pin: str) -> Result:
+        comp, name = server.name[len("serverkit["):-1].split("=", 1)
+        k = sum(1 for c in self.calls if c[:2] == (comp, name))
+        self.calls.append((comp, name, list(server.extra)))
+        if self.interrupt_at is not None and \
+                len(self.calls) > self.interrupt_at:
+            raise KeyboardInterrupt()
+        vals = self.data["mib_per_s"][comp][name]
+        rec = dict(server=server.name, protocol=p.protocol,
+                   server_threads=p.threads, client_threads=p.client_threads,
+                   blocksize=p.block, sessions=p.sessions, pinned=False,
+                   ok=True, seconds=p.seconds, mib_per_s=vals[k % len(vals)],
+                   server_cpu_s=self.data["cpu_per_s"] * p.seconds,
+                   client_bound=False)
+        if (name, k) == self.fail:
+            del rec["mib_per_s"]
+            rec.update(ok=False, error="client wrote no JSON (rc 1): boom")
+        for flag in server.extra:
+            if flag.startswith("--log_file=") and self.write_log:
+                with open(flag.split("=", 1)[1], "a") as f:
+                    f.write("line\n" * 4)
+        return rec
+
+
+class ValidateTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="validate-test-")
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.tmp)
+
+    def run_v(self, winners: str, fake: Optional[FakeRuns] = None,
+              components: Sequence[str] = COMPONENTS,
+              repetitions: int = 3) -> tuple[Result, str]:
+        out = io.StringIO()
+        with mock.patch.object(procs, "run_point", fake or FakeRuns()), \
+                mock.patch.object(procs, "resolve", lambda spec: spec):
+            v = validate.run_validation(
+                "client", "smoke", "no", winners, log_parent=self.tmp,
+                seconds=0.2, repetitions=repetitions, components=components,
+                out=out)
+        return v, out.getvalue()
+
+    def test_good_winners(self) -> None:
+        for reps in (1, 3):
+            with self.subTest(repetitions=reps):
+                v, _ = self.run_v(GOOD, repetitions=reps)
+                check_good(self, v)
+                check_no_logs_left(self, self.tmp)
+                self.assertTrue(v["complete"])
+                self.assertNotIn("interrupted", v)
+        rows = {r["component"]: r for r in v["rows"]}
+        tq, lg = rows["task_queue"], rows["logger"]
+        self.assertEqual(tq["outcome"], "held")
+        self.assertEqual(tq["verdict"], "held")
+        self.assertAlmostEqual(tq["e2e_ratio"], 1.2)
+        self.assertAlmostEqual(tq["noise"], (120 / 98 - 118 / 104) / 2)
+        self.assertAlmostEqual(tq["cpu_ratio"], 100 / 120)
+        self.assertEqual(lg["outcome"], "no-difference")
+        self.assertEqual(lg["verdict"], "no difference (micro n/a)")
+        self.assertEqual(lg["log_bytes"], [20] * 6)
+
+    def test_malformed_winners(self) -> None:
+        v, out = self.run_v(BAD, components=("task_queue", "logger"))
+        check_bad(self, v)
+        self.assertIn("note: cannot read %s" % BAD, out)
+        self.assertEqual([r["outcome"] for r in v["rows"]],
+                         ["no-difference", "held"])
+        self.assertEqual(v["rows"][1]["verdict"], "held (micro n/a)")
+
+    def test_missing_winners(self) -> None:
+        missing = os.path.join(self.tmp, "no-such-winners.json")
+        v, out = self.run_v(missing, components=("buffer",))
+        check_missing(self, v)
+        self.assertIn("note: %s not found: default winners" % missing, out)
+        self.assertEqual([r["outcome"] for r in v["rows"]],
+                         ["refuted", "refuted"])
+
+    def test_alternation_and_flags(self) -> None:
+        fake = FakeRuns()
+        v, _ = self.run_v(GOOD, fake, components=("task_queue", "logger"))
+        self.assertEqual([c[1] for c in fake.calls[:6]], [
+            "swap-vector", "moodycamel", "moodycamel", "swap-vector",
+            "swap-vector", "moodycamel"])
+        self.assertEqual(fake.calls[1][2],
+                         ["--task_queue=moodycamel", "--reply_via_queue"])
+        log_flag = fake.calls[6][2][1]
+        self.assertEqual(fake.calls[6][2][0], "--logger=sync")
+        self.assertRegex(log_flag, r"^--log_file=.*/\.validate-logs-[^/]*/"
+                         r"logger-baseline\.log$")
+        recs = v["rows"][0]["records"]
+        self.assertEqual([(r["repetition"], r["side"]) for r in recs], [
+            (0, "baseline"), (0, "winner"), (1, "winner"), (1, "baseline"),
+            (2, "baseline"), (2, "winner")])
+        self.assertEqual(v["rows"][0]["baseline_flags"],
+                         ["--task_queue=swap-vector", "--reply_via_queue"])
+
+    def test_a_failed_run_stops_its_case(self) -> None:
+        v, out = self.run_v(GOOD, FakeRuns(fail=("moodycamel", 1)),
+                            components=("task_queue",))
+        row = v["rows"][0]
+        self.assertEqual(row["outcome"], "error")
+        self.assertEqual(row["verdict"], "error")
+        self.assertEqual(row["error"], "winner moodycamel: client wrote no "
+                         "JSON (rc 1): boom")
+        self.assertEqual(len(row["records"]), 4)  # repetition 1 finished
+        self.assertIsNone(row["e2e_ratio"])
+        self.assertIn("did not run: winner moodycamel", row["sentence"])
+        self.assertIn("[validate 3/6] task_queue", out)
+        self.assertIn("FAILED client wrote no JSON", out)
+        self.assertNotIn("[validate 5/6]", out)
+
+    def test_the_logger_must_write(self) -> None:
+        v, _ = self.run_v(GOOD, FakeRuns(write_log=False),
+                          components=("logger",), repetitions=1)
+        row = v["rows"][0]
+        self.assertEqual(row["outcome"], "error")
+        self.assertIn("the logger wrote nothing to", row["error"])
+        self.assertEqual(row["log_bytes"], [0, 0])  # the pair ran
+
+    def test_interrupted(self) -> None:
+        v, out = self.run_v(GOOD, FakeRuns(interrupt_at=3))
+        self.assertTrue(v["interrupted"])
+        self.assertFalse(v["complete"])
+        self.assertIn("validation: interrupted; reporting what ran", out)
+        self.assertEqual(len(v["rows"]), 1)
+        row = v["rows"][0]
+        self.assertEqual((row["outcome"], row["verdict"], row["error"]),
+                         ("error", "error", "interrupted"))
+        self.assertIn("did not run: interrupted", row["sentence"])
+        check_no_logs_left(self, self.tmp)
+
+    def test_table(self) -> None:
+        v, _ = self.run_v(GOOD)
+        out = io.StringIO()
+        validate_report.print_table(v, out)
+        text = out.getvalue()
+        self.assertIn("\nvalidation verdicts (winners from winners.json; 3 "
+                      "repetition(s), 0.2 s per run): medians in MiB/s\n",
+                      text)
+        for pattern in (
+                r"^task_queue +reply-via-queue +swap-vector -> moodycamel +"
+                r"2\.50x +1\.200x \(\+-4\.5%\) +100\.0 +120\.0 +0\.833x +"
+                r"held$",
+                r"^buffer .*winner is the baseline; nothing to validate$",
+                r"^logger +log-per-message +sync -> async-double-buffer +"
+                r"n/a .*no difference \(micro n/a\)$",
+                r"^verdict: task_queue: moodycamel's 2\.50x over swap-vector "
+                r"in the micro sweep \(queues/eventloop/producers:2/"
+                r"coalesce:1\) became \+20\.0% ping-pong MiB/s, echo 4 KiB, "
+                r".*\(noise \+-4\.5%\): held$"):
+            self.assertRegex(text, re.compile(pattern, re.M))
+        self.assertNotIn("1 repetition: the noise is the floor", text)
+
+    def test_defaults_are_marked(self) -> None:
+        v, _ = self.run_v(BAD, components=("buffer",), repetitions=1)
+        out = io.StringIO()
+        validate_report.print_table(v, out)
+        self.assertRegex(out.getvalue(), re.compile(
+            r"^buffer +echo-16k +linear -> ring +n/a .* refuted \(micro "
+            r"n/a\) \[default\]$",
+            re.M))
+        self.assertIn("1 repetition: the noise is the floor", out.getvalue())
+
+
+class WinnersAndRuleTest(unittest.TestCase):
+    def load(self, text: str) -> tuple[dict[str, Any], list[str]]:
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            f.write(text)
+            f.flush()
+            return load_winners(f.name)
+
+    def test_load_winners_odd_shapes(self) -> None:
+        """Never raises, falls back per component."""
+        e, notes = self.load("[1, 2]")
+        self.assertTrue(all(x["origin"] == "default" for x in e.values()))
+        self.assertTrue(notes)
+        e, notes = self.load(
+            '{"reactor": {"buffer": {"winner": "mirrored", "micro_ratio": '
+            '"fast"}, "task_queue": "moodycamel", "logger": {"baseline": '
+            '"sync"}}}')
+        self.assertEqual(e["buffer"], dict(
+            winner="mirrored", baseline="linear", micro_ratio=None,
+            source=None, cv=None, origin="winners.json"))
+        self.assertEqual(e["task_queue"]["origin"], "default")
+        self.assertEqual(e["task_queue"]["winner"], "bounded-mpmc")
+        self.assertEqual(e["logger"]["winner"], "async-queue-bounded-mpmc")
+        # buffer's baseline, task_queue and logger malformed.
+        self.assertEqual(len(notes), 3, notes)
+        e, notes = self.load('{"reactor": {}}')
+        self.assertEqual(len(notes), 3)
+        self.assertTrue(all(x["origin"] == "default" for x in e.values()))
+
+    def test_the_verdict_rule(self) -> None:
+        decide = validate.decide
+        self.assertEqual(decide([100, 100, 100], [110, 111, 109])[3],
+                         Outcome.HELD)
+        self.assertEqual(decide([100, 100, 100], [90, 91, 89])[3],
+                         Outcome.REFUTED)
+        self.assertEqual(decide([100, 100, 100], [101, 99, 102])[3],
+                         Outcome.NO_DIFFERENCE)
+        # Noisy pairs: a 10% median gain within half their 30% range.
+        self.assertEqual(decide([100, 100, 100], [130, 100, 110])[3],
+                         Outcome.NO_DIFFERENCE)
+        self.assertEqual(decide([], []), (None, None, [], Outcome.ERROR))
+
+    def test_every_outcome_has_its_words(self) -> None:
+        self.assertEqual(set(VERDICT), set(Outcome))
+        self.assertEqual(VERDICT[Outcome.NO_DIFFERENCE], "no difference")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--smoke"] and len(sys.argv) == 3:
+        sys.exit(smoke(sys.argv[2]))
+    unittest.main()
