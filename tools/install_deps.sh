@@ -22,6 +22,9 @@ packages=(
   libasio-dev              # standalone Asio <asio.hpp> (@asio; unused so far: the ping-pong peer is Boost.Asio)
   libevent-dev             # libevent ping-pong peer
   liburing-dev
+  libhttp-parser-dev       # the HTTP server's parser (Node's http-parser)
+  nginx-light              # HTTP peer, run by bench/http from a generated config (never its service)
+  wrk                      # HTTP load generator
   python3-matplotlib       # report charts (run with /usr/bin/python3)
   python3-scipy            # compare.py's U-test
   python3-flake8           # tools/lint_python.sh: the Python's style

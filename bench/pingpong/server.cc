@@ -24,142 +24,54 @@
 //
 // SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr.
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "bench/common/server_policy.h"
 #include "bench/pingpong/common.h"
-#include "buffer/all_buffers.h"
-#include "logger/all_loggers.h"
-#include "queues/all_queues.h"
 #include "reactor/event_loop.h"
-#include "reactor/policy.h"
 #include "reactor/tcp_server.h"
 
 namespace serverkit::pingpong {
 namespace {
 
+using bench::Fail;
+using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
-using reactor::EventLoopOptions;
 using reactor::InetAddress;
-using reactor::TaskQueue;
 using reactor::TcpServer;
 
-constexpr const char* kExtraHelp =
-    "  --buffer=NAME       connection buffer (default linear)\n"
-    "  --task_queue=NAME   every loop's cross-thread task queue (default swap-vector)\n"
-    "  --coalesce=0|1      share eventfd wake-ups (default 1)\n"
-    "  --reply_via_queue   reply through a worker loop (two cross-thread posts)\n"
-    "  --logger=NAME       one log line per message (default none)\n"
-    "  --log_file=PATH     where the logger writes (default /dev/null)\n";
+constexpr const char* kProgram = "server";
 
-struct PolicyOptions {
-  std::string buffer = "linear";
-  std::string task_queue = "swap-vector";
-  bool coalesce = true;
-  bool reply_via_queue = false;
-  std::string logger = "none";
-  std::string log_file = "/dev/null";
-};
+constexpr const char* kExtraHelp =
+    "  --reply_via_queue   reply through a worker loop (two cross-thread posts)\n";
 
 // One log line per message: "<conn> <bytes>". Type-erased so the server is
 // instantiated once per buffer, not once per buffer and logger.
-using LogLine = std::function<void(std::string_view conn, std::size_t bytes)>;
-
-[[noreturn]] void Fail(const std::string& message) {
-  std::fprintf(stderr, "server: %s\n", message.c_str());
-  std::exit(2);
-}
-
-// ---- choosing components by name -------------------------------------------
-
-template <typename... Fs>
-std::vector<std::string> QueueNames(TypeList<Fs...>) {
-  std::vector<std::string> names;
-  (
-      [&] {
-        using Q = typename Fs::template Of<reactor::Functor>;
-        if constexpr (Q::kTopology != Topology::kSpsc) names.emplace_back(Q::kName);
-      }(),
-      ...);
-  return names;
-}
-
-template <typename... Fs>
-std::function<std::unique_ptr<TaskQueue>()> TaskQueueFactory(TypeList<Fs...>,
-                                                             const std::string& name) {
-  std::function<std::unique_ptr<TaskQueue>()> factory;
-  (
-      [&] {
-        using Q = typename Fs::template Of<reactor::Functor>;
-        if constexpr (Q::kTopology != Topology::kSpsc) {
-          if (name == Q::kName) {
-            factory = [] { return reactor::MakeTaskQueue<Fs::template Of>(); };
-          }
-        }
-      }(),
-      ...);
-  return factory;
-}
-
-template <typename... Ls>
-std::shared_ptr<void> MakeLogLine(TypeList<Ls...>, const PolicyOptions& o,
-                                  LogLine* out, std::vector<std::string>* names) {
-  std::shared_ptr<void> owner;
-  (
-      [&] {
-        names->emplace_back(Ls::kName);
-        if (o.logger != Ls::kName) return;
-        LoggerOptions lo;
-        lo.sink.kind = SinkKind::kFile;
-        lo.sink.path = o.log_file;
-        std::shared_ptr<Ls> logger;
-        try {
-          logger = std::make_shared<Ls>(lo);
-        } catch (const std::exception& e) {
-          Fail(std::string("cannot open the log: ") + e.what());
-        }
-        *out = [l = logger.get()](std::string_view conn, std::size_t bytes) {
-          SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
-        };
-        owner = logger;
-      }(),
-      ...);
-  return owner;
-}
+using LogLine = void(std::string_view conn, std::size_t bytes);
 
 // ---- the server ---------------------------------------------------------------
 
 std::atomic<EventLoop*> g_base_loop{nullptr};
 
 template <typename B>
-int Serve(const ServerOptions& so, const PolicyOptions& po,
-          std::function<std::unique_ptr<TaskQueue>()> make_queue,
-          const LogLine& log_line) {
-  auto loop_options = [&] {
-    EventLoopOptions o;
-    o.task_queue = make_queue();
-    o.coalesce_wakeups = po.coalesce;
-    return o;
-  };
+int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue,
+          const bench::TaskQueueFactory& make_queue,
+          const std::function<LogLine>& log_line) {
+  auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
 
   // The worker loop of --reply_via_queue.
   std::unique_ptr<std::thread> worker_thread;
   std::atomic<EventLoop*> worker{nullptr};
-  if (po.reply_via_queue) {
+  if (reply_via_queue) {
     worker_thread = std::make_unique<std::thread>([&] {
       EventLoop loop(loop_options());
       worker.store(&loop);
@@ -172,7 +84,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
   try {
     listen = InetAddress(so.addr, static_cast<std::uint16_t>(so.port));
   } catch (const std::exception& e) {
-    Fail(e.what());
+    Fail(kProgram, e.what());
   }
   std::unique_ptr<TcpServer<B>> server;
   try {
@@ -182,14 +94,14 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
     server = std::make_unique<TcpServer<B>>(&base, listen, "pingpong", io_threads,
                                             loop_options);
   } catch (const std::exception& e) {
-    Fail(std::string("cannot listen on ") + listen.to_string() + ": " + e.what());
+    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() + ": " + e.what());
   }
 
   std::atomic<std::uint64_t> messages{0}, closed_oversized{0};
   auto reply = [&](const reactor::TcpConnectionPtr<B>& conn, std::string&& data) {
     if (log_line) log_line(conn->name(), data.size());
     messages.fetch_add(1, std::memory_order_relaxed);
-    if (!po.reply_via_queue) {
+    if (!reply_via_queue) {
       conn->send(data);
       return;
     }
@@ -204,7 +116,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
   // the message callback are queued before the EOF is seen; with
   // --reply_via_queue some are still on their way through the worker loop,
   // so the close waits for a marker that follows them along the same path.
-  if (po.reply_via_queue) {
+  if (reply_via_queue) {
     server->set_half_close_callback([&](const reactor::TcpConnectionPtr<B>& conn) {
       conn->hold_open();
       worker.load()->queue_in_loop([conn] { conn->close_when_drained(); });
@@ -223,7 +135,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
   if (so.protocol == Protocol::kEcho) {
     server->set_message_callback(
         [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
-          if (!po.reply_via_queue && !log_line) {
+          if (!reply_via_queue && !log_line) {
             messages.fetch_add(1, std::memory_order_relaxed);
             conn->send(in);  // the plain echo: no copy out of the buffer
             return;
@@ -259,7 +171,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
                server->listen_address().to_string().c_str(), so.threads,
                std::string(ProtocolName(so.protocol)).c_str(), std::string(B::kName).c_str(),
                std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
-               po.reply_via_queue ? 1 : 0, po.logger.c_str());
+               reply_via_queue ? 1 : 0, po.logger.c_str());
   g_base_loop.store(&base);
   base.loop();
   g_base_loop.store(nullptr);
@@ -288,103 +200,38 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
   return 0;
 }
 
-template <typename... Bs>
-int ServeWithBuffer(TypeList<Bs...>, const ServerOptions& so, const PolicyOptions& po,
-                    std::function<std::unique_ptr<TaskQueue>()> make_queue,
-                    const LogLine& log_line) {
-  int rc = -1;
-  (
-      [&] {
-        if (rc == -1 && po.buffer == Bs::kName) {
-          rc = Serve<Bs>(so, po, make_queue, log_line);
-        }
-      }(),
-      ...);
-  return rc;
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 int Main(int argc, char** argv) {
   PolicyOptions po;
-  std::vector<char*> rest = {argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    auto value = [&](std::string_view flag) -> std::optional<std::string> {
-      if (a.rfind(flag, 0) == 0 && a.size() > flag.size() && a[flag.size()] == '=') {
-        return std::string(a.substr(flag.size() + 1));
-      }
-      return std::nullopt;
-    };
-    if (auto v = value("--buffer")) {
-      po.buffer = *v;
-    } else if (auto v = value("--task_queue")) {
-      po.task_queue = *v;
-    } else if (auto v = value("--coalesce")) {
-      if (*v != "0" && *v != "1") Fail("--coalesce takes 0 or 1, not '" + *v + "'");
-      po.coalesce = *v == "1";
-    } else if (a == "--reply_via_queue") {
-      po.reply_via_queue = true;
-    } else if (auto v = value("--logger")) {
-      po.logger = *v;
-    } else if (auto v = value("--log_file")) {
-      po.log_file = *v;
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
+  bool reply_via_queue = false;
+  std::vector<char*> rest =
+      bench::TakePolicyFlags(argc, argv, kProgram, &po, [&](std::string_view a) {
+        if (a != "--reply_via_queue") return false;
+        reply_via_queue = true;
+        return true;
+      });
+  const std::string help = std::string(bench::kPolicyHelp) + kExtraHelp;
   const ServerOptions so =
-      ParseServerArgs(static_cast<int>(rest.size()), rest.data(), "server", kExtraHelp);
+      ParseServerArgs(static_cast<int>(rest.size()), rest.data(), kProgram, help);
 
-  // Block the stop signals before any thread starts (an async logger's
-  // backend included): threads inherit the mask, so only the watcher below
-  // takes them, and the loggers flush on the way out.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // inherited by all threads
-
-  auto make_queue = TaskQueueFactory(AllQueues{}, po.task_queue);
-  if (!make_queue) {
-    Fail("unknown --task_queue '" + po.task_queue +
-         "'; multi-producer queues: " + Join(QueueNames(AllQueues{})));
-  }
-  LogLine log_line;
-  std::vector<std::string> logger_names;
-  std::shared_ptr<void> logger;
-  if (po.logger != "none") {
-    logger = MakeLogLine(AllLoggers{}, po, &log_line, &logger_names);
-    if (!logger) {
-      Fail("unknown --logger '" + po.logger + "'; loggers: none, " + Join(logger_names));
-    }
-  }
-
-  // Stop cleanly on SIGINT / SIGTERM: a watcher thread quits the base loop.
-  std::thread([stop_signals] {
-    int sig;
-    sigwait(&stop_signals, &sig);
-    for (;;) {
-      if (EventLoop* loop = g_base_loop.load()) {
-        loop->quit();
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }).detach();
+  // Before any thread starts (an async logger's backend included): threads
+  // inherit the blocked stop signals, so only the watcher takes them, and
+  // the loggers flush on the way out.
+  bench::QuitOnStopSignals(&g_base_loop);
+  const bench::TaskQueueFactory make_queue = bench::MakeTaskQueueFactory(kProgram, po);
+  std::function<LogLine> log_line;
+  const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
+      kProgram, po,
+      [](auto* l) -> std::function<LogLine> {
+        return [l](std::string_view conn, std::size_t bytes) {
+          SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
+        };
+      },
+      &log_line);
 
   RaiseFdLimit();
-  const int rc = ServeWithBuffer(AllBuffers{}, so, po, make_queue, log_line);
-  if (rc == -1) {
-    std::vector<std::string> names;
-    [&]<typename... Bs>(TypeList<Bs...>) { (names.emplace_back(Bs::kName), ...); }(AllBuffers{});
-    Fail("unknown --buffer '" + po.buffer + "'; buffers: " + Join(names));
-  }
-  return rc;
+  return bench::WithBuffer(kProgram, po, [&]<typename B>() {
+    return Serve<B>(so, po, reply_via_queue, make_queue, log_line);
+  });
 }
 
 }  // namespace

@@ -1,0 +1,114 @@
+#include "bench/common/server_policy.h"
+
+#include <pthread.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace serverkit::bench {
+
+const char* const kPolicyHelp =
+    "  --buffer=NAME       connection buffer (default linear)\n"
+    "  --task_queue=NAME   every loop's cross-thread task queue (default swap-vector)\n"
+    "  --coalesce=0|1      share eventfd wake-ups (default 1)\n"
+    "  --logger=NAME       a logger of logger/all_loggers.h (default none)\n"
+    "  --log_file=PATH     where the logger writes (default /dev/null)\n";
+
+void Fail(std::string_view program, const std::string& message) {
+  std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()), program.data(),
+               message.c_str());
+  std::exit(2);
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+std::optional<std::string> FlagValue(std::string_view arg, std::string_view flag) {
+  if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag &&
+      arg[flag.size()] == '=') {
+    return std::string(arg.substr(flag.size() + 1));
+  }
+  return std::nullopt;
+}
+
+std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view program,
+                                   PolicyOptions* po,
+                                   const std::function<bool(std::string_view)>& extra_flag) {
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (extra_flag && extra_flag(a)) continue;
+    if (auto v = FlagValue(a, "--buffer")) {
+      po->buffer = *v;
+    } else if (auto v = FlagValue(a, "--task_queue")) {
+      po->task_queue = *v;
+    } else if (auto v = FlagValue(a, "--coalesce")) {
+      if (*v != "0" && *v != "1") Fail(program, "--coalesce takes 0 or 1, not '" + *v + "'");
+      po->coalesce = *v == "1";
+    } else if (auto v = FlagValue(a, "--logger")) {
+      po->logger = *v;
+    } else if (auto v = FlagValue(a, "--log_file")) {
+      po->log_file = *v;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  return rest;
+}
+
+TaskQueueFactory MakeTaskQueueFactory(std::string_view program, const PolicyOptions& po) {
+  TaskQueueFactory factory;
+  std::vector<std::string> names;
+  [&]<typename... Fs>(TypeList<Fs...>) {
+    (
+        [&] {
+          using Q = typename Fs::template Of<reactor::Functor>;
+          if constexpr (Q::kTopology != Topology::kSpsc) {
+            names.emplace_back(Q::kName);
+            if (!factory && po.task_queue == Q::kName) {
+              factory = [] { return reactor::MakeTaskQueue<Fs::template Of>(); };
+            }
+          }
+        }(),
+        ...);
+  }(AllQueues{});
+  if (!factory) {
+    Fail(program, "unknown --task_queue '" + po.task_queue +
+                      "'; multi-producer queues: " + Join(names));
+  }
+  return factory;
+}
+
+reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
+                                      const PolicyOptions& po) {
+  reactor::EventLoopOptions o;
+  o.task_queue = make_queue();
+  o.coalesce_wakeups = po.coalesce;
+  return o;
+}
+
+void QuitOnStopSignals(std::atomic<reactor::EventLoop*>* loop) {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // inherited by all threads
+  std::thread([stop_signals, loop] {
+    int sig;
+    sigwait(&stop_signals, &sig);
+    for (;;) {
+      if (reactor::EventLoop* l = loop->load()) {
+        l->quit();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }).detach();
+}
+
+}  // namespace serverkit::bench

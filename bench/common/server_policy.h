@@ -1,0 +1,147 @@
+// -----------------------------------------------------------------------------
+// bench/common/server_policy.h
+// -----------------------------------------------------------------------------
+//
+// What every one of our benchmark servers (ping-pong, chat, HTTP) shares to
+// choose its components by name on the command line:
+//
+//   --buffer=NAME       a buffer of buffer/all_buffers.h (default linear)
+//   --task_queue=NAME   a multi-producer queue of queues/all_queues.h for
+//                       every loop's cross-thread task queue (default
+//                       swap-vector)
+//   --coalesce=0|1      share eventfd wake-ups between posts (default 1)
+//   --logger=NAME       a logger of logger/all_loggers.h, or none (default)
+//   --log_file=PATH     where the logger writes (default /dev/null)
+//
+// plus the stop signals (SIGINT / SIGTERM quit the base loop, so loggers
+// flush on the way out). An unknown name exits with status 2 and the list of
+// valid names. A server adds its own flags through `extra_flag`.
+//
+// Thread-safety: call from main() before any thread starts.
+
+#ifndef SERVERKIT_BENCH_COMMON_SERVER_POLICY_H_
+#define SERVERKIT_BENCH_COMMON_SERVER_POLICY_H_
+
+#include <signal.h>
+
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/type_list.h"
+#include "buffer/all_buffers.h"
+#include "logger/all_loggers.h"
+#include "queues/all_queues.h"
+#include "reactor/event_loop.h"
+#include "reactor/policy.h"
+
+namespace serverkit::bench {
+
+struct PolicyOptions {
+  std::string buffer = "linear";
+  std::string task_queue = "swap-vector";
+  bool coalesce = true;
+  std::string logger = "none";
+  std::string log_file = "/dev/null";
+};
+
+// The usage lines of the flags above.
+extern const char* const kPolicyHelp;
+
+// Prints "<program>: <message>" to stderr and exits with status 2.
+[[noreturn]] void Fail(std::string_view program, const std::string& message);
+
+// "a, b, c".
+std::string Join(const std::vector<std::string>& names);
+
+// Takes the policy flags out of argv into `po` and returns the rest (argv[0]
+// first). `extra_flag` sees every other argument first and returns true when
+// it consumed it. A bad value of a known flag fails (exit 2).
+std::vector<char*> TakePolicyFlags(
+    int argc, char** argv, std::string_view program, PolicyOptions* po,
+    const std::function<bool(std::string_view arg)>& extra_flag = {});
+
+// `--flag=value` → value; nullopt when `arg` is not that flag.
+std::optional<std::string> FlagValue(std::string_view arg, std::string_view flag);
+
+// The task queue factory named by po.task_queue (an MPMC or MPSC queue of
+// AllQueues); fails with the valid names when there is none.
+using TaskQueueFactory = std::function<std::unique_ptr<reactor::TaskQueue>()>;
+TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
+                                      const PolicyOptions& po);
+
+// reactor::EventLoopOptions for one loop of the policy.
+reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
+                                      const PolicyOptions& po);
+
+// The logger named by po.logger, writing to po.log_file, turned into a
+// type-erased call by `bind(Logger*)`, a generic lambda returning
+// std::function<Sig> (so the caller keeps the formatting, and a server is
+// instantiated once per buffer, not once per buffer and logger). Returns the
+// owner of the logger (null for "none"; *out stays empty). Fails on an
+// unknown name or a log that cannot be opened.
+template <typename Sig, typename Bind>
+std::shared_ptr<void> MakeLogger(std::string_view program, const PolicyOptions& po,
+                                 Bind bind, std::function<Sig>* out) {
+  if (po.logger == "none") return nullptr;
+  std::shared_ptr<void> owner;
+  std::vector<std::string> names = {"none"};
+  [&]<typename... Ls>(TypeList<Ls...>) {
+    (
+        [&] {
+          names.emplace_back(Ls::kName);
+          if (owner || po.logger != Ls::kName) return;
+          LoggerOptions lo;
+          lo.sink.kind = SinkKind::kFile;
+          lo.sink.path = po.log_file;
+          std::shared_ptr<Ls> logger;
+          try {
+            logger = std::make_shared<Ls>(lo);
+          } catch (const std::exception& e) {
+            Fail(program, "cannot open the log '" + po.log_file + "': " + e.what());
+          }
+          *out = bind(logger.get());
+          owner = logger;
+        }(),
+        ...);
+  }(AllLoggers{});
+  if (!owner) Fail(program, "unknown --logger '" + po.logger + "'; loggers: " + Join(names));
+  return owner;
+}
+
+// Calls `serve.template operator()<B>()` with the buffer B named by
+// po.buffer and returns its result; fails with the valid names when none.
+template <typename Serve>
+int WithBuffer(std::string_view program, const PolicyOptions& po, Serve&& serve) {
+  int rc = 0;
+  bool found = false;
+  std::vector<std::string> names;
+  [&]<typename... Bs>(TypeList<Bs...>) {
+    (
+        [&] {
+          names.emplace_back(Bs::kName);
+          if (!found && po.buffer == Bs::kName) {
+            found = true;
+            rc = serve.template operator()<Bs>();
+          }
+        }(),
+        ...);
+  }(AllBuffers{});
+  if (!found) Fail(program, "unknown --buffer '" + po.buffer + "'; buffers: " + Join(names));
+  return rc;
+}
+
+// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it
+// starts later) and starts a detached watcher that, on either signal, quits
+// the loop `*loop` points to once it is set. Call before any other thread
+// starts.
+void QuitOnStopSignals(std::atomic<reactor::EventLoop*>* loop);
+
+}  // namespace serverkit::bench
+
+#endif  // SERVERKIT_BENCH_COMMON_SERVER_POLICY_H_
