@@ -13,6 +13,8 @@
 #   pingpong.png           ping-pong MiB/s by sessions: ours, Asio, libevent
 #   validation.png         micro-benchmark ratio vs end-to-end ratio per
 #                          component (when pingpong.json has "validation")
+#   chat.png, http.png     the chat broadcast and HTTP workloads
+#                          (charts_servers.py)
 #
 # cli.py calls draw_all(); on its own:
 #   /usr/bin/python3 bench/pick/charts.py --results=results [--out=DIR]
@@ -30,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results as R  # noqa: E402
 from charts_micro import (buffer_ratios, latency,  # noqa: E402
                           queues_throughput)
+from charts_servers import chat_chart, http_chart  # noqa: E402
 from plotting import ChartsUnavailable, pyplot, save, style  # noqa: E402
 from validation import validation_summary  # noqa: E402
 
@@ -131,7 +134,8 @@ def validation_chart(entries: list[dict[str, Any]], out_dir: str
 
 def draw_all(loaded: dict[str, R.FamilyResults],
              pingpong: Optional[dict[str, Any]], picked: Any,
-             out_dir: str) -> list[tuple[str, str]]:
+             out_dir: str, servers: R.ServerRuns = R.ServerRuns()
+             ) -> list[tuple[str, str]]:
     """Draws every chart the data allows; returns [(title, file)].
     Raises ChartsUnavailable without matplotlib."""
     pyplot()
@@ -149,6 +153,10 @@ def draw_all(loaded: dict[str, R.FamilyResults],
             buffer_ratios(loaded["buffer"], out_dir))
     add("Ping-pong MiB/s by sessions, with Asio and libevent",
         pingpong_chart(pingpong, out_dir))
+    add("Chat broadcast: time until all K clients have a message",
+        chat_chart(servers.chat, out_dir))
+    add("HTTP requests/s under wrk, with nginx, Beast and evhttp",
+        http_chart(servers.http, out_dir))
     add("Micro-benchmark vs end-to-end",
         validation_chart(validation_summary(pingpong)[1], out_dir))
     return out
@@ -170,7 +178,7 @@ def main(argv: list[str]) -> int:
     out = args.out or args.results
     os.makedirs(out, exist_ok=True)
     for title, name in draw_all(loaded, R.load_pingpong(args.results), None,
-                                out):
+                                out, R.load_server_runs(args.results)):
         print("%s: %s" % (title, os.path.join(out, name)))
     return 0
 

@@ -175,6 +175,7 @@ def main(argv: list[str]) -> int:
     workload = Workload(args.producers, args.consumers, args.payload,
                         args.latency_bound)
     pingpong = R.load_pingpong(results_dir)
+    servers = R.load_server_runs(results_dir)
     try:
         picked = pick_all(loaded, workload, args.alpha, args.min_margin,
                           args.drift_threshold)
@@ -192,13 +193,14 @@ def main(argv: list[str]) -> int:
     chart_error = None
     if not args.no_charts:
         try:
-            charts = C.draw_all(loaded, pingpong, picked, out_dir)
+            charts = C.draw_all(loaded, pingpong, picked, out_dir, servers)
         except ChartsUnavailable as e:
             chart_error = str(e)
     report_path = os.path.join(out_dir, "REPORT.md")
     with open(report_path, "w") as f:
         f.write(report.render(picked, loaded, pingpong, workload, charts,
-                              chart_error, results_dir, args, problems))
+                              chart_error, results_dir, args, problems,
+                              servers))
 
     print("Recommendation (workload: %s)\n" % workload.describe())
     print(text_table(recommendation_rows(picked)))

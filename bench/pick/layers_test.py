@@ -28,7 +28,7 @@ LAYERS = [
     ["merge", "spec", "stats", "validation"],
     ["picking", "tables", "markdown", "plotting"],
     ["winners", "compare", "repro", "report_details", "report_pingpong",
-     "charts_micro"],
+     "report_servers", "charts_micro", "charts_servers"],
     ["report", "charts"],
     ["cli"],
     ["pick"],

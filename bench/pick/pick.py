@@ -31,9 +31,10 @@
 #   picking, tables, markdown,   one class decided; the recommendation
 #   plotting                     table; Markdown and matplotlib helpers
 #   winners, compare, repro,     pick_all, reactor policy, winners.json;
-#   report_details,              --compare; --repro; REPORT.md's sections;
-#   report_pingpong,             the micro-benchmark charts
-#   charts_micro
+#   report_details,              --compare; --repro; REPORT.md's sections
+#   report_pingpong,             (the chat and HTTP ones: report_servers);
+#   report_servers,              the micro-benchmark and server-workload
+#   charts_micro, charts_servers charts
 #   report, charts               REPORT.md; every chart (also a script)
 #   cli                          argparse and main()
 #   pick                         this entry point

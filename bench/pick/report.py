@@ -5,9 +5,10 @@
 # results/REPORT.md: the recommendation table first, then the charts (PNG
 # files beside it, linked by relative path), the details per family (its
 # floor and drift, then each class; round-trip latencies also as multiples
-# of the floor: report_details.py), the ping-pong table, the validation
-# verdicts (report_pingpong.py), the machine, and the commands that produced
-# it. render() returns the Markdown; cli.py writes it.
+# of the floor: report_details.py), the ping-pong table, the chat broadcast
+# and HTTP tables (report_servers.py), the validation verdicts
+# (report_pingpong.py), the machine, and the commands that produced it.
+# render() returns the Markdown; cli.py writes it.
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import results as R
 from markdown import md_table
 from report_details import class_details, floor_section
 from report_pingpong import pingpong_section, validation_section
+from report_servers import chat_section, http_section
 from spec import FAMILY_SPECS, Workload
 from stats import MIN_MARGIN, fmt_ratio, scipy_available
 from tables import HEADER, recommendation_rows
@@ -74,7 +76,8 @@ def _machine_section(loaded: Loaded,
 
 
 def _commands(loaded: Loaded, pp: Optional[dict[str, Any]],
-              args: Optional[argparse.Namespace]) -> list[str]:
+              args: Optional[argparse.Namespace],
+              servers: R.ServerRuns) -> list[str]:
     cmds = []
     for f in R.FAMILIES:
         if f in loaded:
@@ -83,6 +86,10 @@ def _commands(loaded: Loaded, pp: Optional[dict[str, Any]],
     if pp:
         cmds.append("bazel run -c opt //bench:pingpong -- --profile=%s" %
                     pp.get("context", {}).get("profile", "default"))
+    for name, doc in (("chat", servers.chat), ("http", servers.http)):
+        if doc:
+            cmds.append("bazel run -c opt //bench:%s -- --profile=%s" % (
+                name, doc.get("context", {}).get("profile", "default")))
     flags = []
     if args is not None:
         for k in ("producers", "consumers", "payload"):
@@ -196,7 +203,8 @@ def render(picked: dict[str, Any], loaded: Loaded,
            pingpong: Optional[dict[str, Any]], workload: Workload,
            charts: Sequence[tuple[str, str]], chart_error: Optional[str],
            results_dir: str, args: Optional[argparse.Namespace] = None,
-           problems: Iterable[str] = ()) -> str:
+           problems: Iterable[str] = (),
+           servers: R.ServerRuns = R.ServerRuns()) -> str:
     """REPORT.md's text, from winners.pick_all()'s result and the files."""
     profiles = _profiles(loaded)
     cores = _cores(loaded, pingpong)
@@ -236,6 +244,10 @@ def render(picked: dict[str, Any], loaded: Loaded,
     L.append("")
     L.extend(pingpong_section(pingpong))
     L.append("")
+    L.extend(chat_section(servers.chat))
+    L.append("")
+    L.extend(http_section(servers.http))
+    L.append("")
     L.extend(validation_section(pingpong))
     L.append("")
     L.extend(_machine_section(loaded, pingpong))
@@ -243,7 +255,7 @@ def render(picked: dict[str, Any], loaded: Loaded,
     L.append("## Commands that produced this report")
     L.append("")
     L.append("```")
-    L.extend(_commands(loaded, pingpong, args))
+    L.extend(_commands(loaded, pingpong, args, servers))
     L.append("```")
     L.append("")
     L.append("`make bench` runs them all (`PROFILE=full make bench` for the "

@@ -8,6 +8,7 @@
 # and the chart script and pick when matplotlib is missing.
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from testutil import BASIC, HERE, PY, SMOKE
 
 from compare import compare_dirs
 from report_pingpong import pingpong_section
+from report_servers import chat_section, http_section
 
 
 class ReportTest(unittest.TestCase):
@@ -53,7 +55,7 @@ class ReportTest(unittest.TestCase):
         self.assertLess(table, charts)
         self.assertLess(charts, md.index("## Details per family"))
         for png in ("queues_throughput.png", "latency.png", "pingpong.png",
-                    "validation.png"):
+                    "validation.png", "chat.png", "http.png"):
             self.assertIn("](%s)" % png, md)
             path = os.path.join(self.out, png)
             self.assertTrue(os.path.getsize(path) > 1000, png)
@@ -65,6 +67,11 @@ class ReportTest(unittest.TestCase):
                       "refuted |", md)
         self.assertIn("## Ping-pong", md)
         self.assertIn("serverkit/asio", md)
+        # The server workloads follow the ping-pong, with their commands.
+        self.assertLess(md.index("## Ping-pong"), md.index("## Chat "))
+        self.assertLess(md.index("## Chat "), md.index("## HTTP under wrk"))
+        self.assertIn("bazel run -c opt //bench:chat -- --profile=default", md)
+        self.assertIn("bazel run -c opt //bench:http -- --profile=default", md)
         self.assertIn("## Machine", md)
         self.assertIn("Oversubscribed points", md)
         self.assertIn("bazel run -c opt //bench:queues -- --profile=default",
@@ -107,6 +114,8 @@ class ReportTest(unittest.TestCase):
             md = f.read()
         self.assertIn("validation not run", md)
         self.assertIn("Not run: results/pingpong.json is missing", md)
+        self.assertIn("Not run: results/chat.json is missing", md)
+        self.assertIn("Not run: results/http.json is missing", md)
 
     def test_no_results_is_a_clear_error(self) -> None:
         d = os.path.join(self.out, "empty")
@@ -145,6 +154,54 @@ class PingpongSectionTest(unittest.TestCase):
                          "serverkit/asio |")
         self.assertEqual(table[1], "| 100 | 310.0 | 250.0 ! | 2.50 | 4.00 | "
                          "1.24x |")
+
+
+def table_rows(lines: list[str]) -> list[str]:
+    return [ln for block in lines for ln in block.split("\n")
+            if ln.startswith("| ")]
+
+
+class ServerSectionsTest(unittest.TestCase):
+    """testdata/servers/: chat.json and http.json as bench/chat and
+    bench/http write them."""
+
+    def load(self, name: str) -> dict[str, object]:
+        with open(os.path.join(HERE, "testdata", "servers", name)) as f:
+            doc: dict[str, object] = json.load(f)
+        return doc
+
+    def test_chat_medians_ratio_and_marks(self) -> None:
+        lines = chat_section(self.load("chat.json"))
+        rows = table_rows(lines)
+        self.assertEqual(rows[0], "| K clients | serverkit round ms | "
+                         "asio round ms | serverkit delivery p99 us | "
+                         "asio delivery p99 us | serverkit CPU us/delivery | "
+                         "asio CPU us/delivery | serverkit/asio round |")
+        # Medians of the two repetitions: 4.2 / 5.2 ms.
+        self.assertEqual(rows[1], "| 1000 | 4.20 | 5.20 | 4000 | 5000 | "
+                         "2.10 | 2.60 | 0.81x |")
+        # Client-bound ours; Asio's only repetition failed: no ratio.
+        self.assertEqual(rows[2], "| 5000 | 21.00 c | - ! | 20500 | - | "
+                         "2.10 | - | - |")
+        self.assertIn("Note: K 20000 skipped: the descriptor limit 16384 is "
+                      "below what it needs", lines)
+        self.assertIn("Not run: results/chat.json is missing",
+                      chat_section(None)[2])
+
+    def test_http_ratio_to_nginx_with_the_same_log_setting(self) -> None:
+        rows = table_rows(http_section(self.load("http.json")))
+        self.assertEqual(rows[0], "| server | access log | requests/s | "
+                         "p50 ms | p99 ms | CPU us/request | ratio to nginx |")
+        self.assertIn("| serverkit | off | 100000 c | 0.450 | 1.200 | 9.8 | "
+                      "1.25x (vs nginx) |", rows)
+        self.assertIn("| nginx | off | 80000 | 0.600 | 1.500 | 12.4 | - |",
+                      rows)
+        self.assertIn("| serverkit-log | on | 70000 | 0.700 | 1.900 | 14.0 | "
+                      "1.25x (vs nginx-log) |", rows)
+        # An unclean point shows no figure and no ratio.
+        self.assertIn("| beast | off | - ! | - | - | - | - |", rows)
+        self.assertIn("Not run: results/http.json is missing",
+                      http_section(None)[2])
 
 
 class NoMatplotlibTest(unittest.TestCase):

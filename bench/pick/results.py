@@ -356,8 +356,9 @@ def load_dir(directory: str) -> tuple[dict[str, FamilyResults], list[str]]:
     return out, problems
 
 
-def load_pingpong(directory: str) -> Optional[dict[str, Any]]:
-    path = os.path.join(directory, "pingpong.json")
+def load_doc(directory: str, name: str) -> Optional[dict[str, Any]]:
+    """A JSON object file of the directory; None when missing or not one."""
+    path = os.path.join(directory, name)
     if not os.path.exists(path):
         return None
     try:
@@ -366,3 +367,21 @@ def load_pingpong(directory: str) -> Optional[dict[str, Any]]:
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None
+
+
+def load_pingpong(directory: str) -> Optional[dict[str, Any]]:
+    return load_doc(directory, "pingpong.json")
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerRuns:
+    """The server workloads beside the ping-pong, each None when its file
+    is missing or unreadable: results/chat.json (//bench:chat) and
+    results/http.json (//bench:http)."""
+    chat: Optional[dict[str, Any]] = None
+    http: Optional[dict[str, Any]] = None
+
+
+def load_server_runs(directory: str) -> ServerRuns:
+    return ServerRuns(chat=load_doc(directory, "chat.json"),
+                      http=load_doc(directory, "http.json"))

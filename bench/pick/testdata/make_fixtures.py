@@ -6,7 +6,8 @@
 # row). Deterministic; run it again only to change the fixtures:
 #   /usr/bin/python3 bench/pick/testdata/make_fixtures.py
 #
-#   basic/   queues, logger, threadpool (no buffer.json), pingpong.json
+#   basic/   queues, logger, threadpool (no buffer.json), pingpong.json,
+#            and servers/'s chat.json and http.json (hand-written)
 #   smoke/   buffer.json, one repetition
 #   drift/shifted/queues.json  basic's queues, floor 300 ns before, 560 after
 #   drift/noisy/queues.json    basic's queues, floor row CV about 28%
@@ -165,6 +166,12 @@ for server, k in (("serverkit", 1.1), ("asio", 1.0), ("libevent", 0.7)):
 with open(os.path.join(HERE, "basic", "pingpong.json"), "w") as f:
     json.dump(pp, f, indent=1)
     f.write("\n")
+# The chat and HTTP workloads' files are written by hand (servers/, which
+# this script does not regenerate) in the shape bench/chat and bench/http
+# write; basic/ carries a copy.
+for name in ("chat.json", "http.json"):
+    shutil.copy(os.path.join(HERE, "servers", name),
+                os.path.join(HERE, "basic", name))
 
 # smoke/: one repetition each (no aggregates): noise unknown; buffers only,
 # with the string reference fastest in "framed".
