@@ -94,9 +94,9 @@ def chat_section(chat: Optional[dict[str, Any]]) -> list[str]:
         "p99: per receiver, over all rounds; CPU: the server's utime + "
         "stime per message delivered. `serverkit/asio` < 1: ours is "
         "faster. %s" % (ctx.get("profile"), ctx.get("cores"),
-                     ctx.get("rounds"), ctx.get("message_size"),
-                     ctx.get("repetitions"), ctx.get("loadavg_at_start"),
-                     ctx.get("pin")))
+                         ctx.get("rounds"), ctx.get("message_size"),
+                         ctx.get("repetitions"), ctx.get("loadavg_at_start"),
+                         ctx.get("pin"), MARKS))
     points = chat.get("points", [])
     servers = _servers(points, ["serverkit", "asio"])
     for t in sorted({r["threads"] for r in points}):
