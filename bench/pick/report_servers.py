@@ -86,6 +86,9 @@ def chat_section(chat: Optional[dict[str, Any]]) -> list[str]:
                      "opt //bench:chat`).")
         return lines
     ctx = chat.get("context", {})
+    args = (ctx.get("profile"), ctx.get("cores"), ctx.get("rounds"),
+            ctx.get("message_size"), ctx.get("repetitions"),
+            ctx.get("loadavg_at_start"), ctx.get("pin"), MARKS)
     lines.append(
         "Profile %s, %s cores, %s rounds of one %s-byte message per point, "
         "%s repetition(s), load average %s at start; pin: %s. Round: the "
@@ -93,10 +96,7 @@ def chat_section(chat: Optional[dict[str, Any]]) -> list[str]:
         "the message, median over the rounds (lower is better); delivery "
         "p99: per receiver, over all rounds; CPU: the server's utime + "
         "stime per message delivered. `serverkit/asio` < 1: ours is "
-        "faster. %s" % (ctx.get("profile"), ctx.get("cores"),
-                         ctx.get("rounds"), ctx.get("message_size"),
-                         ctx.get("repetitions"), ctx.get("loadavg_at_start"),
-                         ctx.get("pin"), MARKS))
+        "faster. %s" % args)
     points = chat.get("points", [])
     servers = _servers(points, ["serverkit", "asio"])
     for t in sorted({r["threads"] for r in points}):
