@@ -14,7 +14,8 @@ const char* const kPolicyHelp =
     "  --task_queue=NAME   every loop's cross-thread task queue (default swap-vector)\n"
     "  --coalesce=0|1      share eventfd wake-ups (default 1)\n"
     "  --logger=NAME       a logger of logger/all_loggers.h (default none)\n"
-    "  --log_file=PATH     where the logger writes (default /dev/null)\n";
+    "  --log_file=PATH     where the logger writes (default /dev/null)\n"
+    "  --log_flush_every_line  flush every line (slow on purpose)\n";
 
 void Fail(std::string_view program, const std::string& message) {
   std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()), program.data(),
@@ -54,6 +55,8 @@ std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view progr
       po->logger = *v;
     } else if (auto v = FlagValue(a, "--log_file")) {
       po->log_file = *v;
+    } else if (a == "--log_flush_every_line") {
+      po->log_flush_every_line = true;
     } else {
       rest.push_back(argv[i]);
     }

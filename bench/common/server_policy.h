@@ -12,6 +12,8 @@
 //   --coalesce=0|1      share eventfd wake-ups between posts (default 1)
 //   --logger=NAME       a logger of logger/all_loggers.h, or none (default)
 //   --log_file=PATH     where the logger writes (default /dev/null)
+//   --log_flush_every_line  flush every record (slow on purpose: the
+//                       validation's positive control for the logger)
 //
 // plus the stop signals (SIGINT / SIGTERM quit the base loop, so loggers
 // flush on the way out). An unknown name exits with status 2 and the list of
@@ -48,6 +50,9 @@ struct PolicyOptions {
   bool coalesce = true;
   std::string logger = "none";
   std::string log_file = "/dev/null";
+  // Flush every record (one write(2) per line): the validation's slowed
+  // logger control. Default: the logger's own policy.
+  bool log_flush_every_line = false;
 };
 
 // The usage lines of the flags above.
@@ -99,6 +104,7 @@ std::shared_ptr<void> MakeLogger(std::string_view program, const PolicyOptions& 
           LoggerOptions lo;
           lo.sink.kind = SinkKind::kFile;
           lo.sink.path = po.log_file;
+          if (po.log_flush_every_line) lo.flush_on = Level::kTrace;
           std::shared_ptr<Ls> logger;
           try {
             logger = std::make_shared<Ls>(lo);

@@ -12,7 +12,8 @@
 #                          names (those three: charts_micro.py)
 #   pingpong.png           ping-pong MiB/s by sessions: ours, Asio, libevent
 #   validation.png         micro-benchmark ratio vs end-to-end ratio per
-#                          component (when pingpong.json has "validation")
+#                          case, with the positive control's (when
+#                          pingpong.json has "validation")
 #   chat.png, http.png     the chat broadcast and HTTP workloads
 #                          (charts_servers.py)
 #
@@ -107,23 +108,29 @@ def validation_chart(entries: list[dict[str, Any]], out_dir: str
         label = "%s%s\n%s vs %s" % (
             e.get("component"), " " + e["case"] if e.get("case") not in
             (None, "-") else "", e.get("winner", "?"), e.get("baseline", "?"))
-        rows.append((label, micro, e2e, str(e.get("verdict", ""))))
+        ctrl = e.get("control_e2e")
+        control = _as_float(ctrl.get("ratio") if isinstance(ctrl, dict)
+                            else None)
+        rows.append((label, micro, e2e, control,
+                     str(e.get("verdict", ""))))
     if not rows:
         return None
     x = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(max(5, 2.2 * len(rows)), 4))
-    ax.bar(x - 0.2, [r[1] for r in rows], 0.4, label="micro-benchmark ratio",
-           color="#4c72b0")
-    ax.bar(x + 0.2, [r[2] for r in rows], 0.4, label="end-to-end ratio "
-           "(ping-pong)", color="#55a868")
+    fig, ax = plt.subplots(figsize=(max(5, 2.4 * len(rows)), 4))
+    ax.bar(x - 0.27, [r[1] for r in rows], 0.27, label="micro-benchmark "
+           "ratio", color="#4c72b0")
+    ax.bar(x, [r[2] for r in rows], 0.27, label="winner end to end",
+           color="#55a868")
+    ax.bar(x + 0.27, [r[3] for r in rows], 0.27, label="positive control "
+           "end to end", color="#c44e52")
     ax.axhline(1.0, color="0.3", linewidth=0.8, linestyle="--")
     for xi, r in zip(x, rows):
-        top = max([v for v in r[1:3] if not math.isnan(v)] or [1.0])
-        ax.text(xi, top * 1.02, r[3][:28], ha="center", va="bottom",
+        top = max([v for v in r[1:4] if not math.isnan(v)] or [1.0])
+        ax.text(xi, top * 1.02, r[4][:28], ha="center", va="bottom",
                 fontsize=7)
     ax.set_xticks(x)
     ax.set_xticklabels([r[0] for r in rows], fontsize=8)
-    ax.set_ylabel("winner / baseline (> 1: winner better)")
+    ax.set_ylabel("over the baseline (> 1: better)")
     ax.set_title("Did the micro-benchmark winners hold end to end?",
                  fontsize=11)
     ax.legend(fontsize=8)

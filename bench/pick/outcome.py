@@ -7,10 +7,14 @@
 # "validation" ("outcome": "held", ...) and read back by validation.py by
 # equality, never by matching words in the human "verdict" text beside it.
 #
-#   held                 the e2e ratio is above 1 + noise: the winner is
-#                        faster end to end
-#   no-difference        within 1 +- noise
-#   refuted              below 1 - noise: the winner is slower end to end
+#   held                 the winner is better end to end (U-test p < 0.05),
+#                        and the run detected its positive control
+#   no-difference        the control was detected, the winner was not
+#   refuted              the winner is worse end to end (p < 0.05)
+#   too-weak             the run could not tell the positive control (a
+#                        variant the micro sweep ranks far worse) from the
+#                        baseline: no verdict on the winner; the row gives
+#                        the minimum detectable effect
 #   nothing-to-validate  the winner is its baseline: nothing ran
 #   error                a run failed (or the validation was interrupted):
 #                        no ratio
@@ -30,6 +34,7 @@ class Outcome(str, enum.Enum):
     HELD = "held"
     NO_DIFFERENCE = "no-difference"
     REFUTED = "refuted"
+    TOO_WEAK = "too-weak"
     NOTHING_TO_VALIDATE = "nothing-to-validate"
     ERROR = "error"
 

@@ -102,42 +102,56 @@ def validation_section(pp: Optional[dict[str, Any]]) -> list[str]:
         return lines
     lines.append("**%s.**" % (summary[0].upper() + summary[1:]))
     lines.append("")
-    cols = [("component", "component"), ("case", "case"), ("mode", "mode"),
-            ("winner", "winner"), ("baseline", "baseline"),
-            ("micro_ratio", "micro ratio"), ("micro_source", "micro source"),
-            ("e2e_ratio", "end-to-end ratio"), ("noise", "noise"),
-            ("verdict", "verdict")]
-    cols = [(k, h) for k, h in cols if any(k in e for e in entries)]
+    head = ["component", "case", "baseline -> winner", "micro ratio",
+            "winner end to end", "control (micro ratio)",
+            "control end to end", "MDE", "metric", "verdict"]
     rows = []
     for e in entries:
-        row = []
-        for k, _ in cols:
-            v = e.get(k)
-            if isinstance(v, float):
-                if k.endswith("ratio"):
-                    v = fmt_ratio(v)
-                elif k == "noise":
-                    v = "+-%.1f%%" % (100 * v)
-                else:
-                    v = "%.4g" % v
-            row.append("-" if v is None else str(v))
-        rows.append(row)
-    lines.append(md_table([h for _, h in cols], rows))
+        rows.append([
+            str(e.get("component", "-")), str(e.get("case", "-")),
+            "%s -> %s" % (e.get("baseline", "?"), e.get("winner", "?")),
+            _ratio(e.get("micro_ratio")),
+            _comparison(e.get("e2e"), e.get("e2e_ratio")),
+            "%s (%s)" % (e["control"], _ratio(e.get("control_micro_ratio")))
+            if e.get("control") else "-",
+            _comparison(e.get("control_e2e"), None),
+            "%.1f%%" % (100 * e["mde"]) if isinstance(
+                e.get("mde"), (int, float)) else "-",
+            str(e.get("metric_used", "-")), str(e.get("verdict", "-"))])
+    lines.append(md_table(head, rows))
     v = pp.get("validation")
     if not isinstance(v, dict):
         v = {}
-    if v.get("noise_floor") is not None:
-        lines.append("")
-        lines.append("End-to-end ratio: the winner's median ping-pong MiB/s "
-                     "over the baseline's, %s alternating repetition(s) of "
-                     "%s s each. Noise: half the spread of the per-pair "
-                     "ratios, at least +-%.0f%%; a ratio within 1 +- noise is "
-                     "\"no difference\", above it \"held\", below it "
-                     "\"refuted\"." % (
-                         v.get("repetitions", "?"),
-                         v.get("seconds_per_run", "?"),
-                         100 * v["noise_floor"]))
+    lines.append("")
+    lines.append(
+        "Each case runs the baseline, the winner and a positive control (a "
+        "variant the micro sweep ranks far worse, or one slowed on purpose) "
+        "in rotation, %s repetition(s) of %s s. End to end: median over the "
+        "baseline's median, oriented so > 1 is better (throughput, or the "
+        "server's CPU per unit of work where the client was at its "
+        "ceiling), [bootstrap 95%% interval], two-sided U-test p. A verdict "
+        "(held, no difference, refuted at p < %s) is given only when the "
+        "run detected the control as worse; otherwise \"instrument too "
+        "weak\". MDE: the smallest change the case's runs could detect "
+        "(80%% power)." % (v.get("repetitions", "?"),
+                           v.get("seconds_per_run", "?"),
+                           v.get("alpha", 0.05)))
     for n in v.get("notes", []) or []:
         lines.append("")
         lines.append("Note: %s" % n)
     return lines
+
+
+def _ratio(x: Any) -> str:
+    return fmt_ratio(float(x)) if isinstance(x, (int, float)) and \
+        not isinstance(x, bool) else "-"
+
+
+def _comparison(c: Any, ratio: Any) -> str:
+    """"1.05x [1.02, 1.08] p 0.008" from a row's comparison dict; the bare
+    ratio when the row has none (an older file)."""
+    if isinstance(c, dict) and all(isinstance(c.get(k), (int, float))
+                                   for k in ("ratio", "low", "high", "p")):
+        return "%s [%.2f, %.2f] p %.2g" % (fmt_ratio(c["ratio"]), c["low"],
+                                           c["high"], c["p"])
+    return _ratio(ratio)

@@ -6,7 +6,8 @@
 # results/pingpong.json ("validation"): for each component of the reactor
 # policy (winners.json's "reactor"), did the micro-benchmark winner hold end
 # to end against the baseline? Each row carries one exact "outcome"
-# (outcome.py: held, no-difference, refuted, nothing-to-validate, error),
+# (outcome.py: held, no-difference, refuted, too-weak, nothing-to-validate,
+# error),
 # read here by equality; the "verdict" beside it is text for people.
 #
 # A file whose rows lack "outcome" (written before the field) or carry a
@@ -109,6 +110,8 @@ def validation_summary(pingpong: Optional[dict[str, Any]]
                        ) -> tuple[str, list[dict[str, Any]]]:
     """One line: how many micro winners held end to end. A component with
     several cases (e.g. 4 KiB and 16 KiB echo) held when every case held.
+    A too-weak case (its positive control not detected) gives no verdict:
+    it is counted apart.
     An unreadable validation gives "validation unreadable: <why>" and no
     entries."""
     problem = validation_problem(pingpong)
@@ -121,6 +124,12 @@ def validation_summary(pingpong: Optional[dict[str, Any]]
     if not rows:
         return ("validation ran, but nothing to validate (every winner is "
                 "its baseline, or the runs failed)", entries)
+    weak = [e for e in rows if outcome_of(e) is Outcome.TOO_WEAK]
+    rows = [e for e in rows if outcome_of(e) is not Outcome.TOO_WEAK]
+    weak_note = ("%d case%s too weak to tell (the positive control was not "
+                 "detected)" % (len(weak), "" if len(weak) == 1 else "s"))
+    if not rows:
+        return "no end-to-end verdict: " + weak_note, entries
     comps: dict[str, list[bool]] = {}
     for e in rows:
         comps.setdefault(e["component"], []).append(held(e))
@@ -129,4 +138,6 @@ def validation_summary(pingpong: Optional[dict[str, Any]]
         n_held, len(comps))
     if len(rows) != len(comps):
         line += " (%d of %d cases)" % (sum(held(e) for e in rows), len(rows))
+    if weak:
+        line += "; " + weak_note
     return line, entries

@@ -45,8 +45,8 @@ class OutcomeTest(unittest.TestCase):
     def test_the_vocabulary(self) -> None:
         """The closed set validate.py writes and this side reads."""
         self.assertEqual(vocab.VALUES, (
-            "held", "no-difference", "refuted", "nothing-to-validate",
-            "error"))
+            "held", "no-difference", "refuted", "too-weak",
+            "nothing-to-validate", "error"))
         self.assertEqual(vocab.FIELD, "outcome")
         for v in vocab.VALUES:
             self.assertEqual(vocab.parse_outcome(v).value, v)
@@ -66,15 +66,19 @@ class ValidationTest(unittest.TestCase):
     def test_fixture_rows(self) -> None:
         entries = V.validation_entries(fixture())
         self.assertEqual([(e["component"], e["outcome"]) for e in entries], [
-            ("task_queue", "held"), ("buffer", "held"), ("buffer", "refuted"),
+            ("task_queue", "held"), ("task_queue", "too-weak"),
+            ("buffer", "held"), ("buffer", "refuted"),
             ("logger", "nothing-to-validate")])
         self.assertEqual([V.held(e) for e in entries],
-                         [True, True, False, False])
+                         [True, False, True, False, False])
         self.assertEqual([V.validated(e) for e in entries],
-                         [True, True, True, False])
+                         [True, True, True, True, False])
+        # The too-weak case gives no verdict: the task queue held on the
+        # case that could tell.
         self.assertEqual(V.validation_summary(fixture())[0],
                          "1 of 2 micro-benchmark winners held end to end "
-                         "(2 of 3 cases)")
+                         "(2 of 3 cases); 1 case too weak to tell (the "
+                         "positive control was not detected)")
         self.assertIsNone(V.validation_problem(fixture()))
 
     def test_the_field_not_the_words(self) -> None:
@@ -95,6 +99,13 @@ class ValidationTest(unittest.TestCase):
         self.assertEqual(V.validation_summary(pp)[0],
                          "validation ran, but nothing to validate (every "
                          "winner is its baseline, or the runs failed)")
+
+    def test_only_too_weak_cases_give_no_verdict(self) -> None:
+        pp = with_rows(row("task_queue", "too-weak"),
+                       row("buffer", "too-weak"))
+        self.assertEqual(V.validation_summary(pp)[0],
+                         "no end-to-end verdict: 2 cases too weak to tell "
+                         "(the positive control was not detected)")
 
     def test_absent(self) -> None:
         self.assertEqual(V.validation_summary(None), ("validation not run",
@@ -121,13 +132,13 @@ class ValidationTest(unittest.TestCase):
 
     def test_an_unknown_outcome_is_refused(self) -> None:
         pp = fixture()
-        pp["validation"]["rows"][2]["outcome"] = "confirmed"
+        pp["validation"]["rows"][3]["outcome"] = "confirmed"
         with self.assertRaises(V.ValidationFormatError) as cm:
             V.validation_entries(copy.deepcopy(pp))
         msg = str(cm.exception)
-        self.assertIn("validation row 3 (buffer/echo-16k): unknown outcome "
+        self.assertIn("validation row 4 (buffer/echo-16k): unknown outcome "
                       "'confirmed' (one of held, no-difference, refuted, "
-                      "nothing-to-validate, error)", msg)
+                      "too-weak, nothing-to-validate, error)", msg)
         self.assertEqual(V.validation_problem(pp), msg)
         self.assertEqual(V.validation_summary(pp),
                          ("validation unreadable: " + msg, []))

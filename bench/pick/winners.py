@@ -86,7 +86,21 @@ def _entry_from_class(res: ClassPick, groups: list[R.Group]
              repetitions=res.get("repetitions"), groups=res["groups"])
     if res["winner"] == res["baseline"]:
         e["micro_ratio"] = 1.0
+    scores = {r["impl"]: r["score"] for r in res.get("ranking", [])}
+    e["micro_ratios"] = micro_ratios(scores, res["baseline"])
     return e
+
+
+def micro_ratios(scores: dict[str, float], baseline: Optional[str]
+                 ) -> dict[str, float]:
+    """Every ranked implementation's score over the baseline's (> 1:
+    better), for the validation's positive controls; {} without a scored
+    baseline."""
+    base = scores.get(baseline or "")
+    if not base or not math.isfinite(base):
+        return {}
+    return {impl: round(sc / base, 4) for impl, sc in scores.items()
+            if sc is not None and math.isfinite(sc)}
 
 
 def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
@@ -141,6 +155,7 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
                               min_margin))
             e = _entry_from_class(res, groups)
             e["source"] = res["groups"][0]
+            e["micro_ratios"] = micro_ratios(scores, rule.baseline)
             out["task_queue"] = e
     # Buffer: the stream class. Logger: the latency-bound class, among the
     # loggers the server accepts.

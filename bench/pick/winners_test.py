@@ -72,7 +72,14 @@ class ReactorContractTest(unittest.TestCase):
         self.assertIn("min margin 0.05", doc["noise_rule"])
         self.assertEqual(doc["validation"],
                          "1 of 2 micro-benchmark winners held end to end "
-                         "(2 of 3 cases)")
+                         "(2 of 3 cases); 1 case too weak to tell (the "
+                         "positive control was not detected)")
+        # Every ranked queue over the baseline, for the validation's
+        # positive control (tbb-bounded is not in the fixture).
+        self.assertEqual(tq["micro_ratios"]["swap-vector"], 1.0)
+        self.assertAlmostEqual(tq["micro_ratios"]["moodycamel"], 1.5,
+                               places=3)
+        self.assertAlmostEqual(tq["micro_ratios"]["mutex"], 0.5, places=3)
 
 
 class DriftTest(unittest.TestCase):

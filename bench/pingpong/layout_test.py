@@ -23,7 +23,7 @@ import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
-    ["procs", "outcome"],
+    ["procs", "outcome", "validate_stats"],
     ["validate_cases", "sweep_tables"],
     ["validate_report", "sweep_run"],
     ["validate"],

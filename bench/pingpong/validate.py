@@ -9,27 +9,33 @@
 # table and sentences validate_report.py's, its processes procs.py's.
 #
 # Runs. For each component, our server (//bench/pingpong:server) runs with the
-# baseline and with the winner swapped in, everything else equal, in the mode
-# where that component matters (CASES): the task queue with every reply posted
+# baseline, with the winner swapped in, and with the component's positive
+# control (validate_cases.CONTROLS: a variant the micro sweep ranks far
+# worse, or one slowed on purpose), everything else equal, in the mode where
+# that component matters (CASES): the task queue with every reply posted
 # through a worker loop (--reply_via_queue, two cross-thread posts per
 # message), the buffer in the plain echo at 16 KiB and 4 KiB blocks, the
 # logger writing one line per message to a file on disk (under the results
-# directory, deleted after each run). Baseline and winner alternate (AB, BA,
-# AB, ...), so each repetition gives one pair of neighbouring runs.
+# directory, deleted after each run). The three rotate (BWC, WCB, CBW, ...),
+# so a slow drift of the host spreads over all of them.
 #
-# Verdict. e2e ratio = median(winner) / median(baseline) of MiB/s (messages/s
-# for the header protocol); >1 means the winner is faster. Noise = half the
-# range of the per-pair ratios winner_i / baseline_i, never below NOISE_FLOOR.
-# "held": e2e ratio > 1 + noise; "refuted": e2e ratio < 1 - noise; else "no
-# difference" (the row's exact "outcome": held, refuted, no-difference;
-# bench/pick/outcome.py). The micro ratio is printed as bench:pick reports it
-# (the winner against the baseline in its own benchmark group's metric).
-# Beside it, the cpu ratio: the server's CPU seconds per MiB, winner /
-# baseline, which still tells the two apart where the client sets the pace.
+# Verdict (decide(), validate_stats.py). The metric is the throughput
+# (MiB/s; messages/s for the header protocol), or, when the client was at
+# its CPU ceiling in some run of the case, the server's CPU seconds per unit
+# of work (lower is better), which still tells servers apart when the client
+# sets the pace. Ratios are oriented so that > 1 is better: median(winner) /
+# median(baseline), with a bootstrap 95% interval and the two-sided U-test
+# p. First the control: unless it came out worse than the baseline with
+# p < 0.05, the run could not have seen the winner either, and the case is
+# "too-weak", with its minimum detectable effect (MDE). Otherwise "held"
+# (the winner better, p < 0.05), "refuted" (worse, p < 0.05) or
+# "no-difference". The row's exact "outcome" is bench/pick/outcome.py's.
+# The micro ratio is printed as bench:pick reports it.
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import shutil
 import statistics
@@ -38,34 +44,75 @@ import tempfile
 from typing import IO, Any, Optional, Sequence
 
 import procs
-from validate_cases import (CASES, COMPONENTS, NOISE_FLOOR, PROFILES,
-                            Outcome, component_flags, load_winners,
-                            metric_of, verdict)
+import validate_stats as VS
+from validate_cases import (CASES, COMPONENTS, CONTROLS, PROFILES, Outcome,
+                            component_flags, load_winners, metric_of,
+                            verdict)
 from validate_report import sentence
 
 Row = dict[str, Any]
 Entry = dict[str, Any]
 Case = dict[str, Any]
 
-SIDES = ("baseline", "winner")
+SIDES = ("baseline", "winner", "control")
 
 
-def decide(base_vals: Sequence[float], win_vals: Sequence[float]
-           ) -> tuple[Optional[float], Optional[float], list[float],
-                      Outcome]:
-    """(e2e ratio, noise, pair ratios, outcome) from paired repetitions."""
-    pairs = [w / b for b, w in zip(base_vals, win_vals) if b and w]
-    if not pairs:
-        return None, None, [], Outcome.ERROR
-    ratio = statistics.median(win_vals) / statistics.median(base_vals)
-    noise = max(NOISE_FLOOR, (max(pairs) - min(pairs)) / 2)
-    if ratio > 1 + noise:
-        outcome = Outcome.HELD
-    elif ratio < 1 - noise:
-        outcome = Outcome.REFUTED
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """One side against the baseline, oriented so that > 1 is better."""
+    ratio: float
+    low: float       # bootstrap 95% interval of the ratio
+    high: float
+    p: float         # two-sided U-test
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(ratio=self.ratio, low=self.low, high=self.high, p=self.p)
+
+
+def compare(base: Sequence[float], other: Sequence[float],
+            higher_is_better: bool) -> Comparison:
+    if higher_is_better:
+        ratio = statistics.median(other) / statistics.median(base)
+        low, high = VS.ratio_interval(base, other)
+    else:
+        ratio = statistics.median(base) / statistics.median(other)
+        low, high = VS.ratio_interval(other, base)
+    return Comparison(ratio, low, high, VS.u_test(base, other))
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    outcome: Outcome
+    winner: Optional[Comparison]
+    control: Optional[Comparison]
+    mde: float       # relative; inf when the runs cannot reach p < ALPHA
+    reason: str
+
+
+def decide(base: Sequence[float], win: Sequence[float],
+           ctrl: Sequence[float], higher_is_better: bool = True) -> Decision:
+    """The verdict from the clean runs of each side (validate.py's header)."""
+    if not base or not win:
+        return Decision(Outcome.ERROR, None, None, math.inf,
+                        "no clean run of the baseline or the winner")
+    w = compare(base, win, higher_is_better)
+    c = compare(base, ctrl, higher_is_better) if ctrl else None
+    mde = VS.mde(base, win)
+    weak = "MDE %s" % ("n/a: too few runs for p < %.2f" % VS.ALPHA
+                       if math.isinf(mde) else "%.1f%%" % (100 * mde))
+    if c is None:
+        return Decision(Outcome.TOO_WEAK, w, None, mde,
+                        "no clean run of the control; %s" % weak)
+    if not (c.p < VS.ALPHA and c.ratio < 1):
+        return Decision(Outcome.TOO_WEAK, w, c, mde,
+                        "the control was not detected as worse (ratio "
+                        "%.3f, p %.3g); %s" % (c.ratio, c.p, weak))
+    if w.p < VS.ALPHA:
+        outcome = Outcome.HELD if w.ratio > 1 else Outcome.REFUTED
     else:
         outcome = Outcome.NO_DIFFERENCE
-    return ratio, noise, pairs, outcome
+    return Decision(outcome, w, c, mde, "control detected (ratio %.3f, p "
+                    "%.3g); winner p %.3g; %s" % (c.ratio, c.p, w.p, weak))
 
 
 # --- one run -----------------------------------------------------------------
@@ -115,14 +162,22 @@ def check_log(r: dict[str, Any], log_file: str) -> None:
         r["error"] = "the logger wrote nothing to %s" % log_file
 
 
+def side_flags(row: Row, side: str, log_file: str) -> list[str]:
+    comp = row["component"]
+    if side == "control":
+        c = CONTROLS[comp]
+        return component_flags(comp, c.name, log_file, c.extra) + row["flags"]
+    return component_flags(comp, row[side], log_file) + row["flags"]
+
+
 def run_side(run: Runner, row: Row, case: Case, side: str,
              rep: int) -> dict[str, Any]:
-    """Our server with the row's baseline or winner, one run; the record."""
+    """Our server with the row's baseline, winner or control, one run; the
+    record."""
     comp, name = row["component"], row[side]
     log_file = os.path.join(run.log_dir, "%s-%s.log" % (comp, side))
     server = procs.Server("serverkit[%s=%s]" % (comp, name), procs.SERVER,
-                          component_flags(comp, name, log_file) +
-                          case["flags"])
+                          side_flags(row, side, log_file))
     r = procs.run_point(server, run.client, run.tmp,
                         point_of(case, run.seconds), run.pin)
     r.update(repetition=rep, side=side, component=comp, case=case["name"])
@@ -140,7 +195,7 @@ def add_run(row: Row, r: dict[str, Any], side: str) -> Optional[float]:
     row[side + "_runs"].append(v)
     if v and r.get("seconds") and r.get("server_cpu_s"):
         # Server CPU seconds per unit of work (MiB or message): tells the
-        # two apart where the client, not the server, set the pace.
+        # sides apart where the client, not the server, set the pace.
         row[side + "_cpu"].append(r["server_cpu_s"] / (v * r["seconds"]))
     row["client_bound"] |= bool(r.get("client_bound"))
     return v
@@ -150,24 +205,26 @@ def add_run(row: Row, r: dict[str, Any], side: str) -> Optional[float]:
 
 def new_row(comp: str, case: Case, e: Entry) -> Row:
     key, unit = metric_of(case["protocol"])
-    return dict(component=comp, case=case["name"], mode=case["mode"],
-                protocol=case["protocol"], server_threads=case["threads"],
-                client_threads=case["client_threads"],
-                blocksize=case["block"], sessions=case["sessions"],
-                flags=case["flags"],
-                baseline_flags=component_flags(
-                    comp, e["baseline"], "FILE") + case["flags"],
-                winner_flags=component_flags(
-                    comp, e["winner"], "FILE") + case["flags"],
-                winner=e["winner"], baseline=e["baseline"],
-                micro_ratio=e["micro_ratio"], micro_source=e["source"],
-                micro_cv=e["cv"], micro_metric=e.get("metric"),
-                origin=e["origin"], metric=key, unit=unit,
-                baseline_runs=[], winner_runs=[], baseline_median=None,
-                winner_median=None, e2e_ratio=None, noise=None,
-                pair_ratios=[], baseline_cpu=[], winner_cpu=[],
-                cpu_ratio=None, client_bound=False, log_bytes=[],
-                records=[])
+    control = CONTROLS[comp]
+    row: Row = dict(
+        component=comp, case=case["name"], mode=case["mode"],
+        protocol=case["protocol"], server_threads=case["threads"],
+        client_threads=case["client_threads"], blocksize=case["block"],
+        sessions=case["sessions"], flags=case["flags"],
+        winner=e["winner"], baseline=e["baseline"], control=control.label,
+        control_why=control.why,
+        micro_ratio=e["micro_ratio"], micro_source=e["source"],
+        micro_cv=e["cv"], micro_metric=e.get("metric"),
+        control_micro_ratio=(e.get("micro_ratios") or {}).get(control.name),
+        origin=e["origin"], metric=key, unit=unit, metric_used=key,
+        baseline_median=None, winner_median=None, control_median=None,
+        e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
+        cpu_ratio=None, client_bound=False, log_bytes=[], records=[])
+    for side in SIDES:
+        row[side + "_flags"] = side_flags(row, side, "FILE")
+        row[side + "_runs"] = []
+        row[side + "_cpu"] = []
+    return row
 
 
 def set_outcome(row: Row, outcome: Outcome) -> None:
@@ -175,12 +232,18 @@ def set_outcome(row: Row, outcome: Outcome) -> None:
     row["verdict"] = verdict(outcome, row["micro_ratio"])
 
 
-def run_pairs(run: Runner, row: Row, case: Case) -> Optional[str]:
-    """The alternating pairs (AB, BA, ...); the first failure's reason, or
-    None. One failure stops the case: its pairs would mean nothing."""
+def rotation(rep: int) -> tuple[str, ...]:
+    """The sides' order in repetition rep: BWC, WCB, CBW, BWC, ..."""
+    k = rep % len(SIDES)
+    return SIDES[k:] + SIDES[:k]
+
+
+def run_rounds(run: Runner, row: Row, case: Case) -> Optional[str]:
+    """The rotated rounds; the first failure's reason, or None. One failure
+    stops the case: its rounds would mean nothing."""
     error = None
     for rep in range(run.repetitions):
-        for side in SIDES[::-1] if rep % 2 else SIDES:
+        for side in rotation(rep):
             r = run_side(run, row, case, side, rep)
             v = add_run(row, r, side)
             run.progress.done += 1
@@ -197,25 +260,40 @@ def run_pairs(run: Runner, row: Row, case: Case) -> Optional[str]:
 
 
 def decide_row(row: Row) -> None:
-    """The ratios, medians and outcome from the row's clean runs."""
-    b, w = row["baseline_runs"], row["winner_runs"]
-    row["baseline_median"] = statistics.median(b)
-    row["winner_median"] = statistics.median(w)
-    (row["e2e_ratio"], row["noise"], row["pair_ratios"],
-     outcome) = decide(b, w)
+    """The medians, ratios and outcome from the row's clean runs: on the
+    throughput, or on the server CPU per unit when the client was at its
+    ceiling in some run."""
+    for side in SIDES:
+        row[side + "_median"] = statistics.median(row[side + "_runs"])
+    use_cpu = row["client_bound"] and all(
+        len(row[s + "_cpu"]) == len(row[s + "_runs"]) for s in SIDES)
+    if use_cpu:
+        row["metric_used"] = "server_cpu_s_per_" + (
+            "mib" if row["unit"] == "MiB/s" else "message")
+        d = decide(row["baseline_cpu"], row["winner_cpu"],
+                   row["control_cpu"], higher_is_better=False)
+    else:
+        d = decide(row["baseline_runs"], row["winner_runs"],
+                   row["control_runs"])
+    row["e2e"] = d.winner.as_dict() if d.winner else None
+    row["control_e2e"] = d.control.as_dict() if d.control else None
+    row["e2e_ratio"] = d.winner.ratio if d.winner else None
+    row["mde"] = None if math.isinf(d.mde) else d.mde
+    row["reason"] = d.reason
     if row["baseline_cpu"] and row["winner_cpu"]:
         row["cpu_ratio"] = (statistics.median(row["winner_cpu"]) /
                             statistics.median(row["baseline_cpu"]))
-    set_outcome(row, outcome)
+    set_outcome(row, d.outcome)
 
 
 def run_case(run: Runner, row: Row, case: Case) -> None:
-    error = run_pairs(run, row, case)
+    error = run_rounds(run, row, case)
     if error:
         set_outcome(row, Outcome.ERROR)
         row["error"] = error
         # The runs the failure skipped, counted as done.
-        run.progress.done += run.repetitions * 2 - len(row["records"])
+        run.progress.done += run.repetitions * len(SIDES) - \
+            len(row["records"])
     else:
         decide_row(row)
     row["sentence"] = sentence(row)
@@ -271,15 +349,15 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         winners_file=winners_path,
         winners=winners_origin(entries, components), notes=notes,
         repetitions=vp["repetitions"], seconds_per_run=vp["seconds"],
-        noise_floor=NOISE_FLOOR, rows=[], complete=False)
+        alpha=VS.ALPHA, rows=[], complete=False)
     cases = to_run(entries, components)
     total = sum(1 for _, _, e in cases if e["winner"] != e["baseline"]) \
-        * 2 * vp["repetitions"]
+        * len(SIDES) * vp["repetitions"]
     progress = Progress(total, out)
     progress.say("\nping-pong validation, profile %s: %d repetition(s) of "
-                 "baseline and winner alternated, %.1f s per run; winners "
-                 "from %s" % (prof_name, vp["repetitions"], vp["seconds"],
-                              result["winners"]))
+                 "baseline, winner and positive control rotated, %.1f s per "
+                 "run; winners from %s" % (prof_name, vp["repetitions"],
+                                           vp["seconds"], result["winners"]))
     for n in notes:
         progress.say("note: " + n)
 

@@ -3,14 +3,16 @@
 # -----------------------------------------------------------------------------
 #
 # What the ping-pong validation (validate.py) compares: the swappable
-# components, their default pairs, the cases where each matters, the
-# repetitions per profile, the noise floor, the verdict words, and the
+# components, their default pairs and positive controls, the cases where
+# each matters, the repetitions per profile, the verdict words, and the
 # winners file.
 #
 # Winners. results/winners.json (written by `bazel run //bench:pick`, or
 # --winners=PATH) holds, under "reactor", one entry per swappable component:
 #     {"winner": NAME, "baseline": NAME, "micro_ratio": float|null,
-#      "source": "<benchmark group>", "cv": float|null}
+#      "source": "<benchmark group>", "cv": float|null,
+#      "micro_ratios": {NAME: float}}   (optional: every ranked
+#                                        implementation / the baseline)
 # NAMEs are those of the server's --task_queue/--buffer/--logger flags. A
 # missing file, malformed JSON, or a missing or malformed entry falls back to
 # DEFAULTS for that component, and the output says so (load_winners).
@@ -22,10 +24,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 # The outcome vocabulary lives at bench/pick's bottom layer (outcome.py,
 # standard library only), which bench/pick's validation.py reads back. This
@@ -70,16 +73,44 @@ CASES: dict[str, list[dict[str, Any]]] = {
     ],
 }
 
-# Repetitions (pairs) and seconds per run, per sweep profile.
-PROFILES: dict[str, dict[str, Any]] = {
-    "smoke": dict(repetitions=1, seconds=0.3),
-    "default": dict(repetitions=3, seconds=2.0),
-    "full": dict(repetitions=5, seconds=5.0),
+
+# The positive control of each component: an implementation that the micro
+# sweep ranks far behind the baseline (or one slowed on purpose, named as
+# such), run beside the baseline and the winner in every case. A case whose
+# run cannot tell the control from the baseline (U-test p >= 0.05, or the
+# control not slower) could not have told the winner either: "too-weak".
+@dataclasses.dataclass(frozen=True)
+class Control:
+    name: str            # the component flag's value
+    extra: tuple[str, ...]  # flags that make it the control
+    label: str           # as tables show it
+    why: str
+
+
+CONTROLS: dict[str, Control] = {
+    "task_queue": Control(
+        "tbb-bounded", (), "tbb-bounded",
+        "oneTBB's concurrent_bounded_queue parks in its monitor on every "
+        "pop; far behind in the event-loop sweep"),
+    "buffer": Control(
+        "string", (), "string",
+        "a std::string that erases its front on every retrieve (the "
+        "buffer sweep's slow reference)"),
+    "logger": Control(
+        "sync", ("--log_flush_every_line",), "sync+flush-every-line",
+        "the sync logger flushing every line: one write(2) per message, "
+        "slowed on purpose for this control"),
 }
 
-# Run-to-run noise on 2 shared cores is never below this, however tight a few
-# repetitions happen to be.
-NOISE_FLOOR = 0.03
+# Repetitions (rounds of baseline, winner and control, rotated) and seconds
+# per run, per sweep profile. The exact U-test needs at least 4 runs a side
+# to reach p < 0.05 at all (validate_stats.min_p): smoke's one run checks the
+# plumbing and is always too-weak.
+PROFILES: dict[str, dict[str, Any]] = {
+    "smoke": dict(repetitions=1, seconds=0.3),
+    "default": dict(repetitions=5, seconds=2.0),
+    "full": dict(repetitions=9, seconds=4.0),
+}
 
 SAME = "winner is the baseline; nothing to validate"
 
@@ -88,6 +119,7 @@ VERDICT = {
     Outcome.HELD: "held",
     Outcome.NO_DIFFERENCE: "no difference",
     Outcome.REFUTED: "refuted",
+    Outcome.TOO_WEAK: "instrument too weak",
     Outcome.NOTHING_TO_VALIDATE: SAME,
     Outcome.ERROR: "error",
 }
@@ -99,17 +131,19 @@ def verdict(outcome: Outcome, micro_ratio: Optional[float]) -> str:
     measured against a winner that came without a micro ratio."""
     text = VERDICT[outcome]
     if micro_ratio is None and outcome not in (Outcome.NOTHING_TO_VALIDATE,
-                                               Outcome.ERROR):
+                                               Outcome.ERROR,
+                                               Outcome.TOO_WEAK):
         text += MICRO_NA
     return text
 
 
-def component_flags(comp: str, name: str, log_file: str) -> list[str]:
+def component_flags(comp: str, name: str, log_file: str,
+                    extra: Sequence[str] = ()) -> list[str]:
     if comp == "task_queue":
-        return ["--task_queue=" + name]
+        return ["--task_queue=" + name] + list(extra)
     if comp == "buffer":
-        return ["--buffer=" + name]
-    return ["--logger=" + name, "--log_file=" + log_file]
+        return ["--buffer=" + name] + list(extra)
+    return ["--logger=" + name, "--log_file=" + log_file] + list(extra)
 
 
 def metric_of(protocol: str) -> tuple[str, str]:
@@ -183,6 +217,10 @@ def _entry(comp: str, raw: Any, notes: list[str]) -> Entry:
                  cv=_number(raw.get("cv")), origin="winners.json")
     if isinstance(metric, str) and metric:  # optional, for the sentence
         entry["metric"] = metric
+    ratios = raw.get("micro_ratios")
+    if isinstance(ratios, dict):  # optional: the controls' micro ratios
+        entry["micro_ratios"] = {k: v for k, v in ratios.items()
+                                 if _number(v) is not None}
     return entry
 
 

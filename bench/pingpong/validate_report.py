@@ -11,13 +11,25 @@ from __future__ import annotations
 import sys
 from typing import IO, Any, Optional
 
-from validate_cases import NOISE_FLOOR, Outcome
+from validate_cases import Outcome
 
 Row = dict[str, Any]
 
 
 def fmt_micro(x: Optional[float]) -> str:
     return "n/a" if x is None else "%.2fx" % x
+
+
+def fmt_cmp(c: Optional[dict[str, float]]) -> str:
+    """A comparison as "1.200x [1.15, 1.24] p 0.008"."""
+    if not c:
+        return "-"
+    return "%.3fx [%.2f, %.2f] p %.2g" % (c["ratio"], c["low"], c["high"],
+                                          c["p"])
+
+
+def fmt_mde(m: Optional[float]) -> str:
+    return "n/a" if m is None else "%.1f%%" % (100 * m)
 
 
 def sentence(row: Row) -> str:
@@ -38,46 +50,43 @@ def sentence(row: Row) -> str:
     else:
         micro = "%s against %s (no micro ratio)" % (
             e["winner"], e["baseline"])
-    return ("%s: %s became %+.1f%% ping-pong %s, %s (noise +-%.1f%%): %s" % (
-        comp, micro, (e["e2e_ratio"] - 1) * 100, e["unit"], e["mode"],
-        e["noise"] * 100, e["verdict"]))
+    return ("%s: %s came out %s end to end (%s, %s; control %s: %s): %s; %s"
+            % (comp, micro, fmt_cmp(e["e2e"]), e["metric_used"], e["mode"],
+               e["control"], fmt_cmp(e["control_e2e"]), e["verdict"],
+               e["reason"]))
 
 
-HEAD = ["component", "case", "baseline -> winner", "micro ratio",
-        "e2e ratio (noise)", "baseline", "winner", "cpu ratio", "verdict"]
+HEAD = ["component", "case", "baseline -> winner", "micro", "winner e2e",
+        "control (micro)", "control e2e", "MDE", "verdict"]
 
 
 def table_row(r: Row) -> list[str]:
     """One row of the verdict table, cell by cell."""
-    if r["e2e_ratio"] is not None:
-        e2e = "%.3fx (+-%.1f%%)" % (r["e2e_ratio"], r["noise"] * 100)
-        bm = "%.1f" % r["baseline_median"]
-        wm = "%.1f" % r["winner_median"]
-        if r["client_bound"]:
-            e2e += " c"
-    else:
-        e2e = bm = wm = "-"
-    cpu = "-" if r.get("cpu_ratio") is None else "%.3fx" % r["cpu_ratio"]
+    e2e = fmt_cmp(r.get("e2e"))
+    if r["client_bound"] and r.get("e2e"):
+        e2e += " c"
     return [r["component"], r["case"],
             "%s -> %s" % (r["baseline"], r["winner"]),
-            fmt_micro(r["micro_ratio"]), e2e, bm, wm, cpu,
+            fmt_micro(r["micro_ratio"]), e2e,
+            "%s (%s)" % (r["control"],
+                         fmt_micro(r.get("control_micro_ratio"))),
+            fmt_cmp(r.get("control_e2e")), fmt_mde(r.get("mde")),
             r["verdict"] + (" [default]" if r["origin"] == "default"
                             else "")]
 
 
 LEGEND = (
-    "  micro ratio: winner/baseline as bench:pick reports it for its "
-    "benchmark group (n/a: none given)\n"
-    "  e2e ratio: median winner / median baseline throughput, >1 = "
-    "winner faster; noise: half the range of the per-pair ratios, at "
-    "least %.0f%%\n"
-    "  cpu ratio: server CPU seconds per MiB (per message for the "
-    "header protocol), winner / baseline medians, <1 = winner cheaper; "
-    "it counts where the client sets the pace (c)\n"
-    "  held / no difference / refuted: the winner faster / within noise "
-    "/ slower end to end\n"
-    "  [default]: the pair came from the defaults, not winners.json; "
-    "c: the client used >= 90%% of its CPU in some run")
+    "  micro: winner/baseline as bench:pick reports it for its benchmark "
+    "group (n/a: none given); control (micro): the positive control and "
+    "its own micro ratio\n"
+    "  e2e: median / median of the baseline, oriented so > 1 is better "
+    "(MiB/s, or the server's CPU per MiB where the client was at its "
+    "ceiling: c), [bootstrap 95%% interval], two-sided U-test p\n"
+    "  held / no difference / refuted: the winner better / not told apart "
+    "/ worse at p < %.2f, given that the run told the control apart;\n"
+    "  instrument too weak: it did not (no verdict on the winner); MDE: "
+    "the smallest change this case's runs could detect (80%% power)\n"
+    "  [default]: the pair came from the defaults, not winners.json")
 
 
 def table_lines(result: dict[str, Any]) -> list[str]:
@@ -85,8 +94,8 @@ def table_lines(result: dict[str, Any]) -> list[str]:
     table = [table_row(r) for r in result["rows"]]
     widths = [max(len(x[i]) for x in [HEAD] + table)
               for i in range(len(HEAD))]
-    lines = ["\nvalidation verdicts (winners from %s; %d repetition(s), "
-             "%.1f s per run): medians in MiB/s" % (
+    lines = ["\nvalidation verdicts (winners from %s; %d repetition(s) of "
+             "baseline, winner and control, %.1f s per run)" % (
                  result["winners"], result["repetitions"],
                  result["seconds_per_run"])]
     lines.append("  ".join(h.ljust(w) for h, w in zip(HEAD, widths)).rstrip())
@@ -96,10 +105,11 @@ def table_lines(result: dict[str, Any]) -> list[str]:
         if r["mode"] != "-":
             lines.append("  %s/%s: %s" % (r["component"], r["case"],
                                           r["mode"]))
-    lines.append(LEGEND % (NOISE_FLOOR * 100))
-    if result["repetitions"] < 2:
-        lines.append("  1 repetition: the noise is the floor alone; these "
-                     "verdicts check the plumbing, not the components")
+    lines.append(LEGEND % result.get("alpha", 0.05))
+    if result["repetitions"] < 4:
+        lines.append("  %d repetition(s): the exact U-test cannot reach p < "
+                     "0.05 with so few runs; these verdicts check the "
+                     "plumbing, not the components" % result["repetitions"])
     for r in result["rows"]:
         lines.append("verdict: " + r["sentence"])
     for n in result["notes"]:

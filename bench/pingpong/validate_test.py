@@ -45,7 +45,7 @@ GOOD = os.path.join(TESTDATA, "winners-good.json")
 BAD = os.path.join(TESTDATA, "winners-bad.json")
 RUNS = os.path.join(TESTDATA, "validate_runs.json")
 MEASURED = (Outcome.HELD.value, Outcome.NO_DIFFERENCE.value,
-            Outcome.REFUTED.value)
+            Outcome.REFUTED.value, Outcome.TOO_WEAK.value)
 Result = dict[str, Any]
 
 
@@ -64,23 +64,34 @@ def check_good(t: unittest.TestCase, v: Result) -> None:
     for c in ("task_queue", "logger"):
         r = rows[c]
         t.assertIn(r["outcome"], MEASURED, r)
-        t.assertIn(r["verdict"].split(" (")[0],
-                   ("held", "no difference", "refuted"), r)
         t.assertEqual(r["verdict"].split(" (")[0],
                       VERDICT[Outcome(r["outcome"])])
+        if v["repetitions"] < 4:  # the exact U-test cannot reach 0.05
+            t.assertEqual(r["outcome"], Outcome.TOO_WEAK.value, r)
+            t.assertIsNone(r["mde"])
         t.assertTrue(r["e2e_ratio"] and r["e2e_ratio"] > 0, r)
-        t.assertEqual(len(r["baseline_runs"]), v["repetitions"])
-        t.assertEqual(len(r["winner_runs"]), v["repetitions"])
-        t.assertEqual(r["e2e_ratio"],
-                      r["winner_median"] / r["baseline_median"])
+        for side in ("baseline", "winner", "control"):
+            t.assertEqual(len(r[side + "_runs"]), v["repetitions"])
+        if r["metric_used"] == r["metric"]:
+            t.assertEqual(r["e2e_ratio"],
+                          r["winner_median"] / r["baseline_median"])
+        t.assertEqual(r["e2e"]["ratio"], r["e2e_ratio"])
+        t.assertLessEqual(r["e2e"]["low"], r["e2e"]["high"])
+        t.assertTrue(0 < r["e2e"]["p"] <= 1, r)
+        t.assertTrue(r["control_e2e"]["ratio"] > 0, r)
+        t.assertTrue(r["reason"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])
         t.assertIn("sentence", r)
         t.assertTrue(r["cpu_ratio"] and r["cpu_ratio"] > 0, r)
     t.assertEqual(rows["task_queue"]["micro_ratio"], 2.5)
+    t.assertEqual(rows["task_queue"]["control"], "tbb-bounded")
+    t.assertEqual(rows["logger"]["control"], "sync+flush-every-line")
+    t.assertIn("--log_flush_every_line", rows["logger"]["control_flags"])
     t.assertTrue(rows["task_queue"]["micro_source"].startswith(
         "queues/eventloop"))
-    t.assertTrue(rows["logger"]["verdict"].endswith("(micro n/a)"),
-                 rows["logger"])
+    if rows["logger"]["outcome"] != Outcome.TOO_WEAK.value:
+        t.assertTrue(rows["logger"]["verdict"].endswith("(micro n/a)"),
+                     rows["logger"])
     t.assertIn("--reply_via_queue", rows["task_queue"]["winner_flags"])
     t.assertTrue(all(b > 0 for b in rows["logger"]["log_bytes"]),
                  rows["logger"]["log_bytes"])
@@ -178,7 +189,7 @@ class ValidateTest(unittest.TestCase):
 
     def run_v(self, winners: str, fake: Optional[FakeRuns] = None,
               components: Sequence[str] = COMPONENTS,
-              repetitions: int = 3) -> tuple[Result, str]:
+              repetitions: int = 5) -> tuple[Result, str]:
         out = io.StringIO()
         with mock.patch.object(procs, "run_point", fake or FakeRuns()), \
                 mock.patch.object(procs, "resolve", lambda spec: spec):
@@ -189,7 +200,7 @@ class ValidateTest(unittest.TestCase):
         return v, out.getvalue()
 
     def test_good_winners(self) -> None:
-        for reps in (1, 3):
+        for reps in (1, 3, 5):
             with self.subTest(repetitions=reps):
                 v, _ = self.run_v(GOOD, repetitions=reps)
                 check_good(self, v)
@@ -198,14 +209,22 @@ class ValidateTest(unittest.TestCase):
                 self.assertNotIn("interrupted", v)
         rows = {r["component"]: r for r in v["rows"]}
         tq, lg = rows["task_queue"], rows["logger"]
+        # Five rounds: every winner run above every baseline run, every
+        # control run below: p = 2 / C(10, 5) on both sides.
         self.assertEqual(tq["outcome"], "held")
         self.assertEqual(tq["verdict"], "held")
         self.assertAlmostEqual(tq["e2e_ratio"], 1.2)
-        self.assertAlmostEqual(tq["noise"], (120 / 98 - 118 / 104) / 2)
+        self.assertAlmostEqual(tq["e2e"]["p"], 2 / 252)
+        self.assertAlmostEqual(tq["control_e2e"]["ratio"], 80 / 100)
+        self.assertAlmostEqual(tq["control_e2e"]["p"], 2 / 252)
+        self.assertEqual(tq["control_micro_ratio"], 0.16)
+        self.assertTrue(tq["e2e"]["low"] > 1.1 and tq["e2e"]["high"] < 1.3,
+                        tq["e2e"])
+        self.assertTrue(0 < tq["mde"] < 0.1, tq["mde"])
         self.assertAlmostEqual(tq["cpu_ratio"], 100 / 120)
         self.assertEqual(lg["outcome"], "no-difference")
         self.assertEqual(lg["verdict"], "no difference (micro n/a)")
-        self.assertEqual(lg["log_bytes"], [20] * 6)
+        self.assertEqual(lg["log_bytes"], [20] * 15)
 
     def test_malformed_winners(self) -> None:
         v, out = self.run_v(BAD, components=("task_queue", "logger"))
@@ -227,18 +246,23 @@ class ValidateTest(unittest.TestCase):
         fake = FakeRuns()
         v, _ = self.run_v(GOOD, fake, components=("task_queue", "logger"))
         self.assertEqual([c[1] for c in fake.calls[:6]], [
-            "swap-vector", "moodycamel", "moodycamel", "swap-vector",
-            "swap-vector", "moodycamel"])
+            "swap-vector", "moodycamel", "tbb-bounded", "moodycamel",
+            "tbb-bounded", "swap-vector"])
         self.assertEqual(fake.calls[1][2],
                          ["--task_queue=moodycamel", "--reply_via_queue"])
-        log_flag = fake.calls[6][2][1]
-        self.assertEqual(fake.calls[6][2][0], "--logger=sync")
+        self.assertEqual(fake.calls[2][2],
+                         ["--task_queue=tbb-bounded", "--reply_via_queue"])
+        log_flag = fake.calls[15][2][1]
+        self.assertEqual(fake.calls[15][2][0], "--logger=sync")
         self.assertRegex(log_flag, r"^--log_file=.*/\.validate-logs-[^/]*/"
                          r"logger-baseline\.log$")
+        self.assertEqual(fake.calls[17][2][0::2],
+                         ["--logger=sync", "--log_flush_every_line"])
         recs = v["rows"][0]["records"]
-        self.assertEqual([(r["repetition"], r["side"]) for r in recs], [
-            (0, "baseline"), (0, "winner"), (1, "winner"), (1, "baseline"),
-            (2, "baseline"), (2, "winner")])
+        self.assertEqual([(r["repetition"], r["side"]) for r in recs[:9]], [
+            (0, "baseline"), (0, "winner"), (0, "control"),
+            (1, "winner"), (1, "control"), (1, "baseline"),
+            (2, "control"), (2, "baseline"), (2, "winner")])
         self.assertEqual(v["rows"][0]["baseline_flags"],
                          ["--task_queue=swap-vector", "--reply_via_queue"])
 
@@ -250,12 +274,12 @@ class ValidateTest(unittest.TestCase):
         self.assertEqual(row["verdict"], "error")
         self.assertEqual(row["error"], "winner moodycamel: client wrote no "
                          "JSON (rc 1): boom")
-        self.assertEqual(len(row["records"]), 4)  # repetition 1 finished
+        self.assertEqual(len(row["records"]), 6)  # repetition 1 finished
         self.assertIsNone(row["e2e_ratio"])
         self.assertIn("did not run: winner moodycamel", row["sentence"])
-        self.assertIn("[validate 3/6] task_queue", out)
+        self.assertIn("[validate 4/15] task_queue", out)
         self.assertIn("FAILED client wrote no JSON", out)
-        self.assertNotIn("[validate 5/6]", out)
+        self.assertNotIn("[validate 7/15]", out)
 
     def test_the_logger_must_write(self) -> None:
         v, _ = self.run_v(GOOD, FakeRuns(write_log=False),
@@ -263,7 +287,7 @@ class ValidateTest(unittest.TestCase):
         row = v["rows"][0]
         self.assertEqual(row["outcome"], "error")
         self.assertIn("the logger wrote nothing to", row["error"])
-        self.assertEqual(row["log_bytes"], [0, 0])  # the pair ran
+        self.assertEqual(row["log_bytes"], [0, 0, 0])  # the round ran
 
     def test_interrupted(self) -> None:
         v, out = self.run_v(GOOD, FakeRuns(interrupt_at=3))
@@ -282,32 +306,36 @@ class ValidateTest(unittest.TestCase):
         out = io.StringIO()
         validate_report.print_table(v, out)
         text = out.getvalue()
-        self.assertIn("\nvalidation verdicts (winners from winners.json; 3 "
-                      "repetition(s), 0.2 s per run): medians in MiB/s\n",
-                      text)
+        self.assertIn("\nvalidation verdicts (winners from winners.json; 5 "
+                      "repetition(s) of baseline, winner and control, 0.2 s "
+                      "per run)\n", text)
         for pattern in (
                 r"^task_queue +reply-via-queue +swap-vector -> moodycamel +"
-                r"2\.50x +1\.200x \(\+-4\.5%\) +100\.0 +120\.0 +0\.833x +"
-                r"held$",
+                r"2\.50x +1\.200x \[1\.1\d, 1\.2\d\] p 0\.0079 +"
+                r"tbb-bounded \(0\.16x\) +0\.800x \[0\.7\d, 0\.8\d\] "
+                r"p 0\.0079 +\d\.\d% +held$",
                 r"^buffer .*winner is the baseline; nothing to validate$",
                 r"^logger +log-per-message +sync -> async-double-buffer +"
-                r"n/a .*no difference \(micro n/a\)$",
+                r"n/a .*sync\+flush-every-line \(n/a\) .*no difference "
+                r"\(micro n/a\)$",
                 r"^verdict: task_queue: moodycamel's 2\.50x over swap-vector "
                 r"in the micro sweep \(queues/eventloop/producers:2/"
-                r"coalesce:1\) became \+20\.0% ping-pong MiB/s, echo 4 KiB, "
-                r".*\(noise \+-4\.5%\): held$"):
+                r"coalesce:1\) came out 1\.200x \[.*\] p 0\.0079 end to "
+                r"end \(mib_per_s, echo 4 KiB, .*; control tbb-bounded: "
+                r"0\.800x .*\): held; control detected .*$"):
             self.assertRegex(text, re.compile(pattern, re.M))
-        self.assertNotIn("1 repetition: the noise is the floor", text)
+        self.assertNotIn("cannot reach p < 0.05 with so few", text)
 
     def test_defaults_are_marked(self) -> None:
         v, _ = self.run_v(BAD, components=("buffer",), repetitions=1)
         out = io.StringIO()
         validate_report.print_table(v, out)
         self.assertRegex(out.getvalue(), re.compile(
-            r"^buffer +echo-16k +linear -> ring +n/a .* refuted \(micro "
-            r"n/a\) \[default\]$",
+            r"^buffer +echo-16k +linear -> ring +n/a .* n/a +instrument too "
+            r"weak \[default\]$",
             re.M))
-        self.assertIn("1 repetition: the noise is the floor", out.getvalue())
+        self.assertIn("1 repetition(s): the exact U-test cannot reach p < "
+                      "0.05", out.getvalue())
 
 
 class WinnersAndRuleTest(unittest.TestCase):
@@ -339,17 +367,41 @@ class WinnersAndRuleTest(unittest.TestCase):
         self.assertTrue(all(x["origin"] == "default" for x in e.values()))
 
     def test_the_verdict_rule(self) -> None:
+        """Fixed samples for each of the five outcomes."""
         decide = validate.decide
-        self.assertEqual(decide([100, 100, 100], [110, 111, 109])[3],
+        base = [100.0, 101.0, 99.0, 102.0, 98.0]
+        slow = [80.0, 81.0, 79.0, 82.0, 78.0]   # a control far behind
+        d = decide(base, [110.0, 111.0, 109.0, 112.0, 108.0], slow)
+        self.assertEqual(d.outcome, Outcome.HELD)
+        assert d.winner is not None
+        self.assertAlmostEqual(d.winner.p, 2 / 252)
+        self.assertAlmostEqual(d.winner.ratio, 1.1)
+        self.assertEqual(decide(base, [90.0, 91.0, 89.0, 92.0, 88.0],
+                                slow).outcome, Outcome.REFUTED)
+        d = decide(base, [101.0, 99.0, 100.5, 98.5, 102.5], slow)
+        self.assertEqual(d.outcome, Outcome.NO_DIFFERENCE)
+        assert d.winner is not None
+        self.assertGreater(d.winner.p, 0.05)
+        # The control overlaps the baseline: the run could not tell.
+        d = decide(base, [110.0, 111.0, 109.0, 112.0, 108.0],
+                   [100.5, 99.5, 98.5, 101.5, 97.0])
+        self.assertEqual(d.outcome, Outcome.TOO_WEAK)
+        self.assertIn("the control was not detected as worse", d.reason)
+        self.assertIn("MDE ", d.reason)
+        # A control faster than the baseline is not detected as worse.
+        self.assertEqual(decide(base, base, [120.0] * 5).outcome,
+                         Outcome.TOO_WEAK)
+        # Too few runs for p < 0.05 at all: too weak, MDE unknown.
+        d = decide(base[:3], [200.0] * 3, slow[:3])
+        self.assertEqual(d.outcome, Outcome.TOO_WEAK)
+        self.assertEqual(d.mde, float("inf"))
+        self.assertIn("too few runs", d.reason)
+        self.assertEqual(decide([], [], []).outcome, Outcome.ERROR)
+        # Lower is better (server CPU per MiB): a cheaper winner held.
+        self.assertEqual(decide(base, [90.0, 91.0, 89.0, 92.0, 88.0],
+                                [120.0, 121.0, 119.0, 122.0, 118.0],
+                                higher_is_better=False).outcome,
                          Outcome.HELD)
-        self.assertEqual(decide([100, 100, 100], [90, 91, 89])[3],
-                         Outcome.REFUTED)
-        self.assertEqual(decide([100, 100, 100], [101, 99, 102])[3],
-                         Outcome.NO_DIFFERENCE)
-        # Noisy pairs: a 10% median gain within half their 30% range.
-        self.assertEqual(decide([100, 100, 100], [130, 100, 110])[3],
-                         Outcome.NO_DIFFERENCE)
-        self.assertEqual(decide([], []), (None, None, [], Outcome.ERROR))
 
     def test_every_outcome_has_its_words(self) -> None:
         self.assertEqual(set(VERDICT), set(Outcome))
