@@ -25,6 +25,7 @@ import layering  # noqa: E402
 LAYERS = [
     ["procs", "outcome", "validate_stats"],
     ["validate_cases", "sweep_tables"],
+    ["validate_decide"],
     ["validate_report", "sweep_run"],
     ["validate"],
     ["sweep"],

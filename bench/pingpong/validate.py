@@ -48,6 +48,7 @@ import validate_stats as VS
 from validate_cases import (CASES, COMPONENTS, CONTROLS, PROFILES, Outcome,
                             component_flags, load_winners, metric_of,
                             verdict)
+from validate_decide import decide
 from validate_report import sentence
 
 Row = dict[str, Any]
@@ -55,64 +56,6 @@ Entry = dict[str, Any]
 Case = dict[str, Any]
 
 SIDES = ("baseline", "winner", "control")
-
-
-@dataclasses.dataclass(frozen=True)
-class Comparison:
-    """One side against the baseline, oriented so that > 1 is better."""
-    ratio: float
-    low: float       # bootstrap 95% interval of the ratio
-    high: float
-    p: float         # two-sided U-test
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(ratio=self.ratio, low=self.low, high=self.high, p=self.p)
-
-
-def compare(base: Sequence[float], other: Sequence[float],
-            higher_is_better: bool) -> Comparison:
-    if higher_is_better:
-        ratio = statistics.median(other) / statistics.median(base)
-        low, high = VS.ratio_interval(base, other)
-    else:
-        ratio = statistics.median(base) / statistics.median(other)
-        low, high = VS.ratio_interval(other, base)
-    return Comparison(ratio, low, high, VS.u_test(base, other))
-
-
-@dataclasses.dataclass(frozen=True)
-class Decision:
-    outcome: Outcome
-    winner: Optional[Comparison]
-    control: Optional[Comparison]
-    mde: float       # relative; inf when the runs cannot reach p < ALPHA
-    reason: str
-
-
-def decide(base: Sequence[float], win: Sequence[float],
-           ctrl: Sequence[float], higher_is_better: bool = True) -> Decision:
-    """The verdict from the clean runs of each side (validate.py's header)."""
-    if not base or not win:
-        return Decision(Outcome.ERROR, None, None, math.inf,
-                        "no clean run of the baseline or the winner")
-    w = compare(base, win, higher_is_better)
-    c = compare(base, ctrl, higher_is_better) if ctrl else None
-    mde = VS.mde(base, win)
-    weak = "MDE %s" % ("n/a: too few runs for p < %.2f" % VS.ALPHA
-                       if math.isinf(mde) else "%.1f%%" % (100 * mde))
-    if c is None:
-        return Decision(Outcome.TOO_WEAK, w, None, mde,
-                        "no clean run of the control; %s" % weak)
-    if not (c.p < VS.ALPHA and c.ratio < 1):
-        return Decision(Outcome.TOO_WEAK, w, c, mde,
-                        "the control was not detected as worse (ratio "
-                        "%.3f, p %.3g); %s" % (c.ratio, c.p, weak))
-    if w.p < VS.ALPHA:
-        outcome = Outcome.HELD if w.ratio > 1 else Outcome.REFUTED
-    else:
-        outcome = Outcome.NO_DIFFERENCE
-    return Decision(outcome, w, c, mde, "control detected (ratio %.3f, p "
-                    "%.3g); winner p %.3g; %s" % (c.ratio, c.p, w.p, weak))
 
 
 # --- one run -----------------------------------------------------------------

@@ -31,12 +31,12 @@ echo '{"context": {"profile": "smoke"}, "echo": [{"server": "x"}], "header": []}
 run good --winners="$testdata/winners-good.json"
 grep -q "^validation verdicts (winners from winners.json" "$tmp/good.txt" ||
   fail "good: no verdict table"
-grep -Eq "^task_queue +reply-via-queue +swap-vector -> moodycamel +2.50x +[0-9.]+x \(\+-[0-9.]+%\)" \
-  "$tmp/good.txt" || fail "good: no task_queue row with micro and e2e ratios"
+grep -Eq "^task_queue +reply-via-queue +swap-vector -> moodycamel +2.50x +[0-9.]+x \[[0-9.]+, [0-9.]+\] p [0-9.e-]+ +tbb-bounded \(0.16x\) +[0-9.]+x " \
+  "$tmp/good.txt" || fail "good: no task_queue row with micro, e2e and control ratios"
 grep -Eq "^buffer .*winner is the baseline; nothing to validate" "$tmp/good.txt" ||
   fail "good: buffer winner == baseline not reported"
-grep -Eq "^logger +log-per-message +sync -> async-double-buffer +n/a .*\(micro n/a\)" \
-  "$tmp/good.txt" || fail "good: logger row without micro n/a"
+grep -Eq "^logger +log-per-message +sync -> async-double-buffer +n/a .*sync\+flush-every-line .* instrument too weak$" \
+  "$tmp/good.txt" || fail "good: logger row without micro n/a, its control, too weak at 1 repetition"
 grep -q "^verdict: task_queue: moodycamel's 2.50x over swap-vector" "$tmp/good.txt" ||
   fail "good: no verdict sentence"
 

@@ -5,7 +5,9 @@
 #
 # validate_stats.py on fixed samples: the exact U-test against values worked
 # out by hand (and scipy's where it is installed), the bootstrap interval,
-# the smallest p a number of runs allows, and the minimum detectable effect.
+# the smallest p a number of runs allows, and the minimum detectable effect;
+# and validate_decide.py's verdict rule on fixed samples for each of the five
+# outcomes (held, no-difference, refuted, too-weak, error).
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import validate_stats as VS  # noqa: E402
+from validate_cases import Outcome  # noqa: E402
+from validate_decide import decide  # noqa: E402
 
 
 class UTestTest(unittest.TestCase):
@@ -88,6 +92,44 @@ class IntervalAndPowerTest(unittest.TestCase):
         self.assertAlmostEqual(
             VS.relative_spread([100.0, 101.0, 99.0, 100.0, 400.0]),
             1.4826 * 1.0 / 100.0)
+
+
+class DecideTest(unittest.TestCase):
+    def test_the_verdict_rule(self) -> None:
+        """Fixed samples for each of the five outcomes."""
+        base = [100.0, 101.0, 99.0, 102.0, 98.0]
+        slow = [80.0, 81.0, 79.0, 82.0, 78.0]   # a control far behind
+        d = decide(base, [110.0, 111.0, 109.0, 112.0, 108.0], slow)
+        self.assertEqual(d.outcome, Outcome.HELD)
+        assert d.winner is not None
+        self.assertAlmostEqual(d.winner.p, 2 / 252)
+        self.assertAlmostEqual(d.winner.ratio, 1.1)
+        self.assertEqual(decide(base, [90.0, 91.0, 89.0, 92.0, 88.0],
+                                slow).outcome, Outcome.REFUTED)
+        d = decide(base, [101.0, 99.0, 100.5, 98.5, 102.5], slow)
+        self.assertEqual(d.outcome, Outcome.NO_DIFFERENCE)
+        assert d.winner is not None
+        self.assertGreater(d.winner.p, 0.05)
+        # The control overlaps the baseline: the run could not tell.
+        d = decide(base, [110.0, 111.0, 109.0, 112.0, 108.0],
+                   [100.5, 99.5, 98.5, 101.5, 97.0])
+        self.assertEqual(d.outcome, Outcome.TOO_WEAK)
+        self.assertIn("the control was not detected as worse", d.reason)
+        self.assertIn("MDE ", d.reason)
+        # A control faster than the baseline is not detected as worse.
+        self.assertEqual(decide(base, base, [120.0] * 5).outcome,
+                         Outcome.TOO_WEAK)
+        # Too few runs for p < 0.05 at all: too weak, MDE unknown.
+        d = decide(base[:3], [200.0] * 3, slow[:3])
+        self.assertEqual(d.outcome, Outcome.TOO_WEAK)
+        self.assertEqual(d.mde, float("inf"))
+        self.assertIn("too few runs", d.reason)
+        self.assertEqual(decide([], [], []).outcome, Outcome.ERROR)
+        # Lower is better (server CPU per MiB): a cheaper winner held.
+        self.assertEqual(decide(base, [90.0, 91.0, 89.0, 92.0, 88.0],
+                                [120.0, 121.0, 119.0, 122.0, 118.0],
+                                higher_is_better=False).outcome,
+                         Outcome.HELD)
 
 
 if __name__ == "__main__":
