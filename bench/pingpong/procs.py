@@ -206,6 +206,7 @@ class Point:
     seconds: float = 0.0
     count: int = 0
     limit: float = 0.0
+    server_cores: int = 0  # cores the server may use; 0: half of them
 
     def duration(self) -> float:
         """The client's time argument."""
@@ -216,14 +217,24 @@ def cpu_split(pin: str, p: Point
               ) -> tuple[bool, Optional[set[int]], Optional[set[int]],
                          list[int]]:
     """(pinned, server cpus, client cpus, this process's cores): disjoint
-    halves of the cores when pin is "yes", or "auto" and the threads fit."""
+    sets when pin is "yes", or "auto" and the threads fit: the server gets
+    p.server_cores cores (its I/O threads plus room for a helper thread such
+    as a logger's backend), or half of them when that is 0; the client the
+    rest."""
     cores = sorted(os.sched_getaffinity(0))
+    server_n = p.server_cores or len(cores) // 2
+    need = (p.server_cores or p.threads) + p.client_threads
     pinned = (pin == "yes" or (pin == "auto" and len(cores) >= 2 and
-                               p.threads + p.client_threads <= len(cores)))
-    if not pinned:
+                               need <= len(cores)))
+    if not pinned or server_n >= len(cores):
         return False, None, None, cores
-    return (True, set(cores[len(cores) // 2:]), set(cores[:len(cores) // 2]),
-            cores)
+    return (True, set(cores[len(cores) - server_n:]),
+            set(cores[:len(cores) - server_n]), cores)
+
+
+def cpu_list(cpus: Optional[set[int]], cores: list[int]) -> str:
+    """"0,1": the cores a process may run on (all of them when unpinned)."""
+    return ",".join(str(c) for c in sorted(cpus if cpus else cores))
 
 
 def start_server(server: Server, p: Point, cpus: Optional[set[int]],
@@ -259,7 +270,9 @@ def run_point(server: Server, client: str, tmp: str, p: Point,
     rec: dict[str, Any] = dict(
         server=server.name, protocol=p.protocol, server_threads=p.threads,
         client_threads=p.client_threads, blocksize=p.block,
-        sessions=p.sessions, pinned=pinned, ok=False)
+        sessions=p.sessions, pinned=pinned, ok=False,
+        server_cpus=cpu_list(server_cpus, cores),
+        client_cpus=cpu_list(client_cpus, cores))
     log = os.path.join(tmp, "server-%s.log" % server.name)
     started = start_server(server, p, server_cpus, log)
     if started is None:

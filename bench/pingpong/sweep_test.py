@@ -28,7 +28,7 @@ import statistics
 import sys
 import tempfile
 import unittest
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Optional
 from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -290,6 +290,29 @@ class RunTest(unittest.TestCase):
             dict(server="asio", ok=False, error="boom"), p, 3, 9),
             "[3/9] echo asio       threads 2 block  4096 sessions    10: "
             "FAILED boom")
+
+
+class CpuSplitTest(unittest.TestCase):
+    def split(self, p: procs.Point, pin: str = "auto"
+              ) -> tuple[bool, Optional[set[int]], Optional[set[int]]]:
+        with mock.patch.object(os, "sched_getaffinity",
+                               lambda pid: {0, 1, 2, 3}):
+            pinned, srv, cli, _ = procs.cpu_split(pin, p)
+        return pinned, srv, cli
+
+    def test_halves_by_default(self) -> None:
+        p = procs.Point("echo", 2, 2, 4096, 10)
+        self.assertEqual(self.split(p), (True, {2, 3}, {0, 1}))
+        self.assertEqual(self.split(p, "no"), (False, None, None))
+
+    def test_a_core_more_for_the_server(self) -> None:
+        """A logger's backend gets a core beside the I/O thread."""
+        p = procs.Point("echo", 1, 1, 4096, 10, server_cores=2)
+        self.assertEqual(self.split(p), (True, {2, 3}, {0, 1}))
+        p = procs.Point("echo", 1, 2, 4096, 10, server_cores=3)
+        # 3 + 2 threads on 4 cores: nothing pinned, everything shared.
+        self.assertEqual(self.split(p), (False, None, None))
+        self.assertEqual(procs.cpu_list(None, [0, 1]), "0,1")
 
 
 class CommandLineTest(unittest.TestCase):

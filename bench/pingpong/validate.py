@@ -14,9 +14,10 @@
 # worse, or one slowed on purpose), everything else equal, in the mode where
 # that component matters (CASES): the task queue with every reply posted
 # through a worker loop (--reply_via_queue, two cross-thread posts per
-# message), the buffer in the plain echo at 16 KiB and 4 KiB blocks, the
-# logger writing one line per message to a file on disk (under the results
-# directory, deleted after each run). The three rotate (BWC, WCB, CBW, ...),
+# message), the buffer in the echo at 16 KiB, in 64 KiB streaming and in
+# evpp's header/body with growing bodies, the logger writing one line per
+# message to a file on disk (under the results directory, deleted after each
+# run) with a core more for the server than its I/O threads. The three rotate (BWC, WCB, CBW, ...),
 # so a slow drift of the host spreads over all of them.
 #
 # Verdict (decide(), validate_stats.py). The metric is the throughput
@@ -87,7 +88,7 @@ def point_of(case: Case, seconds: float) -> procs.Point:
     return procs.Point(case["protocol"], case["threads"],
                        case["client_threads"], case["block"],
                        case["sessions"], seconds=seconds, count=1024,
-                       limit=60.0)
+                       limit=60.0, server_cores=case.get("server_cores", 0))
 
 
 def check_log(r: dict[str, Any], log_file: str) -> None:

@@ -61,15 +61,24 @@ CASES: dict[str, list[dict[str, Any]]] = {
         dict(name="echo-16k", protocol="echo", threads=1, client_threads=1,
              block=16384, sessions=100, flags=[],
              mode="echo 16 KiB, 100 sessions, 1 thread"),
-        dict(name="echo-4k", protocol="echo", threads=1, client_threads=1,
-             block=4096, sessions=100, flags=[],
-             mode="echo 4 KiB, 100 sessions, 1 thread"),
+        dict(name="stream-64k", protocol="echo", threads=1,
+             client_threads=1, block=65536, sessions=10, flags=[],
+             mode="echo 64 KiB blocks (streaming), 10 sessions, 1 thread"),
+        dict(name="header-growing", protocol="header", threads=1,
+             client_threads=1, block=0, sessions=100, flags=[],
+             mode="evpp's header/body, every reply's body one byte longer "
+                  "(100 to 1123 bytes), 100 sessions, 1 thread"),
     ],
+    # The server gets a core more than its I/O threads (server_cores), so
+    # an async logger's backend has somewhere to run; on 2 cores that leaves
+    # none to the client alone, so nothing is pinned (each record says
+    # which cores each process had).
     "logger": [
         dict(name="log-per-message", protocol="echo", threads=1,
              client_threads=1, block=4096, sessions=100, flags=[],
-             mode="echo 4 KiB, 100 sessions, 1 thread, one log line per "
-                  "message to a file on disk"),
+             server_cores=2,
+             mode="echo 4 KiB, 100 sessions, 1 I/O thread, one log line per "
+                  "message to a file on disk; the server may use 2 cores"),
     ],
 }
 

@@ -54,8 +54,10 @@ grep -q "^note: .*no-such-winners.json not found: default winners" "$tmp/missing
   fail "missing: absent winners.json not reported"
 grep -Eq "^buffer +echo-16k +linear -> ring +n/a" "$tmp/missing.txt" ||
   fail "missing: no buffer 16 KiB row with the defaults"
-grep -Eq "^buffer +echo-4k +linear -> ring" "$tmp/missing.txt" ||
-  fail "missing: no buffer 4 KiB row"
+grep -Eq "^buffer +stream-64k +linear -> ring" "$tmp/missing.txt" ||
+  fail "missing: no buffer 64 KiB streaming row"
+grep -Eq "^buffer +header-growing +linear -> ring" "$tmp/missing.txt" ||
+  fail "missing: no buffer header/body row"
 
 # 4. The JSON of the three runs.
 /usr/bin/python3 bench/pingpong/validate_test.py --smoke "$tmp"
