@@ -17,8 +17,9 @@
 # message), the buffer in the echo at 16 KiB, in 64 KiB streaming and in
 # evpp's header/body with growing bodies, the logger writing one line per
 # message to a file on disk (under the results directory, deleted after each
-# run) with a core more for the server than its I/O threads. The three rotate (BWC, WCB, CBW, ...),
-# so a slow drift of the host spreads over all of them.
+# run) with a core more for the server than its I/O threads. The three
+# rotate (BWC, WCB, CBW, ...), so a slow drift of the host spreads over all
+# of them.
 #
 # Verdict (decide(), validate_stats.py). The metric is the throughput
 # (MiB/s; messages/s for the header protocol), or, when the client was at

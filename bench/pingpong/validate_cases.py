@@ -65,7 +65,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
              client_threads=1, block=65536, sessions=10, flags=[],
              mode="echo 64 KiB blocks (streaming), 10 sessions, 1 thread"),
         dict(name="header-growing", protocol="header", threads=1,
-             client_threads=1, block=0, sessions=100, flags=[],
+             client_threads=1, block=1024, sessions=100, flags=[],
              mode="evpp's header/body, every reply's body one byte longer "
                   "(100 to 1123 bytes), 100 sessions, 1 thread"),
     ],
