@@ -94,6 +94,13 @@ struct Totals {
 
 std::atomic<EventLoop*> g_base_loop{nullptr};
 
+// The connections of the calling loop thread (initialized in each thread on
+// its first call).
+std::unordered_map<const void*, std::unique_ptr<Conn>>& LoopConns() {
+  thread_local std::unordered_map<const void*, std::unique_ptr<Conn>> conns;
+  return conns;
+}
+
 struct Args {
   std::string addr;
   int port = 0;
@@ -142,10 +149,8 @@ int Serve(const Args& args, const PolicyOptions& po, const bench::TaskQueueFacto
 
   Totals totals;
   const bool logging = static_cast<bool>(log_line);
-  // Each loop thread keeps the state of its own connections.
-  thread_local std::unordered_map<const void*, std::unique_ptr<Conn>> conns;
-
   server->set_connection_callback([&](const reactor::TcpConnectionPtr<B>& conn) {
+    auto& conns = LoopConns();  // each loop thread keeps its own connections
     if (conn->connected()) {
       std::string addr = conn->peer_address().to_string();
       addr.resize(addr.rfind(':') == std::string::npos ? addr.size() : addr.rfind(':'));
@@ -158,6 +163,7 @@ int Serve(const Args& args, const PolicyOptions& po, const bench::TaskQueueFacto
   });
   server->set_message_callback(
       [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
+        auto& conns = LoopConns();
         auto it = conns.find(conn.get());
         if (it == conns.end()) {
           in->retrieve_all();
