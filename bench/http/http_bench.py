@@ -205,9 +205,19 @@ def context(args: argparse.Namespace, prof: Profile,
         nginx_version=http_nginx.version(args.nginx)
         if any(s.kind == "nginx" for s in specs) else "",
         body=http_run.BODY,
-        servers=[dict(name=s.name, path=s.path, flags=list(s.flags) + (
-            ["--log_file=<point dir>/access.log"] if s.log_file_flag
-            else []), access_log=s.access_log) for s in specs])
+        servers=[dict(name=s.name, path=s.path, flags=flags_of(s),
+                      access_log=s.access_log) for s in specs])
+
+
+def flags_of(s: ServerSpec) -> list[str]:
+    """A server's flags as the context shows them (per-point paths as
+    <point dir>)."""
+    if s.kind == "nginx":
+        d = "<point dir>"
+        return ["-p", d, "-e", d + "/error.log", "-c", d + "/nginx.conf",
+                "-g", "daemon off;"]
+    return list(s.flags) + (["--log_file=<point dir>/access.log"]
+                            if s.log_file_flag else [])
 
 
 def notes(pin: http_run.Pinning, specs: list[ServerSpec]) -> list[str]:
@@ -221,6 +231,10 @@ def notes(pin: http_run.Pinning, specs: list[ServerSpec]) -> list[str]:
         out.append("nginx runs with keepalive_requests %d (the other "
                    "servers never close a keep-alive connection)"
                    % http_nginx.KEEPALIVE_REQUESTS)
+    if any(s.name == "serverkit-log" for s in specs):
+        out.append("serverkit-log: each access-log line is the logger's "
+                   "own prefix (time, level, thread, source) followed by "
+                   "nginx's combined format; nginx-log: combined format")
     out.append("server CPU: utime + stime of the server's process group "
                "(nginx's workers included) over wrk's run; wrk's CPU from "
                "its rusage; client_bound: wrk >= %d%% of its core"

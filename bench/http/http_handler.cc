@@ -11,23 +11,35 @@ HttpHandler* Self(http_parser* p) { return static_cast<HttpHandler*>(p->data); }
 
 std::string_view Reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 431: return "Request Header Fields Too Large";
-    default: return "Error";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 431:
+      return "Request Header Fields Too Large";
+    default:
+      return "Error";
   }
 }
 
 std::string_view Body(int status) {
   switch (status) {
-    case 200: return kCollectBody;
-    case 400: return R"({"error":"bad request"})";
-    case 404: return R"({"error":"not found"})";
-    case 405: return R"({"error":"method not allowed"})";
-    case 431: return R"({"error":"request header fields too large"})";
-    default: return R"({"error":"error"})";
+    case 200:
+      return kCollectBody;
+    case 400:
+      return R"({"error":"bad request"})";
+    case 404:
+      return R"({"error":"not found"})";
+    case 405:
+      return R"({"error":"method not allowed"})";
+    case 431:
+      return R"({"error":"request header fields too large"})";
+    default:
+      return R"({"error":"error"})";
   }
 }
 
@@ -41,7 +53,8 @@ void AppendResponse(int status, ConnectionHeader connection, std::string* out) {
   out->append(Reason(status));
   out->append("\r\nServer: serverkit\r\nContent-Type: application/json\r\n");
   if (status == 405) out->append("Allow: GET\r\n");
-  if (connection == ConnectionHeader::kClose) out->append("Connection: close\r\n");
+  if (connection == ConnectionHeader::kClose)
+    out->append("Connection: close\r\n");
   if (connection == ConnectionHeader::kKeepAlive) {
     out->append("Connection: keep-alive\r\n");
   }
@@ -107,7 +120,8 @@ int HttpHandler::OnUrl(http_parser* p, const char* at, std::size_t len) {
   return 0;
 }
 
-int HttpHandler::OnHeaderField(http_parser* p, const char* at, std::size_t len) {
+int HttpHandler::OnHeaderField(http_parser* p, const char* at,
+                               std::size_t len) {
   HttpHandler* h = Self(p);
   h->request_line_complete_ = true;
   if (!h->record_log_headers_) return 0;
@@ -119,7 +133,8 @@ int HttpHandler::OnHeaderField(http_parser* p, const char* at, std::size_t len) 
   return 0;
 }
 
-int HttpHandler::OnHeaderValue(http_parser* p, const char* at, std::size_t len) {
+int HttpHandler::OnHeaderValue(http_parser* p, const char* at,
+                               std::size_t len) {
   HttpHandler* h = Self(p);
   if (!h->record_log_headers_) return 0;
   if (!h->last_was_value_) {
@@ -153,12 +168,23 @@ void HttpHandler::reply(int status, bool close, std::string* out,
                         const ReplyCallback& on_reply) {
   ++stats_.requests;
   switch (status) {
-    case 200: ++stats_.ok; break;
-    case 404: ++stats_.not_found; break;
-    case 405: ++stats_.bad_method; break;
-    case 400: ++stats_.bad_request; break;
-    case 431: ++stats_.head_too_large; break;
-    default: break;
+    case 200:
+      ++stats_.ok;
+      break;
+    case 404:
+      ++stats_.not_found;
+      break;
+    case 405:
+      ++stats_.bad_method;
+      break;
+    case 400:
+      ++stats_.bad_request;
+      break;
+    case 431:
+      ++stats_.head_too_large;
+      break;
+    default:
+      break;
   }
   const bool http10 = parser_.http_major == 1 && parser_.http_minor == 0;
   if (status == 200 && !close && !http10) {

@@ -53,8 +53,8 @@ inline constexpr std::size_t kMaxHeadBytes = 8 * 1024;
 
 // One reply, for the access log. The views are valid during the callback.
 struct ReplyRecord {
-  std::string_view method;      // "GET"; empty when the request line was bad
-  std::string_view target;      // "/collect?v=1"
+  std::string_view method;  // "GET"; empty when the request line was bad
+  std::string_view target;  // "/collect?v=1"
   int http_major = 1;
   int http_minor = 1;
   bool request_line_complete = false;  // method, target and version known
@@ -118,7 +118,7 @@ class HttpHandler {
   bool request_line_complete_ = false;
   bool keep_alive_ = true;  // set when the message completes
   std::string url_;
-  std::string field_;   // the header name being read
+  std::string field_;             // the header name being read
   std::string* value_ = nullptr;  // where its value goes (null: dropped)
   bool last_was_value_ = false;
   std::string referer_;

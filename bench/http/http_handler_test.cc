@@ -9,7 +9,8 @@
 namespace serverkit::http {
 namespace {
 
-constexpr std::string_view kGet = "GET /collect?v=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+constexpr std::string_view kGet =
+    "GET /collect?v=1 HTTP/1.1\r\nHost: x\r\n\r\n";
 constexpr std::string_view kOk =
     "HTTP/1.1 200 OK\r\nServer: serverkit\r\nContent-Type: application/json\r\n"
     "Content-Length: 11\r\n\r\n{\"ok\":true}";
@@ -55,10 +56,10 @@ TEST(HttpHandlerTest, KeepAliveAcrossFeeds) {
 }
 
 TEST(HttpHandlerTest, PipelinedRequestsAnsweredInOrder) {
-  const std::string in = std::string(kGet) +
-                         "GET /nope HTTP/1.1\r\n\r\n" +
-                         "POST /collect HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc" +
-                         std::string(kGet);
+  const std::string in =
+      std::string(kGet) + "GET /nope HTTP/1.1\r\n\r\n" +
+      "POST /collect HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc" +
+      std::string(kGet);
   const Fed f = FeedWhole(in);
   EXPECT_EQ(Statuses(f.out), (std::vector<int>{200, 404, 405, 200}));
   EXPECT_FALSE(f.closed);
@@ -74,8 +75,9 @@ TEST(HttpHandlerTest, UnknownPathIs404AndKeepsTheConnection) {
 TEST(HttpHandlerTest, BodiesAreConsumed) {
   const std::string in =
       "POST /x HTTP/1.1\r\nContent-Length: 16\r\n\r\nGET / HTTP/1.1\r\n" +
-      std::string("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
-                  "5\r\nhello\r\n0\r\n\r\n") +
+      std::string(
+          "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+          "5\r\nhello\r\n0\r\n\r\n") +
       std::string(kGet);
   const Fed f = FeedWhole(in);
   EXPECT_EQ(Statuses(f.out), (std::vector<int>{404, 404, 200}));
@@ -84,7 +86,8 @@ TEST(HttpHandlerTest, BodiesAreConsumed) {
 
 TEST(HttpHandlerTest, ConnectionCloseClosesAfterTheReply) {
   const std::string in =
-      "GET /collect?v=1 HTTP/1.1\r\nConnection: close\r\n\r\n" + std::string(kGet);
+      "GET /collect?v=1 HTTP/1.1\r\nConnection: close\r\n\r\n" +
+      std::string(kGet);
   const Fed f = FeedWhole(in);
   EXPECT_EQ(Statuses(f.out), std::vector<int>{200});  // nothing after it
   EXPECT_NE(f.out.find("Connection: close\r\n"), std::string::npos);
@@ -110,8 +113,10 @@ TEST(HttpHandlerTest, MalformedIs400AndCloses) {
        {std::string_view("BLAH\x01 / HTTP/1.1\r\n\r\n"),
         std::string_view("GET /collect HTTP/9.x\r\n\r\n"),
         std::string_view("GET /collect HTTP/1.1\r\nBad Header\r\n\r\n"),
-        std::string_view("GET /collect HTTP/1.1\r\nContent-Length: zz\r\n\r\n")}) {
-    const std::string in = std::string(kGet) + std::string(bad) + std::string(kGet);
+        std::string_view(
+            "GET /collect HTTP/1.1\r\nContent-Length: zz\r\n\r\n")}) {
+    const std::string in =
+        std::string(kGet) + std::string(bad) + std::string(kGet);
     const Fed f = FeedWhole(in);
     EXPECT_EQ(Statuses(f.out), (std::vector<int>{200, 400})) << bad;
     EXPECT_NE(f.out.find("Connection: close\r\n"), std::string::npos) << bad;
@@ -134,7 +139,8 @@ TEST(HttpHandlerTest, HeadOverEightKiBIs431AndCloses) {
   EXPECT_EQ(Statuses(ok.out), (std::vector<int>{200, 200}));
   EXPECT_FALSE(ok.closed);
 
-  const Fed big = FeedWhole(std::string(kGet) + RequestWithHead(kMaxHeadBytes + 1));
+  const Fed big =
+      FeedWhole(std::string(kGet) + RequestWithHead(kMaxHeadBytes + 1));
   EXPECT_EQ(Statuses(big.out), (std::vector<int>{200, 431}));
   EXPECT_NE(big.out.find("Connection: close\r\n"), std::string::npos);
   EXPECT_TRUE(big.closed);
@@ -143,7 +149,8 @@ TEST(HttpHandlerTest, HeadOverEightKiBIs431AndCloses) {
   HttpHandler h;
   std::string out;
   h.feed("GET /collect HTTP/1.1\r\n", &out);
-  for (int i = 0; i < 1000 && !h.should_close(); ++i) h.feed("X-A: bbbbbbbbbbbb\r\n", &out);
+  for (int i = 0; i < 1000 && !h.should_close(); ++i)
+    h.feed("X-A: bbbbbbbbbbbb\r\n", &out);
   EXPECT_EQ(Statuses(out), std::vector<int>{431});
   EXPECT_TRUE(h.should_close());
 }
@@ -153,17 +160,20 @@ TEST(HttpHandlerTest, ReplyRecordsForTheAccessLog) {
   std::string out;
   std::vector<std::string> lines;
   h.feed(
-      "GET /collect?v=1 HTTP/1.1\r\nReferer: http://r/\r\nUser-Agent: wrk\r\n\r\n"
+      "GET /collect?v=1 HTTP/1.1\r\nReferer: http://r/\r\nUser-Agent: "
+      "wrk\r\n\r\n"
       "GET /x HTTP/1.0\r\n\r\n",
       &out, [&](const ReplyRecord& r) {
-        lines.push_back(std::string(r.method) + " " + std::string(r.target) + " " +
-                        std::to_string(r.http_major) + "." +
-                        std::to_string(r.http_minor) + " " + std::to_string(r.status) +
-                        " " + std::to_string(r.body_bytes) + " [" +
-                        std::string(r.referer) + "] [" + std::string(r.user_agent) + "]");
+        lines.push_back(
+            std::string(r.method) + " " + std::string(r.target) + " " +
+            std::to_string(r.http_major) + "." + std::to_string(r.http_minor) +
+            " " + std::to_string(r.status) + " " +
+            std::to_string(r.body_bytes) + " [" + std::string(r.referer) +
+            "] [" + std::string(r.user_agent) + "]");
       });
-  EXPECT_EQ(lines, (std::vector<std::string>{"GET /collect?v=1 1.1 200 11 [http://r/] [wrk]",
-                                             "GET /x 1.0 404 21 [] []"}));
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "GET /collect?v=1 1.1 200 11 [http://r/] [wrk]",
+                       "GET /x 1.0 404 21 [] []"}));
   lines.clear();
   HttpHandler bad(true);
   bad.feed("\x01\x02\r\n\r\n", &out, [&](const ReplyRecord& r) {
@@ -195,15 +205,19 @@ void ExpectSplitInvariant(const std::string& in) {
 
 TEST(HttpHandlerTest, SplitAtEveryByteBoundary) {
   ExpectSplitInvariant(
-      "GET /collect?v=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: wrk\r\n\r\n" +
+      "GET /collect?v=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: "
+      "wrk\r\n\r\n" +
       std::string("POST /collect HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello") +
-      "GET /nope HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" +
+      "GET /nope HTTP/1.1\r\nTransfer-Encoding: "
+      "chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n" +
       std::string(kGet));
 }
 
 TEST(HttpHandlerTest, SplitAtEveryByteBoundaryWithErrors) {
-  ExpectSplitInvariant(std::string(kGet) + "GET /collect HTTP/1.1\r\nBad Header\r\n\r\n");
-  ExpectSplitInvariant(std::string(kGet) + "GET /collect HTTP/1.0\r\n\r\n" + std::string(kGet));
+  ExpectSplitInvariant(std::string(kGet) +
+                       "GET /collect HTTP/1.1\r\nBad Header\r\n\r\n");
+  ExpectSplitInvariant(std::string(kGet) + "GET /collect HTTP/1.0\r\n\r\n" +
+                       std::string(kGet));
   ExpectSplitInvariant(std::string(kGet) + RequestWithHead(kMaxHeadBytes + 1));
   ExpectSplitInvariant(RequestWithHead(kMaxHeadBytes) + std::string(kGet));
 }

@@ -61,7 +61,8 @@ std::string_view TimeLocal() {
     last = now;
     std::tm tm{};
     localtime_r(&now, &tm);
-    if (std::strftime(text, sizeof(text), "%d/%b/%Y:%H:%M:%S %z", &tm) == 0) text[0] = 0;
+    if (std::strftime(text, sizeof(text), "%d/%b/%Y:%H:%M:%S %z", &tm) == 0)
+      text[0] = 0;
   }
   return text;
 }
@@ -108,8 +109,9 @@ struct Args {
 };
 
 Args ParseArgs(const std::vector<char*>& rest) {
-  const std::string usage = std::string("usage: server <addr> <port> <threads> [flags]\n") +
-                            bench::kPolicyHelp;
+  const std::string usage =
+      std::string("usage: server <addr> <port> <threads> [flags]\n") +
+      bench::kPolicyHelp;
   if (rest.size() == 2 && std::string_view(rest[1]) == "--help") {
     std::fputs(usage.c_str(), stdout);
     std::exit(0);
@@ -119,7 +121,8 @@ Args ParseArgs(const std::vector<char*>& rest) {
   a.addr = rest[1];
   const auto port = pingpong::ParseLong(rest[2]);
   const auto threads = pingpong::ParseLong(rest[3]);
-  if (!port || *port > 65535) Fail(kProgram, std::string("bad port '") + rest[2] + "'");
+  if (!port || *port > 65535)
+    Fail(kProgram, std::string("bad port '") + rest[2] + "'");
   if (!threads || *threads < 1 || *threads > 256) {
     Fail(kProgram, std::string("bad thread count '") + rest[3] + "'");
   }
@@ -129,7 +132,8 @@ Args ParseArgs(const std::vector<char*>& rest) {
 }
 
 template <typename B>
-int Serve(const Args& args, const PolicyOptions& po, const bench::TaskQueueFactory& make_queue,
+int Serve(const Args& args, const PolicyOptions& po,
+          const bench::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
   auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
@@ -142,95 +146,109 @@ int Serve(const Args& args, const PolicyOptions& po, const bench::TaskQueueFacto
   std::unique_ptr<TcpServer<B>> server;
   try {
     const int io_threads = args.threads == 1 ? 0 : args.threads;
-    server = std::make_unique<TcpServer<B>>(&base, listen, "http", io_threads, loop_options);
+    server = std::make_unique<TcpServer<B>>(&base, listen, "http", io_threads,
+                                            loop_options);
   } catch (const std::exception& e) {
-    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() + ": " + e.what());
+    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() +
+                       ": " + e.what());
   }
 
   Totals totals;
   const bool logging = static_cast<bool>(log_line);
-  server->set_connection_callback([&](const reactor::TcpConnectionPtr<B>& conn) {
-    auto& conns = LoopConns();  // each loop thread keeps its own connections
-    if (conn->connected()) {
-      std::string addr = conn->peer_address().to_string();
-      addr.resize(addr.rfind(':') == std::string::npos ? addr.size() : addr.rfind(':'));
-      conns[conn.get()] = std::make_unique<Conn>(logging, std::move(addr));
-      totals.connections.fetch_add(1, std::memory_order_relaxed);
-    } else if (auto it = conns.find(conn.get()); it != conns.end()) {
-      totals.add(it->second->handler.stats());
-      conns.erase(it);
-    }
-  });
-  server->set_message_callback(
-      [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
-        auto& conns = LoopConns();
-        auto it = conns.find(conn.get());
-        if (it == conns.end()) {
-          in->retrieve_all();
-          return;
+  server->set_connection_callback(
+      [&](const reactor::TcpConnectionPtr<B>& conn) {
+        auto& conns =
+            LoopConns();  // each loop thread keeps its own connections
+        if (conn->connected()) {
+          std::string addr = conn->peer_address().to_string();
+          addr.resize(addr.rfind(':') == std::string::npos ? addr.size()
+                                                           : addr.rfind(':'));
+          conns[conn.get()] = std::make_unique<Conn>(logging, std::move(addr));
+          totals.connections.fetch_add(1, std::memory_order_relaxed);
+        } else if (auto it = conns.find(conn.get()); it != conns.end()) {
+          totals.add(it->second->handler.stats());
+          conns.erase(it);
         }
-        Conn& c = *it->second;
-        ReplyCallback on_reply;
-        if (logging) {
-          on_reply = [&log_line, &c](const ReplyRecord& r) { log_line(c.remote_addr, r); };
-        }
-        while (in->readable_bytes() > 0) {
-          const auto spans = in->readable();
-          c.handler.feed(std::string_view(spans.first.data(), spans.first.size()), &c.out,
-                         on_reply);
-          in->retrieve(spans.first.size());
-        }
-        if (!c.out.empty()) {
-          conn->send(c.out);
-          c.out.clear();
-        }
-        // Half-close once the reply is written (never drops its tail).
-        if (c.handler.should_close()) conn->shutdown();
       });
+  server->set_message_callback([&](const reactor::TcpConnectionPtr<B>& conn,
+                                   B* in, Clock::time_point) {
+    auto& conns = LoopConns();
+    auto it = conns.find(conn.get());
+    if (it == conns.end()) {
+      in->retrieve_all();
+      return;
+    }
+    Conn& c = *it->second;
+    ReplyCallback on_reply;
+    if (logging) {
+      on_reply = [&log_line, &c](const ReplyRecord& r) {
+        log_line(c.remote_addr, r);
+      };
+    }
+    while (in->readable_bytes() > 0) {
+      const auto spans = in->readable();
+      c.handler.feed(std::string_view(spans.first.data(), spans.first.size()),
+                     &c.out, on_reply);
+      in->retrieve(spans.first.size());
+    }
+    if (!c.out.empty()) {
+      conn->send(c.out);
+      c.out.clear();
+    }
+    // Half-close once the reply is written (never drops its tail).
+    if (c.handler.should_close()) conn->shutdown();
+  });
   server->start();
-  std::fprintf(stderr,
-               "server: listening on %s, %d I/O thread(s), buffer %s, task queue %s, "
-               "coalesce %d, logger %s\n",
-               server->listen_address().to_string().c_str(), args.threads,
-               std::string(B::kName).c_str(), std::string(base.task_queue_name()).c_str(),
-               po.coalesce ? 1 : 0, po.logger.c_str());
+  std::fprintf(
+      stderr,
+      "server: listening on %s, %d I/O thread(s), buffer %s, task queue %s, "
+      "coalesce %d, logger %s\n",
+      server->listen_address().to_string().c_str(), args.threads,
+      std::string(B::kName).c_str(),
+      std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
+      po.logger.c_str());
   g_base_loop.store(&base);
   base.loop();
   g_base_loop.store(nullptr);
   server.reset();  // connections still open report their counters on the way
-  std::fprintf(stderr,
-               "server: stopped; connections %llu, replies %llu (200: %llu, 404: %llu, "
-               "405: %llu, 400: %llu, 431: %llu)\n",
-               static_cast<unsigned long long>(totals.connections.load()),
-               static_cast<unsigned long long>(totals.requests.load()),
-               static_cast<unsigned long long>(totals.ok.load()),
-               static_cast<unsigned long long>(totals.not_found.load()),
-               static_cast<unsigned long long>(totals.bad_method.load()),
-               static_cast<unsigned long long>(totals.bad_request.load()),
-               static_cast<unsigned long long>(totals.head_too_large.load()));
+  std::fprintf(
+      stderr,
+      "server: stopped; connections %llu, replies %llu (200: %llu, 404: %llu, "
+      "405: %llu, 400: %llu, 431: %llu)\n",
+      static_cast<unsigned long long>(totals.connections.load()),
+      static_cast<unsigned long long>(totals.requests.load()),
+      static_cast<unsigned long long>(totals.ok.load()),
+      static_cast<unsigned long long>(totals.not_found.load()),
+      static_cast<unsigned long long>(totals.bad_method.load()),
+      static_cast<unsigned long long>(totals.bad_request.load()),
+      static_cast<unsigned long long>(totals.head_too_large.load()));
   return 0;
 }
 
 int Main(int argc, char** argv) {
   PolicyOptions po;
-  const std::vector<char*> rest = bench::TakePolicyFlags(argc, argv, kProgram, &po);
+  const std::vector<char*> rest =
+      bench::TakePolicyFlags(argc, argv, kProgram, &po);
   const Args args = ParseArgs(rest);
 
   // Before any thread starts (an async logger's backend included).
   bench::QuitOnStopSignals(&g_base_loop);
-  const bench::TaskQueueFactory make_queue = bench::MakeTaskQueueFactory(kProgram, po);
+  const bench::TaskQueueFactory make_queue =
+      bench::MakeTaskQueueFactory(kProgram, po);
   std::function<LogLine> log_line;
   const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
       kProgram, po,
       [](auto* l) -> std::function<LogLine> {
         return [l](std::string_view addr, const ReplyRecord& r) {
           if (r.request_line_complete) {
-            SK_LOG_INFO(*l, "{} - - [{}] \"{} {} HTTP/{}.{}\" {} {} \"{}\" \"{}\"", addr,
-                        TimeLocal(), r.method, r.target, r.http_major, r.http_minor,
-                        r.status, r.body_bytes, OrDash(r.referer), OrDash(r.user_agent));
+            SK_LOG_INFO(*l,
+                        "{} - - [{}] \"{} {} HTTP/{}.{}\" {} {} \"{}\" \"{}\"",
+                        addr, TimeLocal(), r.method, r.target, r.http_major,
+                        r.http_minor, r.status, r.body_bytes, OrDash(r.referer),
+                        OrDash(r.user_agent));
           } else {
-            SK_LOG_INFO(*l, "{} - - [{}] \"-\" {} {} \"-\" \"-\"", addr, TimeLocal(),
-                        r.status, r.body_bytes);
+            SK_LOG_INFO(*l, "{} - - [{}] \"-\" {} {} \"-\" \"-\"", addr,
+                        TimeLocal(), r.status, r.body_bytes);
           }
         };
       },

@@ -74,13 +74,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnRead(error_code ec) {
     if (ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-        ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
+        ec == asio::error::connection_reset ||
+        ec == asio::error::operation_aborted) {
       Close();
       return;
     }
     if (ec) {  // malformed or too large: answer, then close
-      Reply(ec == bhttp::error::header_limit ? bhttp::status::request_header_fields_too_large
-                                             : bhttp::status::bad_request,
+      Reply(ec == bhttp::error::header_limit
+                ? bhttp::status::request_header_fields_too_large
+                : bhttp::status::bad_request,
             11, false, true);
       return;
     }
@@ -89,31 +91,36 @@ class Session : public std::enable_shared_from_this<Session> {
     const std::string_view path = target.substr(0, target.find('?'));
     bhttp::status status = bhttp::status::not_found;
     if (path == kCollectPath) {
-      status = req.method() == bhttp::verb::get ? bhttp::status::ok
-                                                : bhttp::status::method_not_allowed;
+      status = req.method() == bhttp::verb::get
+                   ? bhttp::status::ok
+                   : bhttp::status::method_not_allowed;
     }
     Reply(status, req.version(), req.keep_alive(), !req.keep_alive());
   }
 
-  void Reply(bhttp::status status, unsigned version, bool keep_alive, bool close) {
+  void Reply(bhttp::status status, unsigned version, bool keep_alive,
+             bool close) {
     res_.emplace();
     res_->result(status);
     res_->version(version);
     res_->set(bhttp::field::server, "beast");
     res_->set(bhttp::field::content_type, "application/json");
-    if (status == bhttp::status::method_not_allowed) res_->set(bhttp::field::allow, "GET");
-    res_->body() = status == bhttp::status::ok ? std::string(kCollectBody)
-                                               : std::string(R"({"error":"error"})");
+    if (status == bhttp::status::method_not_allowed)
+      res_->set(bhttp::field::allow, "GET");
+    res_->body() = status == bhttp::status::ok
+                       ? std::string(kCollectBody)
+                       : std::string(R"({"error":"error"})");
     res_->keep_alive(keep_alive && !close);
     res_->prepare_payload();
-    bhttp::async_write(stream_, *res_,
-                       [self = shared_from_this(), close](error_code ec, std::size_t) {
-                         if (ec || close) {
-                           self->Close();
-                           return;
-                         }
-                         self->Read();
-                       });
+    bhttp::async_write(
+        stream_, *res_,
+        [self = shared_from_this(), close](error_code ec, std::size_t) {
+          if (ec || close) {
+            self->Close();
+            return;
+          }
+          self->Read();
+        });
   }
 
   // Half-close after the reply, then read (and drop) until the peer closes:
@@ -126,10 +133,11 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Drain() {
-    stream_.socket().async_read_some(asio::buffer(drain_),
-                                     [self = shared_from_this()](error_code ec, std::size_t) {
-                                       if (!ec) self->Drain();
-                                     });
+    stream_.socket().async_read_some(
+        asio::buffer(drain_),
+        [self = shared_from_this()](error_code ec, std::size_t) {
+          if (!ec) self->Drain();
+        });
   }
 
   beast::tcp_stream stream_;
@@ -141,7 +149,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
 class Server {
  public:
-  Server(asio::io_context& accept_ctx, std::vector<asio::io_context*> io, tcp::endpoint ep)
+  Server(asio::io_context& accept_ctx, std::vector<asio::io_context*> io,
+         tcp::endpoint ep)
       : acceptor_(accept_ctx), io_(std::move(io)) {
     acceptor_.open(ep.protocol());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
@@ -151,15 +160,19 @@ class Server {
 
   void Accept() {
     asio::io_context* ctx = io_[next_++ % io_.size()];
-    acceptor_.async_accept(*ctx, [this, ctx](error_code ec, tcp::socket socket) {
+    acceptor_.async_accept(*ctx, [this, ctx](error_code ec,
+                                             tcp::socket socket) {
       if (!ec) {
         // The socket belongs to ctx: start the session in ctx's thread.
-        asio::post(*ctx, [s = std::make_shared<Session>(std::move(socket))] { s->Start(); });
+        asio::post(*ctx, [s = std::make_shared<Session>(std::move(socket))] {
+          s->Start();
+        });
       } else if (ec == asio::error::operation_aborted) {
         return;
       } else if (!logged_) {
         logged_ = true;
-        std::fprintf(stderr, "beast_server: accept: %s\n", ec.message().c_str());
+        std::fprintf(stderr, "beast_server: accept: %s\n",
+                     ec.message().c_str());
       }
       Accept();
     });
@@ -201,13 +214,14 @@ int Main(int argc, char** argv) {
                    tcp::endpoint(asio::ip::make_address(argv[1]),
                                  static_cast<unsigned short>(*port)));
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "beast_server: cannot listen on %s:%ld: %s\n", argv[1], *port,
-                 e.what());
+    std::fprintf(stderr, "beast_server: cannot listen on %s:%ld: %s\n", argv[1],
+                 *port, e.what());
     return 2;
   }
   server->Accept();
 
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>>
+      guards;
   std::vector<std::thread> workers;
   for (auto& ctx : io_owned) {
     guards.push_back(asio::make_work_guard(*ctx));
@@ -218,8 +232,8 @@ int Main(int argc, char** argv) {
     main_ctx.stop();
     for (auto& ctx : io_owned) ctx->stop();
   });
-  std::fprintf(stderr, "beast_server: listening on %s:%ld, %ld thread(s)\n", argv[1], *port,
-               *threads);
+  std::fprintf(stderr, "beast_server: listening on %s:%ld, %ld thread(s)\n",
+               argv[1], *port, *threads);
   main_ctx.run();
   for (auto& ctx : io_owned) ctx->stop();
   for (auto& t : workers) t.join();

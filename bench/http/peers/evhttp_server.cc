@@ -111,8 +111,8 @@ int Main(int argc, char** argv) {
 
   const int fd = Listen(argv[1], static_cast<int>(*port));
   if (fd < 0) {
-    std::fprintf(stderr, "evhttp_server: cannot listen on %s:%ld: %s\n", argv[1], *port,
-                 std::strerror(errno));
+    std::fprintf(stderr, "evhttp_server: cannot listen on %s:%ld: %s\n",
+                 argv[1], *port, std::strerror(errno));
     return 2;
   }
   std::vector<Worker> workers(static_cast<std::size_t>(*threads));
@@ -126,9 +126,9 @@ int Main(int argc, char** argv) {
       return 2;
     }
     evhttp_set_max_headers_size(w.http, static_cast<ev_ssize_t>(kMaxHeadBytes));
-    evhttp_set_allowed_methods(
-        w.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
-                    EVHTTP_REQ_DELETE);
+    evhttp_set_allowed_methods(w.http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+                                           EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
+                                           EVHTTP_REQ_DELETE);
     evhttp_set_cb(w.http, std::string(kCollectPath).c_str(), Collect, &w);
     evhttp_set_gencb(w.http, NotFound, &w);
   }
@@ -136,8 +136,8 @@ int Main(int argc, char** argv) {
   for (Worker& w : workers) {
     running.emplace_back([b = w.base] { event_base_dispatch(b); });
   }
-  std::fprintf(stderr, "evhttp_server: listening on %s:%ld, %ld thread(s)\n", argv[1], *port,
-               *threads);
+  std::fprintf(stderr, "evhttp_server: listening on %s:%ld, %ld thread(s)\n",
+               argv[1], *port, *threads);
   int sig = 0;
   sigwait(&stop, &sig);
   for (Worker& w : workers) event_base_loopbreak(w.base);
