@@ -45,6 +45,9 @@
 # CPU us per request, wrk's CPU as a share of its core (from its rusage),
 # and client_bound when that share is >= 90%: the figure may then be wrk's
 # ceiling, not the server's, and the CPU per request still ranks servers.
+# other_cpu_s is the machine's busy CPU (/proc/stat, interrupts excluded)
+# that neither the server nor wrk used: other work (a compile) that skews
+# the point; a note says when it passed 10% of a core.
 #
 # Output: one progress line per point, then a table per connection count
 # (medians over the ok repetitions, ratios to nginx with the same
@@ -310,6 +313,15 @@ def main(argv: list[str]) -> int:
         procs.stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
     data["elapsed_s"] = round(time.monotonic() - started, 1)
+    data["context"]["loadavg_at_end"] = [round(x, 2)
+                                         for x in os.getloadavg()]
+    other = [p["other_cpu_s"] / p["seconds"] for p in data["points"]
+             if p["seconds"] and p["requests"]]
+    if other and max(other) > 0.1:
+        data["notes"].append(
+            "other work on the machine used up to %.0f%% of a core during "
+            "a point (other_cpu_s): those figures are suspect"
+            % (100 * max(other)))
     print()
     print(http_tables.tables(data["points"], data["context"]))
     for line in http_tables.failures(data["points"]):

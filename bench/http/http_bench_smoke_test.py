@@ -34,7 +34,7 @@ POINT_KEYS = {"server", "access_log", "threads", "connections",
               "wrk_threads", "seconds", "repetition", "ok", "requests",
               "requests_per_s", "latency_ms", "non_2xx", "socket_errors",
               "server_cpu_s", "server_cpu_us_per_request", "client_cpu_util",
-              "client_bound"}
+              "client_bound", "other_cpu_s"}
 
 
 def leftovers(marker: str) -> list[str]:

@@ -102,6 +102,10 @@ class PointRecord:
     server_cpu_us_per_request: float = 0.0
     client_cpu_util: float = 0.0
     client_bound: bool = False
+    # CPU seconds used on the machine during wrk's run by everything but
+    # the server's group and wrk (other work, the hypervisor's steal
+    # included; interrupts excluded).
+    other_cpu_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         """The point as results/http.json holds it ("error" only when not
@@ -122,7 +126,8 @@ class PointRecord:
                  server_cpu_us_per_request=round(
                      self.server_cpu_us_per_request, 3),
                  client_cpu_util=round(self.client_cpu_util, 3),
-                 client_bound=self.client_bound)
+                 client_bound=self.client_bound,
+                 other_cpu_s=round(self.other_cpu_s, 3))
         return d
 
 
@@ -141,6 +146,18 @@ def group_cpu_seconds(pgid: int) -> float:
             total += (int(fields[11]) + int(fields[12])) / os.sysconf(
                 "SC_CLK_TCK")
     return total
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds the whole machine spent busy (all cores) outside
+    interrupts (irq, softirq), from /proc/stat's cpu line; steal (a
+    hypervisor's other guests) counts as busy."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    ticks = [int(x) for x in fields[1:9]]
+    busy = ticks[0] + ticks[1] + ticks[2] + ticks[7]
+    return busy / os.sysconf("SC_CLK_TCK")
 
 
 def _server_argv(spec: ServerSpec, port: int, threads: int,
@@ -220,6 +237,7 @@ def _run_wrk(rec: PointRecord, srv: subprocess.Popen[bytes], wrk: str,
     argv = http_wrk.argv(wrk, pt.wrk_threads, pt.connections, pt.seconds,
                          "http://127.0.0.1:%d%s" % (port, PATH))
     cpu0 = group_cpu_seconds(srv.pid)
+    machine0 = machine_cpu_seconds()
     t0 = time.monotonic()
     with open(out, "w") as f:
         cp = procs.spawn(argv, set(pin.wrk_cpus or ()) or None, f, f)
@@ -229,10 +247,12 @@ def _run_wrk(rec: PointRecord, srv: subprocess.Popen[bytes], wrk: str,
             procs.stop(cp)
     wall = time.monotonic() - t0
     rec.server_cpu_s = group_cpu_seconds(srv.pid) - cpu0
+    machine = machine_cpu_seconds() - machine0
     if waited is None:
         rec.error = "wrk timed out after %.0f s" % (pt.seconds + 30)
         return
     rc, wrk_cpu = waited
+    rec.other_cpu_s = max(0.0, machine - rec.server_cpu_s - wrk_cpu)
     if srv.poll() is not None:
         rec.error = "server exited (%s): %s" % (
             srv.returncode, procs.tail(os.path.join(pointdir, "server.log")))

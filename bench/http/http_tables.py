@@ -4,10 +4,12 @@
 #
 # The HTTP benchmark's summary, from the points of results/http.json (dicts,
 # so it works on any file the driver wrote): per connection count and
-# server, the medians over repetitions of requests/s, p50 and p99 latency
-# and server CPU per request, the ratio of the median requests/s to nginx's
-# with the same access-log setting, and how many repetitions had wrk at its
-# CPU ceiling (the point may then measure wrk, not the server).
+# server, the medians over repetitions of requests/s, p50 and p99
+# latency, server CPU per request and per second, the CPU that neither the
+# server nor wrk used (other work on the machine), the ratio of the median
+# requests/s to nginx's with the same access-log setting, and how many
+# repetitions had wrk at its CPU ceiling (the point may then measure wrk,
+# not the server).
 #
 # Layer 3 of bench/http: standard library only (it reads the points
 # http_run.PointRecord.to_json writes).
@@ -35,6 +37,8 @@ class Row:
     p50_ms: Optional[float]
     p99_ms: Optional[float]
     cpu_us_per_request: Optional[float]
+    server_util: Optional[float]      # server CPU seconds per second
+    other_util: Optional[float]       # other work's CPU seconds per second
     vs_nginx: Optional[float]         # requests_per_s / nginx's
 
 
@@ -77,6 +81,10 @@ def rows(points: list[dict[str, Any]]) -> list[Row]:
             p99_ms=_median([p["latency_ms"]["p99"] for p in ok]),
             cpu_us_per_request=_median(
                 [p["server_cpu_us_per_request"] for p in ok]),
+            server_util=_median([p["server_cpu_s"] / p["seconds"]
+                                 for p in ok if p["seconds"]]),
+            other_util=_median([p["other_cpu_s"] / p["seconds"] for p in ok
+                                if p["seconds"] and "other_cpu_s" in p]),
             vs_nginx=(rps / ref if rps is not None and ref else None)))
     return out
 
@@ -85,21 +93,26 @@ def _fmt(x: Optional[float], spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else "%.0f%%" % (100 * x)
+
+
 def table(rs: list[Row], connections: int, header: str) -> str:
     """The text table of one connection count."""
     lines = [header,
-             "%-14s %-4s %12s %9s %8s %8s %10s %5s %9s" % (
+             "%-14s %-4s %12s %9s %8s %8s %10s %8s %6s %5s %9s" % (
                  "server", "log", "req/s", "vs nginx", "p50 ms", "p99 ms",
-                 "cpu us/req", "ok", "wrk-bound")]
+                 "cpu us/req", "srv cpu", "other", "ok", "wrk-bound")]
     for r in rs:
         if r.connections != connections:
             continue
-        lines.append("%-14s %-4s %12s %9s %8s %8s %10s %5s %9s" % (
+        lines.append("%-14s %-4s %12s %9s %8s %8s %10s %8s %6s %5s %9s" % (
             r.server, "on" if r.access_log else "off",
             _fmt(r.requests_per_s, ",.0f"),
             "-" if r.vs_nginx is None else "%.2fx" % r.vs_nginx,
             _fmt(r.p50_ms, ".3f"), _fmt(r.p99_ms, ".3f"),
             _fmt(r.cpu_us_per_request, ".2f"),
+            _pct(r.server_util), _pct(r.other_util),
             "%d/%d" % (r.ok_runs, r.runs),
             "%d/%d" % (r.client_bound_runs, r.runs)))
     return "\n".join(lines)
@@ -113,6 +126,9 @@ def tables(points: list[dict[str, Any]], context: dict[str, Any]) -> str:
         wrk_threads = context.get("wrk_threads", 1)
         header = ("wrk -t%s -c%d, %s s x %s repetitions, %s; medians over "
                   "ok repetitions; vs nginx: same access-log setting; "
+                  "srv cpu: the server's CPU seconds per second; other: "
+                  "CPU seconds per second of all else (interrupts "
+                  "excluded); "
                   "wrk-bound: wrk at >= 90%% of its core" % (
                       wrk_threads, conns, context.get("seconds_per_point"),
                       context.get("repetitions"), context.get("pin")))

@@ -27,7 +27,7 @@ POINT_KEYS = {"server", "access_log", "threads", "connections",
               "wrk_threads", "seconds", "repetition", "ok", "requests",
               "requests_per_s", "latency_ms", "non_2xx", "socket_errors",
               "server_cpu_s", "server_cpu_us_per_request", "client_cpu_util",
-              "client_bound"}
+              "client_bound", "other_cpu_s"}
 
 
 def fixture(name: str) -> dict[str, Any]:
@@ -93,10 +93,10 @@ class TablesTest(unittest.TestCase):
         sk = [v for k, v in lines.items() if v.startswith("serverkit ")]
         self.assertEqual(sk[0].split(), [
             "serverkit", "off", "150,000", "1.50x", "0.150", "0.900",
-            "4.00", "3/3", "2/3"])
+            "4.00", "60%", "10%", "3/3", "2/3"])
         ev = [v for v in lines.values() if v.startswith("evhttp ")][0]
         self.assertEqual(ev.split(), ["evhttp", "off", "-", "-", "-", "-",
-                                      "-", "0/3", "0/3"])
+                                      "-", "-", "-", "0/3", "0/3"])
         fails = http_tables.failures(data["points"])
         self.assertEqual(len(fails), 4)
         self.assertIn("beast -c200 rep 1: 12 non-2xx responses", fails)
