@@ -50,8 +50,11 @@
 # the point; a note says when it passed 10% of a core.
 #
 # Output: one progress line per point, then a table per connection count
-# (medians over the ok repetitions, ratios to nginx with the same
-# access-log setting), and JSON at $BUILD_WORKSPACE_DIRECTORY/results/
+# (medians over the ok repetitions; requests/s and CPU per request as
+# ratios to nginx with the same access-log setting; the server's CPU share;
+# the most CPU other work took; how many repetitions were wrk-bound: where
+# wrk is at its ceiling, CPU per request is the figure that still ranks
+# the servers), and JSON at $BUILD_WORKSPACE_DIRECTORY/results/
 # http.json (or --out). Exit status 0 when every point ran clean, 1 when
 # one failed, 2 on a usage or setup error, 130 when interrupted (the JSON
 # then holds the points run so far, "interrupted": true). Every process

@@ -50,6 +50,9 @@ class RowsTest(unittest.TestCase):
         self.assertEqual(sk.client_bound_runs, 2)
         self.assertEqual((sk.ok_runs, sk.runs), (3, 3))
         self.assertEqual(sk.cpu_us_per_request, 4.0)
+        self.assertAlmostEqual(sk.cpu_vs_nginx or 0, 0.8)
+        self.assertAlmostEqual(sk.server_util or 0, 0.6)
+        self.assertAlmostEqual(sk.other_util or 0, 0.1)
 
     def test_access_log_compares_with_nginx_log(self) -> None:
         r = self.rows[(50, "serverkit-log")]
@@ -93,10 +96,10 @@ class TablesTest(unittest.TestCase):
         sk = [v for k, v in lines.items() if v.startswith("serverkit ")]
         self.assertEqual(sk[0].split(), [
             "serverkit", "off", "150,000", "1.50x", "0.150", "0.900",
-            "4.00", "60%", "10%", "3/3", "2/3"])
+            "4.00", "0.80x", "60%", "10%", "3/3", "2/3"])
         ev = [v for v in lines.values() if v.startswith("evhttp ")][0]
         self.assertEqual(ev.split(), ["evhttp", "off", "-", "-", "-", "-",
-                                      "-", "-", "-", "0/3", "0/3"])
+                                      "-", "-", "-", "-", "0/3", "0/3"])
         fails = http_tables.failures(data["points"])
         self.assertEqual(len(fails), 4)
         self.assertIn("beast -c200 rep 1: 12 non-2xx responses", fails)
