@@ -242,6 +242,9 @@ void HttpHandler::feed(std::string_view in, std::string* out,
       int status = 404;
       if (path == kCollectPath) status = parser_.method == HTTP_GET ? 200 : 405;
       reply(status, !keep_alive_, out, on_reply);
+      // Until the next request begins, nothing of this one is reported
+      // (a request that fails before its first byte parses gets "-").
+      reset_request();
       in_head_ = true;
       head_bytes_ = 0;
       continue;

@@ -181,6 +181,17 @@ TEST(HttpHandlerTest, ReplyRecordsForTheAccessLog) {
                     std::to_string(r.status));
   });
   EXPECT_EQ(lines, std::vector<std::string>{"0 400"});
+
+  // A request that fails at its first byte, after a good one on the same
+  // connection, is not reported with the good one's request line.
+  lines.clear();
+  HttpHandler after(true);
+  after.feed(
+      std::string(kGet) + "\x01\r\n\r\n", &out, [&](const ReplyRecord& r) {
+        lines.push_back(std::to_string(r.request_line_complete) + " " +
+                        std::string(r.target) + " " + std::to_string(r.status));
+      });
+  EXPECT_EQ(lines, (std::vector<std::string>{"1 /collect?v=1 200", "0  400"}));
 }
 
 // The same input split at every byte boundary, and one byte at a time,
