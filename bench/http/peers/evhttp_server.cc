@@ -25,6 +25,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
 #include <event2/util.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -121,7 +122,9 @@ int Main(int argc, char** argv) {
     w.http = evhttp_new(w.base);
     w.body = evbuffer_new();
     if (w.base == nullptr || w.http == nullptr || w.body == nullptr ||
-        evhttp_accept_socket(w.http, fd) != 0) {
+        // A descriptor of its own for the shared socket: each evhttp
+        // closes the one it was given when freed.
+        evhttp_accept_socket(w.http, fcntl(fd, F_DUPFD_CLOEXEC, 0)) != 0) {
       std::fprintf(stderr, "evhttp_server: cannot set up a base\n");
       return 2;
     }
@@ -142,8 +145,14 @@ int Main(int argc, char** argv) {
   sigwait(&stop, &sig);
   for (Worker& w : workers) event_base_loopbreak(w.base);
   for (auto& t : running) t.join();
+  for (Worker& w : workers) {
+    evhttp_free(w.http);  // its connections and its listener
+    evbuffer_free(w.body);
+    event_base_free(w.base);
+  }
+  close(fd);
   std::fprintf(stderr, "evhttp_server: stopped\n");
-  return 0;  // the process exit closes the sockets
+  return 0;
 }
 
 }  // namespace
