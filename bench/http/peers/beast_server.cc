@@ -197,8 +197,10 @@ int Main(int argc, char** argv) {
     return 2;
   }
   pingpong::RaiseFdLimit();
-  asio::io_context main_ctx(1);
+  // The I/O contexts outlive the accepting one: a pending accept holds a
+  // socket of the context it was for until the accepting context is gone.
   std::vector<std::unique_ptr<asio::io_context>> io_owned;
+  asio::io_context main_ctx(1);
   std::vector<asio::io_context*> io;
   if (*threads == 1) {
     io.push_back(&main_ctx);
