@@ -18,7 +18,7 @@ BAZEL_TEST_FLAGS ?=
 
 .PHONY: all deps test lint test-tsan test-asan test-ubsan bench bench-quick \
 	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
-	bench-pingpong bench-repro compare clean
+	bench-pingpong bench-chat bench-http bench-repro compare clean
 
 all: test
 
@@ -35,7 +35,7 @@ lint: deps
 
 # The concurrent code under ThreadSanitizer (CI runs this too).
 TSAN_TARGETS = //base/... //queues/... //threadpool/... //logger/... \
-	//reactor/... //bench/pingpong:pingpong_test
+	//reactor/... //bench/pingpong:pingpong_test //bench/http:http_server_test
 test-tsan: deps
 	$(BAZEL) test --config=tsan $(BAZEL_TEST_FLAGS) $(TSAN_TARGETS)
 
@@ -48,10 +48,10 @@ test-asan: deps
 test-ubsan: deps
 	$(BAZEL) test --config=ubsan $(BAZEL_TEST_FLAGS) //buffer/... //reactor/...
 
-# The whole chain (bench/bench.sh): [1/7] queue sweep, [2/7] thread-pool
-# sweep, [3/7] logger sweep, [4/7] buffer sweep, [5/7] pick, [6/7] ping-pong +
-# validation, [7/7] report (pick again, now with the validation). Prints a
-# total estimate up front, each step's time, and where REPORT.md is.
+# The whole chain (bench/bench.sh): the four sweeps (3 processes each,
+# spread), merge, pick, ping-pong + validation, chat broadcast, HTTP under
+# wrk, report (pick again, now with all of them). Prints a total estimate up
+# front, each step's time, and where REPORT.md is.
 # PICK_FLAGS='--producers=4 --latency-bound' narrows the recommendation.
 PICK_FLAGS ?=
 bench: deps
@@ -77,6 +77,12 @@ bench-buffer: deps
 
 bench-pingpong: deps
 	$(BAZEL) run -c opt //bench:pingpong -- --profile=$(PROFILE)
+
+bench-chat: deps
+	$(BAZEL) run -c opt //bench:chat -- --profile=$(PROFILE)
+
+bench-http: deps
+	$(BAZEL) run -c opt //bench:http -- --profile=$(PROFILE)
 
 bench-pick:
 	$(BAZEL) run -c opt //bench:pick -- $(PICK_FLAGS)

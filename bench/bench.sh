@@ -7,16 +7,18 @@
 # processes, PROCESSES=N: process 1 of every family, then process 2 of every
 # family, ..., so each family's processes are spread over the whole chain,
 # then merged into one file per family; bench/sweep.sh), pick, the
-# ping-pong sweep with its validation, and pick again so the report includes
-# the validation. Prints a progress line per step ([3/7] logger sweep ...),
+# ping-pong sweep with its validation, the chat broadcast (bench/chat), HTTP
+# under wrk (bench/http), and pick again so the report includes them all.
+# Prints a progress line per step ([3/18] logger sweep ...),
 # an up-front total estimate for the profile, and each step's elapsed time;
 # ends by printing where results/REPORT.md is.
 #
 #   PROFILE=smoke|default|full BAZEL=bazel PICK_FLAGS='--producers=4' \
 #     bench/bench.sh
 #
-# A failed sweep stops the chain (nothing to pick from). A ping-pong sweep
-# with unclean points, or charts that could not be drawn, do not: the report
+# A failed sweep stops the chain (nothing to pick from). A ping-pong, chat or
+# HTTP run with unclean points, or charts that could not be drawn, do not:
+# the report
 # is still written and shows them; the exit status is then 1.
 set -uo pipefail
 
@@ -30,12 +32,14 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # smoke: measured with `make bench-quick` (0:33 in all); default: the sweeps
 # measured by `make bench-repro FAMILY=all` (9 interleaved repetitions in 3
 # processes), pick, ping-pong and report by the `make bench` of the README's
-# "Current figures" (0:03, 2:50, 0:04), about 14:30 in all; full:
-# extrapolated (9 repetitions where it had 5; not measured end to end).
+# "Current figures" (0:03, 2:50, 0:04), about 14:30 in all, then the
+# validation's controls (3 sides, 5 repetitions, 5 cases: measured 2:28 for
+# the 5 cases alone), chat and HTTP by their drivers' default profiles;
+# full: extrapolated (not measured end to end).
 case "$PROFILE" in
-  smoke)   est=(4 3 2 2 5 11 5) ;;
-  default) est=(220 190 140 135 3 170 4) ;;
-  full)    est=(1600 1100 1600 550 20 1500 20) ;;
+  smoke)   est=(4 3 2 2 5 11 15 10 5) ;;
+  default) est=(220 190 140 135 3 330 120 150 4) ;;
+  full)    est=(1600 1100 1600 550 20 2000 400 600 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
 esac
@@ -63,14 +67,17 @@ for ((k = 1; k <= procs; k++)); do
     step_est+=($(( (est[j] + procs - 1) / procs )))
   done
 done
-names+=("merge the processes" "pick" "ping-pong + validation" "report (pick again)")
+names+=("merge the processes" "pick" "ping-pong + validation" "chat broadcast"
+       "HTTP under wrk" "report (pick again)")
 cmds+=("merge_all"
        "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
        "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
+       "$BAZEL run -c opt //bench:chat -- --profile=$PROFILE"
+       "$BAZEL run -c opt //bench:http -- --profile=$PROFILE"
        "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS")
-fatal+=(1 1 0 0)
+fatal+=(1 1 0 0 0 0)
 pick_step=$((procs * 4 + 2))  # exit 3 there (charts not drawn) is not fatal
-step_est+=(2 "${est[4]}" "${est[5]}" "${est[6]}")
+step_est+=(2 "${est[4]}" "${est[5]}" "${est[6]}" "${est[7]}" "${est[8]}")
 
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 

@@ -18,7 +18,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 py=${PYTHON:-/usr/bin/python3}
-if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(bench/pick bench/pingpong); fi
+if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(bench/pick bench/pingpong bench/http); fi
 cache="${MYPY_CACHE_DIR:-${TMPDIR:-/tmp}/serverkit-mypy-cache}"
 
 for tool in flake8 mypy; do
