@@ -45,11 +45,10 @@ import sys
 import tempfile
 from typing import IO, Any, Optional, Sequence
 
-import procs
+import validate_kinds as K
 import validate_stats as VS
 from validate_cases import (CASES, COMPONENTS, CONTROLS, PROFILES, Outcome,
-                            component_flags, load_winners, metric_of,
-                            verdict)
+                            component_flags, load_winners, verdict)
 from validate_decide import decide
 from validate_report import sentence
 
@@ -85,13 +84,6 @@ class Runner:
     progress: Progress
 
 
-def point_of(case: Case, seconds: float) -> procs.Point:
-    return procs.Point(case["protocol"], case["threads"],
-                       case["client_threads"], case["block"],
-                       case["sessions"], seconds=seconds, count=1024,
-                       limit=60.0, server_cores=case.get("server_cores", 0))
-
-
 def check_log(r: dict[str, Any], log_file: str) -> None:
     """The logger's run: the bytes it wrote (the file then deleted); a run
     that logged nothing is not clean."""
@@ -117,15 +109,20 @@ def side_flags(row: Row, side: str, log_file: str) -> list[str]:
 
 def run_side(run: Runner, row: Row, case: Case, side: str,
              rep: int) -> dict[str, Any]:
-    """Our server with the row's baseline, winner or control, one run; the
-    record."""
+    """Our server with the row's baseline, winner or control, one run under
+    the case's workload (validate_kinds.py); the record."""
     comp, name = row["component"], row[side]
     log_file = os.path.join(run.log_dir, "%s-%s.log" % (comp, side))
-    server = procs.Server("serverkit[%s=%s]" % (comp, name), procs.SERVER,
-                          side_flags(row, side, log_file))
-    r = procs.run_point(server, run.client, run.tmp,
-                        point_of(case, run.seconds), run.pin)
-    r.update(repetition=rep, side=side, component=comp, case=case["name"])
+    k = K.run("serverkit[%s=%s]" % (comp, name),
+              side_flags(row, side, log_file), case,
+              K.Settings(run.client, run.pin, run.seconds, run.tmp))
+    r = dict(k["raw"])
+    r.update(ok=k["ok"], value=k["value"], cpu_per_unit=k["cpu_per_unit"],
+             client_bound=k["client_bound"], server_cpus=k["server_cpus"],
+             client_cpus=k["client_cpus"], repetition=rep, side=side,
+             component=comp, case=case["name"])
+    if not k["ok"]:
+        r["error"] = k["error"] or "failed"
     if comp == "logger":
         check_log(r, log_file)
         row["log_bytes"].append(r["log_bytes"])
@@ -133,15 +130,16 @@ def run_side(run: Runner, row: Row, case: Case, side: str,
 
 
 def add_run(row: Row, r: dict[str, Any], side: str) -> Optional[float]:
-    """Files the record under its side; its throughput, None when the run
+    """Files the record under its side; its metric, None when the run
     failed."""
     row["records"].append(r)
-    v = r.get(row["metric"]) if r.get("ok") else None
+    v = r["value"] if r.get("ok") else None
     row[side + "_runs"].append(v)
-    if v and r.get("seconds") and r.get("server_cpu_s"):
-        # Server CPU seconds per unit of work (MiB or message): tells the
-        # sides apart where the client, not the server, set the pace.
-        row[side + "_cpu"].append(r["server_cpu_s"] / (v * r["seconds"]))
+    if v and r.get("cpu_per_unit"):
+        # Server CPU seconds per unit of work (MiB, message or request):
+        # tells the sides apart where the client, not the server, set the
+        # pace.
+        row[side + "_cpu"].append(r["cpu_per_unit"])
     row["client_bound"] |= bool(r.get("client_bound"))
     return v
 
@@ -149,7 +147,8 @@ def add_run(row: Row, r: dict[str, Any], side: str) -> Optional[float]:
 # --- one case ----------------------------------------------------------------
 
 def new_row(comp: str, case: Case, e: Entry) -> Row:
-    key, unit = metric_of(case["protocol"])
+    kind = K.kind_of(case)
+    key, unit = kind.metric, kind.unit
     control = CONTROLS[comp]
     row: Row = dict(
         component=comp, case=case["name"], mode=case["mode"],
@@ -162,6 +161,8 @@ def new_row(comp: str, case: Case, e: Entry) -> Row:
         micro_cv=e["cv"], micro_metric=e.get("metric"),
         control_micro_ratio=(e.get("micro_ratios") or {}).get(control.name),
         origin=e["origin"], metric=key, unit=unit, metric_used=key,
+        workload=case.get("kind", "pingpong"),
+        higher_is_better=kind.higher_is_better,
         baseline_median=None, winner_median=None, control_median=None,
         e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
         cpu_ratio=None, client_bound=False, log_bytes=[], records=[])
@@ -213,19 +214,19 @@ def decide_row(row: Row) -> None:
     use_cpu = row["client_bound"] and all(
         len(row[s + "_cpu"]) == len(row[s + "_runs"]) for s in SIDES)
     if use_cpu:
-        row["metric_used"] = "server_cpu_s_per_" + (
-            "mib" if row["unit"] == "MiB/s" else "message")
+        row["metric_used"] = "server_cpu_s_per_" + row["unit"].split("/")[0]
         d = decide(row["baseline_cpu"], row["winner_cpu"],
                    row["control_cpu"], higher_is_better=False)
     else:
         d = decide(row["baseline_runs"], row["winner_runs"],
-                   row["control_runs"])
+                   row["control_runs"], row["higher_is_better"])
     row["e2e"] = d.winner.as_dict() if d.winner else None
     row["control_e2e"] = d.control.as_dict() if d.control else None
     row["e2e_ratio"] = d.winner.ratio if d.winner else None
     row["mde"] = None if math.isinf(d.mde) else d.mde
     row["reason"] = d.reason
     if row["baseline_cpu"] and row["winner_cpu"]:
+        # Winner / baseline: < 1 is a cheaper winner.
         row["cpu_ratio"] = (statistics.median(row["winner_cpu"]) /
                             statistics.median(row["baseline_cpu"]))
     set_outcome(row, d.outcome)

@@ -79,6 +79,12 @@ CASES: dict[str, list[dict[str, Any]]] = {
              server_cores=2,
              mode="echo 4 KiB, 100 sessions, 1 I/O thread, one log line per "
                   "message to a file on disk; the server may use 2 cores"),
+        dict(name="http-access-log", kind="http", protocol="http",
+             threads=1, client_threads=1, block=0, sessions=50, flags=[],
+             server_cores=2,
+             mode="GET /collect under wrk -t1 -c50 (bench/http), one "
+                  "access-log line per request to a file on disk; the "
+                  "server may use 2 cores"),
     ],
 }
 
@@ -153,12 +159,6 @@ def component_flags(comp: str, name: str, log_file: str,
     if comp == "buffer":
         return ["--buffer=" + name] + list(extra)
     return ["--logger=" + name, "--log_file=" + log_file] + list(extra)
-
-
-def metric_of(protocol: str) -> tuple[str, str]:
-    """(record key, unit) of a protocol's throughput."""
-    return ("mib_per_s", "MiB/s") if protocol == "echo" else \
-        ("messages_per_s", "messages/s")
 
 
 # --- winners -----------------------------------------------------------------

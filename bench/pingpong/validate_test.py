@@ -36,6 +36,7 @@ sys.path.insert(0, HERE)
 
 import procs  # noqa: E402
 import validate  # noqa: E402
+import validate_kinds  # noqa: E402
 import validate_report  # noqa: E402
 from validate_cases import (COMPONENTS, SAME, VERDICT, Outcome,  # noqa: E402
                             load_winners)
@@ -102,7 +103,7 @@ def check_bad(t: unittest.TestCase, v: Result) -> None:
     t.assertEqual(v["winners"], "defaults")
     t.assertTrue(v["notes"])
     t.assertEqual([r["component"] for r in v["rows"]],
-                  ["task_queue", "logger"])
+                  ["task_queue", "logger", "logger"])
     t.assertEqual(v["rows"][0]["winner"], "bounded-mpmc")
     t.assertIsNone(v["rows"][0]["micro_ratio"])
 
@@ -181,6 +182,18 @@ class FakeRuns:
                     f.write("line\n" * 4)
         return rec
 
+    def http(self, name: str, flags: list[str], case: dict[str, Any],
+             s: validate_kinds.Settings) -> Result:
+        """validate_kinds._http's stand-in: the same fixture numbers as
+        requests/s, in validate_kinds' record shape."""
+        rec = self(procs.Server(name, name, flags), s.client, s.tmp,
+                   procs.Point("echo", 1, 1, 0, case["sessions"],
+                               seconds=s.seconds), s.pin)
+        v = rec.get("mib_per_s") if rec["ok"] else None
+        return dict(ok=rec["ok"], error=rec.get("error", ""), value=v,
+                    cpu_per_unit=0.001 if v else None, client_bound=False,
+                    server_cpus="0,1", client_cpus="0,1", raw=rec)
+
 
 class ValidateTest(unittest.TestCase):
     def setUp(self) -> None:
@@ -193,7 +206,9 @@ class ValidateTest(unittest.TestCase):
               components: Sequence[str] = COMPONENTS,
               repetitions: int = 5) -> tuple[Result, str]:
         out = io.StringIO()
-        with mock.patch.object(procs, "run_point", fake or FakeRuns()), \
+        fake = fake or FakeRuns()
+        with mock.patch.object(procs, "run_point", fake), \
+                mock.patch.object(validate_kinds, "_http", fake.http), \
                 mock.patch.object(procs, "resolve", lambda spec: spec):
             v = validate.run_validation(
                 "client", "smoke", "no", winners, log_parent=self.tmp,
@@ -227,13 +242,18 @@ class ValidateTest(unittest.TestCase):
         self.assertEqual(lg["outcome"], "no-difference")
         self.assertEqual(lg["verdict"], "no difference (micro n/a)")
         self.assertEqual(lg["log_bytes"], [20] * 15)
+        # The logger's second case runs the HTTP server under wrk.
+        self.assertEqual([(r["case"], r["workload"], r["unit"])
+                          for r in v["rows"] if r["component"] == "logger"],
+                         [("log-per-message", "pingpong", "MiB/s"),
+                          ("http-access-log", "http", "requests/s")])
 
     def test_malformed_winners(self) -> None:
         v, out = self.run_v(BAD, components=("task_queue", "logger"))
         check_bad(self, v)
         self.assertIn("note: cannot read %s" % BAD, out)
         self.assertEqual([r["outcome"] for r in v["rows"]],
-                         ["no-difference", "held"])
+                         ["no-difference", "held", "held"])
         self.assertEqual(v["rows"][1]["verdict"], "held (micro n/a)")
 
     def test_missing_winners(self) -> None:

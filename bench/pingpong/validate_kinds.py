@@ -1,0 +1,139 @@
+# -----------------------------------------------------------------------------
+# bench/pingpong/validate_kinds.py
+# -----------------------------------------------------------------------------
+#
+# The workloads a validation case can run our server under (a case's
+# "kind"), each as one function from (flags, case, run settings) to a
+# record with the same few keys, so validate.py treats them alike:
+#
+#   pingpong  //bench/pingpong:server under the ping-pong client (procs.py):
+#             MiB/s (echo) or messages/s (header/body), higher is better
+#   http      //bench/http:server under wrk, GET /collect with an access-log
+#             line per request when a logger is on (bench/http/http_run.py):
+#             requests/s, higher is better
+#
+# Every record has: ok, error (when not ok), value (the metric; None when
+# the run failed), cpu_per_unit (the server's CPU seconds per unit of work,
+# the figure that still ranks where the client set the pace), client_bound,
+# server_cpus and client_cpus (the cores each process had), and the kind's
+# own figures under "raw".
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import sys
+from typing import Any
+
+import procs
+
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "http"))
+import http_run  # noqa: E402
+
+HTTP_SERVER = "//bench/http:server"
+Record = dict[str, Any]
+Case = dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    metric: str          # the record key validate.py reports
+    unit: str
+    higher_is_better: bool
+
+
+def kind_of(case: Case) -> Kind:
+    kind = case.get("kind", "pingpong")
+    if kind == "http":
+        return Kind("requests_per_s", "requests/s", True)
+    if case["protocol"] == "echo":
+        return Kind("mib_per_s", "MiB/s", True)
+    return Kind("messages_per_s", "messages/s", True)
+
+
+@dataclasses.dataclass
+class Settings:
+    """What every run of one validation shares."""
+    client: str       # the ping-pong client
+    pin: str          # auto, yes, no
+    seconds: float
+    tmp: str          # scratch files
+
+
+def _pingpong(name: str, flags: list[str], case: Case, s: Settings
+              ) -> Record:
+    server = procs.Server(name, procs.SERVER, flags)
+    p = procs.Point(case["protocol"], case["threads"], case["client_threads"],
+                    case["block"], case["sessions"], seconds=s.seconds,
+                    count=1024, limit=60.0,
+                    server_cores=case.get("server_cores", 0))
+    r = procs.run_point(server, s.client, s.tmp, p, s.pin)
+    k = kind_of(case)
+    v = r.get(k.metric) if r.get("ok") else None
+    cpu = None
+    if v and r.get("seconds") and r.get("server_cpu_s"):
+        cpu = r["server_cpu_s"] / (v * r["seconds"])
+    return dict(ok=bool(r.get("ok")) and v is not None,
+                error=r.get("error", ""), value=v, cpu_per_unit=cpu,
+                client_bound=bool(r.get("client_bound")),
+                server_cpus=r.get("server_cpus"),
+                client_cpus=r.get("client_cpus"), raw=r)
+
+
+def _http_pinning(case: Case) -> http_run.Pinning:
+    """The server gets its I/O threads plus case["server_cores"] - threads
+    cores more; wrk the rest, when it fits; else nothing is pinned."""
+    cores = sorted(os.sched_getaffinity(0))
+    server_n = case.get("server_cores") or case["threads"]
+    if server_n + case["client_threads"] > len(cores):
+        return http_run.Pinning(False, None, None)
+    split = len(cores) - server_n
+    return http_run.Pinning(True, frozenset(cores[split:]),
+                            frozenset(cores[:split]))
+
+
+def _http(name: str, flags: list[str], case: Case, s: Settings) -> Record:
+    wrk = shutil.which("wrk") or "/usr/bin/wrk"
+    log_flag = [f for f in flags if f.startswith("--log_file=")]
+    spec = http_run.ServerSpec(
+        name=name, kind="binary", path=procs.resolve(HTTP_SERVER),
+        flags=tuple(f for f in flags if not f.startswith("--log_file=")),
+        access_log=bool(log_flag), log_file_flag=bool(log_flag))
+    pt = http_run.PointSpec(connections=case["sessions"],
+                            wrk_threads=case["client_threads"],
+                            seconds=s.seconds, threads=case["threads"],
+                            repetition=0)
+    pin = _http_pinning(case)
+    pointdir = os.path.join(s.tmp, "http-point")
+    shutil.rmtree(pointdir, ignore_errors=True)
+    rec = http_run.run_point(spec, wrk, pt, pin, pointdir)
+    log_bytes = 0
+    if log_flag:
+        # http_run wrote the access log into the point's directory; the
+        # case's own --log_file is where validate.py looks for it.
+        src = os.path.join(pointdir, "access.log")
+        dst = log_flag[0].split("=", 1)[1]
+        if os.path.exists(src):
+            log_bytes = os.path.getsize(src)
+            shutil.move(src, dst)
+    cores = sorted(os.sched_getaffinity(0))
+    r = rec.to_json()
+    r["log_bytes_seen"] = log_bytes
+    v = rec.requests_per_s if rec.ok and rec.requests else None
+    cpu = rec.server_cpu_s / rec.requests if v else None
+    return dict(ok=rec.ok, error=rec.error, value=v, cpu_per_unit=cpu,
+                client_bound=rec.client_bound,
+                server_cpus=procs.cpu_list(
+                    set(pin.server_cpus) if pin.server_cpus else None, cores),
+                client_cpus=procs.cpu_list(
+                    set(pin.wrk_cpus) if pin.wrk_cpus else None, cores),
+                raw=r)
+
+
+def run(name: str, flags: list[str], case: Case, s: Settings) -> Record:
+    """One run of our server with `flags` under the case's workload."""
+    if case.get("kind", "pingpong") == "http":
+        return _http(name, flags, case, s)
+    return _pingpong(name, flags, case, s)
