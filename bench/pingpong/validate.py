@@ -162,7 +162,7 @@ def new_row(comp: str, case: Case, e: Entry) -> Row:
         control_micro_ratio=(e.get("micro_ratios") or {}).get(control.name),
         origin=e["origin"], metric=key, unit=unit, metric_used=key,
         workload=case.get("kind", "pingpong"),
-        higher_is_better=kind.higher_is_better,
+        higher_is_better=kind.higher_is_better, work=kind.work,
         baseline_median=None, winner_median=None, control_median=None,
         e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
         cpu_ratio=None, client_bound=False, log_bytes=[], records=[])
@@ -214,7 +214,7 @@ def decide_row(row: Row) -> None:
     use_cpu = row["client_bound"] and all(
         len(row[s + "_cpu"]) == len(row[s + "_runs"]) for s in SIDES)
     if use_cpu:
-        row["metric_used"] = "server_cpu_s_per_" + row["unit"].split("/")[0]
+        row["metric_used"] = "server_cpu_s_per_" + row["work"]
         d = decide(row["baseline_cpu"], row["winner_cpu"],
                    row["control_cpu"], higher_is_better=False)
     else:

@@ -42,15 +42,16 @@ class Kind:
     metric: str          # the record key validate.py reports
     unit: str
     higher_is_better: bool
+    work: str            # the unit of work of cpu_per_unit
 
 
 def kind_of(case: Case) -> Kind:
     kind = case.get("kind", "pingpong")
     if kind == "http":
-        return Kind("requests_per_s", "requests/s", True)
+        return Kind("requests_per_s", "requests/s", True, "request")
     if case["protocol"] == "echo":
-        return Kind("mib_per_s", "MiB/s", True)
-    return Kind("messages_per_s", "messages/s", True)
+        return Kind("mib_per_s", "MiB/s", True, "mib")
+    return Kind("messages_per_s", "messages/s", True, "message")
 
 
 @dataclasses.dataclass
