@@ -34,13 +34,15 @@
 // Reports the time until all K had each round (p50, min, max over rounds)
 // and the per-receiver delivery latency over all rounds (p50, p99, max),
 // the load test's own CPU over the measured rounds (client_cpu_s) and, with
-// --server_pid, the server's (from /proc/PID/stat over the same interval).
+// --server_pid, the server's over the same interval (server_cpu_rounds_s,
+// from /proc/PID/task/*/schedstat; -1 when unreadable).
 //
 // Output: one human summary on stdout and, with --json=PATH, one JSON
 // object. Exit status 0 when the run was clean, 1 when it failed (the reason
 // on stderr and in the JSON's "error"), 2 on usage.
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -62,7 +64,6 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -177,22 +178,26 @@ double SelfCpuSeconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-// utime + stime of another process, in seconds; -1 when unreadable.
+// CPU seconds of another process, all its threads: the sum of the first
+// field (ns on the CPU) of /proc/PID/task/*/schedstat, which is exact where
+// /proc/PID/stat counts clock ticks; -1 when unreadable.
 double ProcCpuSeconds(long pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(f)),
-                   std::istreambuf_iterator<char>());
-  const std::size_t paren = stat.rfind(')');
-  if (paren == std::string::npos) return -1;
-  std::istringstream in(stat.substr(paren + 1));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 0; i < 13 && (in >> field); ++i) {
-    if (i == 11) utime = std::strtoull(field.c_str(), nullptr, 10);
-    if (i == 12) stime = std::strtoull(field.c_str(), nullptr, 10);
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return -1;
+  unsigned long long ns = 0;
+  bool any = false;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream f(dir + "/" + e->d_name + "/schedstat");
+    unsigned long long t = 0;
+    if (f >> t) {
+      ns += t;
+      any = true;
+    }
   }
-  return static_cast<double>(utime + stime) /
-         static_cast<double>(::sysconf(_SC_CLK_TCK));
+  ::closedir(d);
+  return any ? static_cast<double>(ns) / 1e9 : -1;
 }
 
 struct Client {
