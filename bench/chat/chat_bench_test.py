@@ -8,7 +8,9 @@
 # the table (medians over repetitions, the serverkit/asio ratio, the "c"
 # and "!" marks, a missing peer), the run plan (interleaving, alternating
 # order, a K skipped for descriptors), the pinning text, and the Python
-# codec (frames split at every byte boundary, the load test's body).
+# codec (frames split at every byte boundary, the load test's body), and
+# the modules' layers (each imports only those below it; files under 400
+# lines).
 #
 #   chat_bench_test.py                 the unit tests
 #   chat_bench_test.py --smoke PATH    checks a smoke run's JSON: well
@@ -18,6 +20,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import sys
@@ -186,6 +189,45 @@ class CodecTest(unittest.TestCase):
         self.assertEqual(chat_codec.round_of(body), ("R", 7))
         self.assertIsNone(chat_codec.round_of(body[:-1] + b"\0"))
         self.assertIsNone(chat_codec.round_of(b"hello"))
+
+
+# The driver's modules, bottom first: each imports only lower layers.
+LAYERS = [["chat_codec", "procs"], ["chat_run", "chat_tables"],
+          ["chat_bench"]]
+LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
+
+
+def imports(name: str) -> set[str]:
+    with open(os.path.join(HERE, name + ".py")) as f:
+        tree = ast.parse(f.read())
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+class LayoutTest(unittest.TestCase):
+    def test_imports_go_down(self) -> None:
+        for name in LAYER:
+            if name == "procs":
+                continue  # bench/pingpong's, checked there
+            for dep in sorted(imports(name) & set(LAYER)):
+                with self.subTest(module=name, imports=dep):
+                    self.assertLess(LAYER[dep], LAYER[name])
+
+    def test_bottom_is_standard_library(self) -> None:
+        self.assertEqual({m for m in imports("chat_codec")
+                          if m not in sys.stdlib_module_names and
+                          m != "__future__"}, set())
+
+    def test_files_are_short(self) -> None:
+        for f in os.listdir(HERE):
+            if f.endswith(".py"):
+                with open(os.path.join(HERE, f)) as fh:
+                    self.assertLess(len(fh.readlines()), 400, f)
 
 
 def check_smoke(path: str) -> int:

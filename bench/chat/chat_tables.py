@@ -11,6 +11,24 @@
 # of its core in some repetition (the figure may be the load test's
 # ceiling), "!" some repetition failed (the median is over the clean ones).
 #
+# The document (results/chat.json):
+#   {"context": {"profile", "cores", "kernel", "loadavg_at_start",
+#                "fd_limit", "pin", "rounds", "message_size", "repetitions",
+#                "clients", "threads",
+#                "servers": [{"name", "path", "flags"}]},
+#    "notes": [str], "interrupted": bool, "elapsed_s": float,
+#    "points": [{"server": "serverkit"|"asio", "threads", "clients",
+#                "rounds", "message_size", "repetition", "ok",
+#                "error" (only when not ok),
+#                "round_ms": {"p50", "min", "max"},   over the rounds
+#                "delivery_us": {"p50", "p99", "max"}, every receipt
+#                "server_cpu_s",                 whole load test
+#                "server_cpu_rounds_s",          the rounds only
+#                "server_cpu_us_per_delivery",   the rounds only
+#                "client_cpu_util", "client_bound",
+#                "deliveries", "seconds", "connect_seconds",
+#                "join_seconds", "join_probes"}]}
+#
 # Standard library only; no processes.
 
 from __future__ import annotations

@@ -24,11 +24,11 @@
 #     closed (one stderr line) while an active client receives every one of
 #     4000 messages of 4 KiB; the active client keeps chatting.
 # No timing is asserted; every wait has a generous deadline. Every process
-# runs in its own process group and is killed at the end.
+# runs in its own process group (bench/pingpong/procs.py) and is stopped at
+# the end.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import random
@@ -41,46 +41,22 @@ import threading
 import time
 from typing import IO, Any, Sequence
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.append(os.path.join(os.path.dirname(HERE), "pingpong"))
 import chat_codec  # noqa: E402
+import procs  # noqa: E402
 from chat_codec import FrameReader, frame  # noqa: E402
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_live: list[subprocess.Popen[bytes]] = []
 DEADLINE = 30.0
-
-
-def spawn(argv: list[str], **kw: Any) -> subprocess.Popen[bytes]:
-    p = subprocess.Popen(argv, start_new_session=True,
-                         stdin=subprocess.DEVNULL,
-                         preexec_fn=lambda: _libc.prctl(1, signal.SIGKILL),
-                         **kw)
-    _live.append(p)
-    return p
-
-
-def kill(p: subprocess.Popen[bytes]) -> None:
-    if p.poll() is None:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    p.wait(timeout=10)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def start_server(path: str, threads: int, log: IO[str],
                  extra: Sequence[str] = ()
                  ) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    p = spawn([path, "127.0.0.1", str(port), str(threads)] + list(extra),
-              stdout=log, stderr=log)
+    port = procs.free_port()
+    p = procs.spawn([path, "127.0.0.1", str(port), str(threads)] +
+                    list(extra), None, log, log)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if p.poll() is not None:
@@ -131,9 +107,6 @@ class Peer:
             if not self.read_some(0.2):
                 raise AssertionError("closed while waiting for " + what)
 
-    def close(self) -> None:
-        self.sock.close()
-
 
 def join(peers: list[Peer]) -> None:
     """Until the server has registered every peer: in attempt a, each peer
@@ -182,8 +155,9 @@ def log_lines(log: IO[str], needle: str) -> list[str]:
 def run_loadtest(loadtest: str, port: int, k: int, rounds: int, tmp: str
                  ) -> subprocess.Popen[bytes]:
     out = os.path.join(tmp, "loadtest.json")
-    return spawn([loadtest, "127.0.0.1", str(port), str(k), "1",
-                  "--rounds=%d" % rounds, "--json=" + out, "--timeout=30"])
+    return procs.spawn([loadtest, "127.0.0.1", str(port), str(k), "1",
+                        "--rounds=%d" % rounds, "--json=" + out,
+                        "--timeout=30"], None, sys.stdout, sys.stderr)
 
 
 def loadtest_result(p: subprocess.Popen[bytes], tmp: str) -> dict[str, Any]:
@@ -213,7 +187,7 @@ def check_clean(loadtest: str, path: str, threads: int, tmp: str,
             return "round p50 %.3f ms; %s" % (r["round_ms"]["p50"],
                                               lines[0].split(": ", 1)[1])
         finally:
-            kill(srv)
+            procs.stop(srv)
 
 
 def churn_client(port: int, rng: random.Random, stats: dict[str, int],
@@ -256,7 +230,7 @@ def churn_client(port: int, rng: random.Random, stats: dict[str, int],
                               b"\x01\x00\x00\x00\x00\x00\x00\x00")
     finally:
         stats["cycles"] += 1
-        p.close()
+        p.sock.close()
 
 
 def check_churn(loadtest: str, path: str, threads: int, tmp: str) -> str:
@@ -284,7 +258,7 @@ def check_churn(loadtest: str, path: str, threads: int, tmp: str) -> str:
                 "load test clean over %d rounds" % (
                     stats["cycles"], stats["rounds_seen"], r["rounds_done"])
         finally:
-            kill(srv)
+            procs.stop(srv)
 
 
 def check_senders(path: str, threads: int, tmp: str) -> str:
@@ -312,8 +286,8 @@ def check_senders(path: str, threads: int, tmp: str) -> str:
                 n, n * m)
         finally:
             for p in peers:
-                p.close()
-            kill(srv)
+                p.sock.close()
+            procs.stop(srv)
 
 
 def check_oversized(path: str, threads: int, tmp: str) -> str:
@@ -339,8 +313,8 @@ def check_oversized(path: str, threads: int, tmp: str) -> str:
             return "4096 delivered; 4097 and 2^32-1 closed only their own"
         finally:
             for p in (a, b, c1, c2):
-                p.close()
-            kill(srv)
+                p.sock.close()
+            procs.stop(srv)
 
 
 def check_slow(path: str, threads: int, tmp: str) -> str:
@@ -374,9 +348,9 @@ def check_slow(path: str, threads: int, tmp: str) -> str:
             return "never-reading client closed; %d x %d B all delivered" % (
                 count, size)
         finally:
-            active.close()
-            lazy.close()
-            kill(srv)
+            active.sock.close()
+            lazy.sock.close()
+            procs.stop(srv)
 
 
 def main(argv: list[str]) -> int:
@@ -415,8 +389,7 @@ def main(argv: list[str]) -> int:
                             failures += 1
                             print("FAIL %s: %s" % (label, e), flush=True)
         finally:
-            for p in list(_live):
-                kill(p)
+            procs.stop_all()
     print("%d failure(s)" % failures)
     return 1 if failures else 0
 
