@@ -333,14 +333,16 @@ class Server {
   }
 
   const ServerArgs args_;
+  // Before accept_ctx_, so destroyed after it: a pending accept on
+  // accept_ctx_ holds a socket of one of these.
+  std::vector<std::unique_ptr<asio::io_context>> io_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>>
+      guards_;
   asio::io_context accept_ctx_;
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer pause_{accept_ctx_};
   bool logged_emfile_ = false;
-  std::vector<std::unique_ptr<asio::io_context>> io_;
-  std::vector<asio::executor_work_guard<asio::io_context::executor_type>>
-      guards_;
   Rooms rooms_;
   std::vector<std::thread> threads_;
   std::size_t next_ = 0;
