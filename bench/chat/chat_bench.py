@@ -171,10 +171,12 @@ def progress(i: int, n: int, rec: Record) -> str:
     if not rec["ok"]:
         return head + "FAILED: " + rec.get("error", "?")
     return head + ("round p50 %.3f ms (max %.3f), delivery p99 %.0f us, "
-                   "server %.3f us/msg, load test %.0f%% of its core%s" % (
+                   "server %.3f us/msg, %.0f%% busy, load test %.0f%% of "
+                   "its core%s" % (
                        rec["round_ms"]["p50"], rec["round_ms"]["max"],
                        rec["delivery_us"]["p99"],
                        rec["server_cpu_us_per_delivery"],
+                       100 * rec.get("server_cpu_util", 0),
                        100 * rec["client_cpu_util"],
                        " (client-bound)" if rec["client_bound"] else ""))
 

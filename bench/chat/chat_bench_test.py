@@ -61,6 +61,7 @@ class RecordTest(unittest.TestCase):
         # 0.18 s of server CPU over the rounds for 50000 deliveries.
         self.assertAlmostEqual(rec["server_cpu_us_per_delivery"], 3.6)
         self.assertAlmostEqual(rec["client_cpu_util"], 0.623, places=3)
+        self.assertAlmostEqual(rec["server_cpu_util"], 0.825, places=3)
         self.assertFalse(rec["client_bound"])
 
     def test_client_bound(self) -> None:

@@ -14,8 +14,9 @@
 # before and after the whole load test, connects and join included:
 # server_cpu_s), the load test's view over the measured rounds only
 # (server_cpu_rounds_s, exact, from schedstat), the server's CPU per
-# delivered message over the rounds, and whether the load test used about
-# all of its core (client_bound).
+# delivered message over the rounds, the server's and the load test's
+# share of a core over the rounds (server_cpu_util, client_cpu_util), and
+# whether the load test used about all of its core (client_bound).
 
 from __future__ import annotations
 
@@ -112,6 +113,10 @@ def record_of(p: Point, lt: Record, server_cpu_s: float) -> Record:
     util = float(lt.get("client_cpu_s", 0)) / seconds if seconds > 0 else 0
     rec["client_cpu_util"] = round(util, 3)
     rec["client_bound"] = util >= CLIENT_BOUND
+    # The server's cores busy over the rounds (near its pinned cores: the
+    # server is the bottleneck).
+    rec["server_cpu_util"] = (round(rounds_cpu / seconds, 3)
+                              if seconds > 0 and rounds_cpu >= 0 else 0.0)
     for k in ("deliveries", "seconds", "connect_seconds", "join_seconds",
               "join_probes"):
         if k in lt:

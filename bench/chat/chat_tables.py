@@ -25,7 +25,7 @@
 #                "server_cpu_s",                 whole load test
 #                "server_cpu_rounds_s",          the rounds only
 #                "server_cpu_us_per_delivery",   the rounds only
-#                "client_cpu_util", "client_bound",
+#                "server_cpu_util", "client_cpu_util", "client_bound",
 #                "deliveries", "seconds", "connect_seconds",
 #                "join_seconds", "join_probes"}]}
 #
