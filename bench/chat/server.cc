@@ -1,0 +1,264 @@
+// -----------------------------------------------------------------------------
+// bench/chat/server.cc
+// -----------------------------------------------------------------------------
+//
+// Our chat server: muduo's "high performance" chat
+// (examples/asio/chat/server_threaded_highperformance.cc) on the reactor.
+//
+//   server <addr> <port> <threads> [--max_message=N] [--max_queued=N]
+//          [--buffer=NAME] [--task_queue=NAME] [--coalesce=0|1]
+//          [--logger=NAME] [--log_file=PATH]
+//
+//   - threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
+//     I/O loops, connections handed round-robin (as the ping-pong server).
+//   - Each I/O loop keeps its own connections (a vector plus an index,
+//     touched only by that loop's thread: no lock on the hot path).
+//   - A complete frame read on any loop is broadcast by posting ONE task to
+//     every I/O loop through the policy's task queue (`queue_in_loop`), the
+//     task carrying the frame as a shared immutable string (the bytes as
+//     read, header included); each loop writes it to its own connections.
+//     The set of loops is fixed before the first connection, so reading it
+//     needs no lock either (muduo guards its loop set with a mutex).
+//   - Codec (codec.h): a length over --max_message closes that connection,
+//     with one line on stderr.
+//   - Slow receivers: a connection with more than --max_queued bytes of
+//     output queued when a broadcast reaches it is closed, with one line on
+//     stderr (the rest of the room keeps going); so a client that never
+//     reads costs at most about --max_queued bytes of our memory.
+//   - --logger writes one line per message read ("<conn> <bytes>").
+//   - SIGINT / SIGTERM stop it cleanly; it then prints its counters.
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "bench/chat/args.h"
+#include "bench/chat/codec.h"
+#include "bench/common/server_policy.h"
+#include "bench/pingpong/common.h"
+#include "reactor/event_loop.h"
+#include "reactor/tcp_server.h"
+
+namespace serverkit::chat {
+namespace {
+
+using bench::Fail;
+using bench::PolicyOptions;
+using reactor::Clock;
+using reactor::EventLoop;
+using reactor::InetAddress;
+using reactor::TcpServer;
+
+constexpr const char* kProgram = "server";
+
+// One log line per message read: "<conn> <bytes>".
+using LogLine = void(std::string_view conn, std::size_t bytes);
+
+using Frame = std::shared_ptr<const std::string>;
+
+// The connections of one I/O loop. Everything but the counters is touched
+// only in that loop's thread; the counters are read at the end.
+template <typename B>
+class LoopRoom {
+ public:
+  using ConnPtr = reactor::TcpConnectionPtr<B>;
+
+  LoopRoom(EventLoop* loop, std::size_t max_queued)
+      : loop_(loop), max_queued_(max_queued) {}
+
+  EventLoop* loop() const { return loop_; }
+
+  void join(const ConnPtr& c) {
+    index_.emplace(c.get(), conns_.size());
+    conns_.push_back(c);
+  }
+
+  void leave(const ConnPtr& c) {
+    const auto it = index_.find(c.get());
+    if (it == index_.end()) return;
+    const std::size_t i = it->second;
+    index_.erase(it);
+    if (i + 1 != conns_.size()) {
+      conns_[i] = std::move(conns_.back());
+      index_[conns_[i].get()] = i;
+    }
+    conns_.pop_back();
+  }
+
+  // Loop thread. Writes `frame` to every connection of this loop. A send
+  // never closes a connection synchronously (the reactor defers closes), so
+  // the vector does not change under the loop.
+  void deliver(const std::string& frame) {
+    std::uint64_t sent = 0;
+    for (const ConnPtr& c : conns_) {
+      if (!c->connected()) continue;  // closing already
+      const std::size_t queued = c->output_buffer()->readable_bytes();
+      if (queued + frame.size() > max_queued_) {
+        closed_slow.fetch_add(1, std::memory_order_relaxed);
+        std::fprintf(stderr,
+                     "server: %s: closing slow receiver: %zu bytes queued, "
+                     "max_queued %zu\n",
+                     c->name().c_str(), queued, max_queued_);
+        c->force_close();
+        continue;
+      }
+      c->send(std::string_view(frame));
+      ++sent;
+    }
+    delivered.fetch_add(sent, std::memory_order_relaxed);
+  }
+
+  std::atomic<std::uint64_t> delivered{0};
+  std::atomic<std::uint64_t> closed_slow{0};
+
+ private:
+  EventLoop* const loop_;
+  const std::size_t max_queued_;
+  std::vector<ConnPtr> conns_;
+  std::unordered_map<const reactor::TcpConnection<B>*, std::size_t> index_;
+};
+
+std::atomic<EventLoop*> g_base_loop{nullptr};
+
+template <typename B>
+int Serve(const ServerArgs& sa, const PolicyOptions& po,
+          const bench::TaskQueueFactory& make_queue,
+          const std::function<LogLine>& log_line) {
+  using ConnPtr = reactor::TcpConnectionPtr<B>;
+  auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
+  EventLoop base(loop_options());
+
+  InetAddress listen;
+  try {
+    listen = InetAddress(sa.addr, static_cast<std::uint16_t>(sa.port));
+  } catch (const std::exception& e) {
+    Fail(kProgram, e.what());
+  }
+
+  // The rooms, one per I/O loop, and the loop → room map: filled after
+  // start() and before the base loop runs (so before any connection is
+  // accepted), read-only afterwards. They outlive the server.
+  std::vector<std::unique_ptr<LoopRoom<B>>> rooms;
+  std::unordered_map<const EventLoop*, LoopRoom<B>*> room_of;
+  std::atomic<std::uint64_t> messages_in{0}, closed_oversized{0};
+
+  std::unique_ptr<TcpServer<B>> server;
+  try {
+    const int io_threads = sa.threads == 1 ? 0 : sa.threads;
+    server = std::make_unique<TcpServer<B>>(&base, listen, "chat", io_threads,
+                                            loop_options);
+  } catch (const std::exception& e) {
+    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() +
+                       ": " + e.what());
+  }
+
+  server->set_connection_callback([&room_of](const ConnPtr& conn) {
+    LoopRoom<B>* room = room_of.at(conn->loop());
+    if (conn->connected()) {
+      room->join(conn);
+    } else {
+      room->leave(conn);
+    }
+  });
+  server->set_message_callback(
+      [&](const ConnPtr& conn, B* in, Clock::time_point) {
+        std::string frame;
+        std::uint32_t length = 0;
+        for (;;) {
+          const DecodeStatus st = Decode(in, sa.max_message, &frame, &length);
+          if (st == DecodeStatus::kNeedMore) return;
+          if (st == DecodeStatus::kTooLong) {
+            closed_oversized.fetch_add(1, std::memory_order_relaxed);
+            std::fprintf(stderr,
+                         "server: %s: closing: message length %u > "
+                         "max_message %u\n",
+                         conn->name().c_str(), length, sa.max_message);
+            conn->force_close();
+            in->retrieve_all();
+            return;
+          }
+          messages_in.fetch_add(1, std::memory_order_relaxed);
+          if (log_line) log_line(conn->name(), frame.size() - kHeaderLen);
+          // One task per loop, all sharing one immutable frame.
+          const Frame shared =
+              std::make_shared<const std::string>(std::move(frame));
+          for (const auto& room : rooms) {
+            room->loop()->queue_in_loop(
+                [r = room.get(), shared] { r->deliver(*shared); });
+          }
+        }
+      });
+  server->start();
+  for (EventLoop* l : server->loops()) {
+    rooms.push_back(std::make_unique<LoopRoom<B>>(l, sa.max_queued));
+    room_of[l] = rooms.back().get();
+  }
+  std::fprintf(stderr,
+               "server: chat listening on %s, %d I/O thread(s), buffer %s, "
+               "task queue %s, coalesce %d, logger %s, max_message %u, "
+               "max_queued %zu\n",
+               server->listen_address().to_string().c_str(), sa.threads,
+               std::string(B::kName).c_str(),
+               std::string(base.task_queue_name()).c_str(),
+               po.coalesce ? 1 : 0, po.logger.c_str(), sa.max_message,
+               sa.max_queued);
+  g_base_loop.store(&base);
+  base.loop();
+  g_base_loop.store(nullptr);
+
+  std::uint64_t delivered = 0, closed_slow = 0;
+  for (const auto& room : rooms) {
+    delivered += room->delivered.load(std::memory_order_relaxed);
+    closed_slow += room->closed_slow.load(std::memory_order_relaxed);
+  }
+  std::fprintf(stderr,
+               "server: stopped; messages in %llu, frames delivered %llu, "
+               "closed oversized %llu, closed slow %llu, refused for "
+               "descriptors %llu\n",
+               static_cast<unsigned long long>(messages_in.load()),
+               static_cast<unsigned long long>(delivered),
+               static_cast<unsigned long long>(closed_oversized.load()),
+               static_cast<unsigned long long>(closed_slow),
+               static_cast<unsigned long long>(
+                   server->rejected_for_descriptors() +
+                   server->failed_connections()));
+  server.reset();  // joins the I/O loops; the rooms go after
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  PolicyOptions po;
+  std::vector<char*> rest = bench::TakePolicyFlags(argc, argv, kProgram, &po);
+  const ServerArgs sa = ParseServerArgs(static_cast<int>(rest.size()),
+                                        rest.data(), kProgram,
+                                        bench::kPolicyHelp);
+
+  // Before any thread starts: threads inherit the blocked stop signals.
+  bench::QuitOnStopSignals(&g_base_loop);
+  const bench::TaskQueueFactory make_queue =
+      bench::MakeTaskQueueFactory(kProgram, po);
+  std::function<LogLine> log_line;
+  const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
+      kProgram, po,
+      [](auto* l) -> std::function<LogLine> {
+        return [l](std::string_view conn, std::size_t bytes) {
+          SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
+        };
+      },
+      &log_line);
+
+  pingpong::RaiseFdLimit();
+  return bench::WithBuffer(kProgram, po, [&]<typename B>() {
+    return Serve<B>(sa, po, make_queue, log_line);
+  });
+}
+
+}  // namespace
+}  // namespace serverkit::chat
+
+int main(int argc, char** argv) { return serverkit::chat::Main(argc, argv); }
