@@ -8,7 +8,7 @@
 # make bench-quick          a smoke run of the whole chain (under a minute).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
-# make lint                 flake8 and mypy on bench/pick and bench/pingpong.
+# make lint                 flake8 and mypy on bench/pick, pingpong, http, chat.
 
 BAZEL ?= bazel
 PROFILE ?= default
@@ -28,14 +28,15 @@ deps:
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
 
-# flake8 and mypy on bench/pick and bench/pingpong (tools/lint_python.sh; CI
-# runs this too).
+# flake8 and mypy on bench/pick, bench/pingpong, bench/http and bench/chat
+# (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh
 
 # The concurrent code under ThreadSanitizer (CI runs this too).
 TSAN_TARGETS = //base/... //queues/... //threadpool/... //logger/... \
-	//reactor/... //bench/pingpong:pingpong_test //bench/http:http_server_test
+	//reactor/... //bench/pingpong:pingpong_test //bench/http:http_server_test \
+	//bench/chat:chat_test
 test-tsan: deps
 	$(BAZEL) test --config=tsan $(BAZEL_TEST_FLAGS) $(TSAN_TARGETS)
 

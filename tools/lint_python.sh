@@ -5,11 +5,13 @@
 #
 # Lints the project's Python: flake8 (pycodestyle and pyflakes, configured in
 # .flake8) and mypy (mypy.ini: every function annotated, scipy and matplotlib
-# without stubs) on bench/pick and bench/pingpong, under Debian's
+# without stubs) on bench/pick, bench/pingpong, bench/http and bench/chat,
+# under Debian's
 # /usr/bin/python3 (the python3-flake8 and python3-mypy packages,
 # tools/install_deps.sh).
 #
-#   tools/lint_python.sh [PATH ...]     (default: bench/pick bench/pingpong)
+#   tools/lint_python.sh [PATH ...]     (default: bench/pick bench/pingpong
+#                                        bench/http bench/chat)
 #
 # Runs both, then exits 1 when either found a problem (2 when a tool is
 # missing), 0 when both pass. Runs from the workspace root wherever it is
@@ -18,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 py=${PYTHON:-/usr/bin/python3}
-if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(bench/pick bench/pingpong bench/http); fi
+if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(bench/pick bench/pingpong bench/http bench/chat); fi
 cache="${MYPY_CACHE_DIR:-${TMPDIR:-/tmp}/serverkit-mypy-cache}"
 
 for tool in flake8 mypy; do

@@ -56,6 +56,19 @@ CASES: dict[str, list[dict[str, Any]]] = {
              flags=["--reply_via_queue"],
              mode="echo 4 KiB, 100 sessions, 2 threads, every reply posted "
                   "through a worker loop and back: --reply_via_queue"),
+        # The broadcast: every message is one task posted to every I/O
+        # loop (bench/chat). 2 loops and the accept loop on the server's
+        # core, the load test on the other.
+        dict(name="chat-1000", kind="chat", protocol="chat", threads=2,
+             client_threads=1, block=64, sessions=1000, rounds=50,
+             flags=[],
+             mode="chat broadcast to 1000 clients, 2 I/O loops, 50 rounds "
+                  "of one 64-byte message (bench/chat)"),
+        dict(name="chat-5000", kind="chat", protocol="chat", threads=2,
+             client_threads=1, block=64, sessions=5000, rounds=20,
+             flags=[],
+             mode="chat broadcast to 5000 clients, 2 I/O loops, 20 rounds "
+                  "of one 64-byte message (bench/chat)"),
     ],
     "buffer": [
         dict(name="echo-16k", protocol="echo", threads=1, client_threads=1,

@@ -11,6 +11,10 @@
 #   http      //bench/http:server under wrk, GET /collect with an access-log
 #             line per request when a logger is on (bench/http/http_run.py):
 #             requests/s, higher is better
+#   chat      //bench/chat:server under the chat load test: K clients, one
+#             message broadcast per round, every message one posted task per
+#             I/O loop (bench/chat/chat_run.py): the round's p50 (ms until
+#             all K have it), lower is better
 #
 # Every record has: ok, error (when not ok), value (the metric; None when
 # the run failed), cpu_per_unit (the server's CPU seconds per unit of work,
@@ -28,11 +32,15 @@ from typing import Any
 
 import procs
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "http"))
+_BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(os.path.join(_BENCH, "http"))
+sys.path.append(os.path.join(_BENCH, "chat"))
+import chat_run  # noqa: E402
 import http_run  # noqa: E402
 
 HTTP_SERVER = "//bench/http:server"
+CHAT_SERVER = "//bench/chat:server"
+CHAT_LOADTEST = "//bench/chat:loadtest"
 Record = dict[str, Any]
 Case = dict[str, Any]
 
@@ -49,6 +57,8 @@ def kind_of(case: Case) -> Kind:
     kind = case.get("kind", "pingpong")
     if kind == "http":
         return Kind("requests_per_s", "requests/s", True, "request")
+    if kind == "chat":
+        return Kind("round_ms_p50", "ms per round", False, "delivery")
     if case["protocol"] == "echo":
         return Kind("mib_per_s", "MiB/s", True, "mib")
     return Kind("messages_per_s", "messages/s", True, "message")
@@ -133,8 +143,31 @@ def _http(name: str, flags: list[str], case: Case, s: Settings) -> Record:
                 raw=r)
 
 
+def _chat(name: str, flags: list[str], case: Case, s: Settings) -> Record:
+    server = chat_run.ChatServer(name, procs.resolve(CHAT_SERVER), flags)
+    p = chat_run.Point(server=name, threads=case["threads"],
+                       clients=case["sessions"], rounds=case["rounds"],
+                       message_size=case["block"], repetition=0)
+    cores = sorted(os.sched_getaffinity(0))
+    pin = chat_run.pinning(cores)
+    r = chat_run.run_point(server, procs.resolve(CHAT_LOADTEST), p, pin,
+                           s.tmp, timeout=30.0)
+    ok = bool(r.get("ok")) and r["round_ms"]["p50"] > 0
+    per_delivery = r.get("server_cpu_us_per_delivery") or 0.0
+    return dict(ok=ok, error=r.get("error", ""),
+                value=r["round_ms"]["p50"] if ok else None,
+                cpu_per_unit=per_delivery / 1e6 if ok and per_delivery
+                else None,
+                client_bound=bool(r.get("client_bound")),
+                server_cpus=procs.cpu_list(pin.server_cpus, cores),
+                client_cpus=procs.cpu_list(pin.load_cpus, cores), raw=r)
+
+
 def run(name: str, flags: list[str], case: Case, s: Settings) -> Record:
     """One run of our server with `flags` under the case's workload."""
-    if case.get("kind", "pingpong") == "http":
+    kind = case.get("kind", "pingpong")
+    if kind == "http":
         return _http(name, flags, case, s)
+    if kind == "chat":
+        return _chat(name, flags, case, s)
     return _pingpong(name, flags, case, s)
