@@ -6,9 +6,8 @@
 # Lints the project's Python: flake8 (pycodestyle and pyflakes, configured in
 # .flake8) and mypy (mypy.ini: every function annotated, scipy and matplotlib
 # without stubs) on bench/pick, bench/pingpong, bench/http and bench/chat,
-# under Debian's
-# /usr/bin/python3 (the python3-flake8 and python3-mypy packages,
-# tools/install_deps.sh).
+# under Debian's /usr/bin/python3 (the python3-flake8 and python3-mypy
+# packages, tools/install_deps.sh).
 #
 #   tools/lint_python.sh [PATH ...]     (default: bench/pick bench/pingpong
 #                                        bench/http bench/chat)
