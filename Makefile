@@ -1,9 +1,10 @@
 # The two front-door commands:
 #   make test    installs missing Debian packages, runs every test
 #   make bench   installs missing Debian packages, then the whole chain with
-#                -c opt: the four sweeps, pick, the ping-pong validation, and
-#                results/REPORT.md (about 14 minutes on 2 cores; the sweeps
-#                as 3 processes each, bench/sweep.sh)
+#                -c opt: the four sweeps, pick, the ping-pong and its
+#                validation, chat, HTTP under wrk, and results/REPORT.md
+#                (19:34 measured on 2 cores; the sweeps as 3 processes each,
+#                bench/sweep.sh)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
 # make bench-quick          a smoke run of the whole chain (under a minute).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.

@@ -29,16 +29,12 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 
 # Seconds per family sweep (all its processes) and per later step on this
 # project's 2-core VM, bazel's start-up included and the first build not.
-# smoke: measured with `make bench-quick` (0:33 in all); default: the sweeps
-# measured by `make bench-repro FAMILY=all` (9 interleaved repetitions in 3
-# processes), pick, ping-pong and report by the `make bench` of the README's
-# "Current figures" (0:03, 2:50, 0:04), about 14:30 in all, then the
-# validation's controls (3 sides, 5 repetitions, 5 cases: measured 2:28 for
-# the 5 cases alone), chat and HTTP by their drivers' default profiles;
-# full: extrapolated (not measured end to end).
+# smoke: measured with `make bench-quick`; default: every step as the
+# `make bench` of the README's "Current figures" took it (19:34 in all,
+# 2026-11-23 18:17); full: extrapolated (not measured end to end).
 case "$PROFILE" in
   smoke)   est=(4 3 2 2 5 11 15 10 5) ;;
-  default) est=(220 190 140 135 3 330 120 150 4) ;;
+  default) est=(234 174 134 131 3 273 61 160 4) ;;
   full)    est=(1600 1100 1600 550 20 2000 400 600 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;

@@ -57,26 +57,9 @@ ServerArgs ParseServerArgs(int argc, char* const* argv, std::string_view name,
       std::fprintf(stderr, "%.*s: unknown flag %s\n",
                    static_cast<int>(name.size()), name.data(), argv[i]);
       Usage(name, extra_help, 2);
-    } else {
-      switch (positional++) {
-        case 0:
-          o.addr = std::string(a);
-          break;
-        case 1: {
-          const auto v = ParseLong(a);
-          if (!v || *v > 65535) Usage(name, extra_help, 2);
-          o.port = static_cast<int>(*v);
-          break;
-        }
-        case 2: {
-          const auto v = ParseLong(a);
-          if (!v || *v < 1 || *v > 256) Usage(name, extra_help, 2);
-          o.threads = static_cast<int>(*v);
-          break;
-        }
-        default:
-          Usage(name, extra_help, 2);
-      }
+    } else if (!pingpong::TakeServerPositional(a, positional++, &o.addr,
+                                               &o.port, &o.threads)) {
+      Usage(name, extra_help, 2);
     }
   }
   if (positional != 3) Usage(name, extra_help, 2);

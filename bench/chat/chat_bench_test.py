@@ -20,7 +20,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import sys
@@ -29,10 +28,12 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.append(os.path.join(os.path.dirname(HERE), "pick"))
 import chat_bench  # noqa: E402
 import chat_codec  # noqa: E402
 import chat_run  # noqa: E402
 import chat_tables  # noqa: E402
+import layering  # noqa: E402
 
 TESTDATA = os.path.join(HERE, "testdata")
 
@@ -199,15 +200,7 @@ LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
 
 
 def imports(name: str) -> set[str]:
-    with open(os.path.join(HERE, name + ".py")) as f:
-        tree = ast.parse(f.read())
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            out.add(node.module.split(".")[0])
-    return out
+    return layering.imports(HERE, name)
 
 
 class LayoutTest(unittest.TestCase):
@@ -225,10 +218,7 @@ class LayoutTest(unittest.TestCase):
                           m != "__future__"}, set())
 
     def test_files_are_short(self) -> None:
-        for f in os.listdir(HERE):
-            if f.endswith(".py"):
-                with open(os.path.join(HERE, f)) as fh:
-                    self.assertLess(len(fh.readlines()), 400, f)
+        self.assertEqual(layering.files_over(HERE, 400), [])
 
 
 def check_smoke(path: str) -> int:

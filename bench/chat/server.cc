@@ -51,7 +51,6 @@ using bench::Fail;
 using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
-using reactor::InetAddress;
 using reactor::TcpServer;
 
 constexpr const char* kProgram = "server";
@@ -133,13 +132,6 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
   auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
 
-  InetAddress listen;
-  try {
-    listen = InetAddress(sa.addr, static_cast<std::uint16_t>(sa.port));
-  } catch (const std::exception& e) {
-    Fail(kProgram, e.what());
-  }
-
   // The rooms, one per I/O loop, and the loop → room map: filled after
   // start() and before the base loop runs (so before any connection is
   // accepted), read-only afterwards. They outlive the server.
@@ -147,15 +139,8 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
   std::unordered_map<const EventLoop*, LoopRoom<B>*> room_of;
   std::atomic<std::uint64_t> messages_in{0}, closed_oversized{0};
 
-  std::unique_ptr<TcpServer<B>> server;
-  try {
-    const int io_threads = sa.threads == 1 ? 0 : sa.threads;
-    server = std::make_unique<TcpServer<B>>(&base, listen, "chat", io_threads,
-                                            loop_options);
-  } catch (const std::exception& e) {
-    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() +
-                       ": " + e.what());
-  }
+  std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
+      kProgram, &base, sa.addr, sa.port, sa.threads, "chat", loop_options);
 
   server->set_connection_callback([&room_of](const ConnPtr& conn) {
     LoopRoom<B>* room = room_of.at(conn->loop());

@@ -27,6 +27,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -41,6 +42,7 @@
 #include "queues/all_queues.h"
 #include "reactor/event_loop.h"
 #include "reactor/policy.h"
+#include "reactor/tcp_server.h"
 
 namespace serverkit::bench {
 
@@ -140,6 +142,29 @@ int WithBuffer(std::string_view program, const PolicyOptions& po, Serve&& serve)
   }(AllBuffers{});
   if (!found) Fail(program, "unknown --buffer '" + po.buffer + "'; buffers: " + Join(names));
   return rc;
+}
+
+// Our servers' shape, as the peers': `threads` 1 is one loop that accepts
+// and serves; N > 1 an accepting loop (`base`) plus N I/O loops (muduo's
+// setThreadNum(N)), each built from `loop_options`. Fails (exit 2) with the
+// reason when `addr` is not an IPv4 address or the port cannot be bound.
+template <typename B>
+std::unique_ptr<reactor::TcpServer<B>> ListenOrFail(
+    std::string_view program, reactor::EventLoop* base, const std::string& addr,
+    int port, int threads, const std::string& name,
+    const std::function<reactor::EventLoopOptions()>& loop_options) {
+  reactor::InetAddress listen;
+  try {
+    listen = reactor::InetAddress(addr, static_cast<std::uint16_t>(port));
+  } catch (const std::exception& e) {
+    Fail(program, e.what());
+  }
+  try {
+    return std::make_unique<reactor::TcpServer<B>>(
+        base, listen, name, threads == 1 ? 0 : threads, loop_options);
+  } catch (const std::exception& e) {
+    Fail(program, std::string("cannot listen on ") + listen.to_string() + ": " + e.what());
+  }
 }
 
 // Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it

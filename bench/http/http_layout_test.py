@@ -9,18 +9,19 @@
 # imported back; each module imports alone in a fresh interpreter; procs is
 # the one module taken from bench/pingpong; every module name starts with
 # http_ (none may shadow the standard library's http package); no Python
-# file here is over 400 lines. (bench/pick/layering.py does the same for
-# bench/pick and bench/pingpong; it is not visible to this package.)
+# file here is over 400 lines. The helpers are bench/pick/layering.py's,
+# shared with the layer tests of bench/pick, bench/pingpong and bench/chat.
 
 from __future__ import annotations
 
-import ast
 import os
-import subprocess
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.append(os.path.join(os.path.dirname(HERE), "pick"))
+
+import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
@@ -35,20 +36,11 @@ MAX_LINES = 400
 
 
 def module_names() -> list[str]:
-    return sorted(f[:-3] for f in os.listdir(HERE) if f.endswith(".py"))
+    return layering.module_names(HERE)
 
 
 def imports(name: str) -> set[str]:
-    with open(os.path.join(HERE, name + ".py")) as f:
-        tree = ast.parse(f.read(), name + ".py")
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and \
-                not node.level:
-            out.add(node.module.split(".")[0])
-    return out
+    return layering.imports(HERE, name)
 
 
 class LayoutTest(unittest.TestCase):
@@ -69,20 +61,18 @@ class LayoutTest(unittest.TestCase):
                                     % (name, dep))
 
     def test_each_module_imports_alone(self) -> None:
+        """In a fresh interpreter each module imports, loading no module of
+        its own layer or above."""
         for name in sorted(set(LAYER) - FROM_PINGPONG):
             with self.subTest(module=name):
-                p = subprocess.run(
-                    [sys.executable, "-c", "import sys; sys.path.insert(0, "
-                     "%r); import %s" % (HERE, name)],
-                    capture_output=True, text=True, timeout=60)
-                self.assertEqual(p.returncode, 0, p.stderr)
+                rc, err, loaded = layering.loaded_alone(HERE, name)
+                self.assertEqual(rc, 0, err)
+                self.assertEqual({m for m in loaded & set(LAYER)
+                                  if m != name and
+                                  LAYER[m] >= LAYER[name]}, set(), name)
 
     def test_files_are_short(self) -> None:
-        for name in module_names():
-            with open(os.path.join(HERE, name + ".py")) as f:
-                n = sum(1 for _ in f)
-            self.assertLessEqual(n, MAX_LINES, "%s.py has %d lines"
-                                 % (name, n))
+        self.assertEqual(layering.files_over(HERE, MAX_LINES), [])
 
 
 if __name__ == "__main__":

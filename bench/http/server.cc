@@ -43,7 +43,6 @@ using bench::Fail;
 using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
-using reactor::InetAddress;
 using reactor::TcpServer;
 
 constexpr const char* kProgram = "server";
@@ -137,21 +136,9 @@ int Serve(const Args& args, const PolicyOptions& po,
           const std::function<LogLine>& log_line) {
   auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
-  InetAddress listen;
-  try {
-    listen = InetAddress(args.addr, static_cast<std::uint16_t>(args.port));
-  } catch (const std::exception& e) {
-    Fail(kProgram, e.what());
-  }
-  std::unique_ptr<TcpServer<B>> server;
-  try {
-    const int io_threads = args.threads == 1 ? 0 : args.threads;
-    server = std::make_unique<TcpServer<B>>(&base, listen, "http", io_threads,
-                                            loop_options);
-  } catch (const std::exception& e) {
-    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() +
-                       ": " + e.what());
-  }
+  std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
+      kProgram, &base, args.addr, args.port, args.threads, "http",
+      loop_options);
 
   Totals totals;
   const bool logging = static_cast<bool>(log_line);

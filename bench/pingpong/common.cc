@@ -86,30 +86,36 @@ ServerOptions ParseServerArgs(int argc, char** argv, std::string_view name,
       std::fprintf(stderr, "%.*s: unknown flag %s\n",
                    static_cast<int>(name.size()), name.data(), argv[i]);
       Usage(name, extra_help, 2);
-    } else {
-      switch (positional++) {
-        case 0:
-          o.addr = std::string(a);
-          break;
-        case 1: {
-          const auto v = ParseLong(a);
-          if (!v || *v > 65535) Usage(name, extra_help, 2);
-          o.port = static_cast<int>(*v);
-          break;
-        }
-        case 2: {
-          const auto v = ParseLong(a);
-          if (!v || *v < 1 || *v > 256) Usage(name, extra_help, 2);
-          o.threads = static_cast<int>(*v);
-          break;
-        }
-        default:
-          Usage(name, extra_help, 2);
-      }
+    } else if (!TakeServerPositional(a, positional++, &o.addr, &o.port,
+                                     &o.threads)) {
+      Usage(name, extra_help, 2);
     }
   }
   if (positional != 3) Usage(name, extra_help, 2);
   return o;
+}
+
+bool TakeServerPositional(std::string_view arg, int index, std::string* addr,
+                          int* port, int* threads) {
+  switch (index) {
+    case 0:
+      *addr = std::string(arg);
+      return true;
+    case 1: {
+      const auto v = ParseLong(arg);
+      if (!v || *v > 65535) return false;
+      *port = static_cast<int>(*v);
+      return true;
+    }
+    case 2: {
+      const auto v = ParseLong(arg);
+      if (!v || *v < 1 || *v > 256) return false;
+      *threads = static_cast<int>(*v);
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 long RaiseFdLimit() {

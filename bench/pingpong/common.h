@@ -89,6 +89,13 @@ struct ServerOptions {
 ServerOptions ParseServerArgs(int argc, char** argv, std::string_view name,
                               std::string_view extra_help);
 
+// The positional arguments every server of ours and every peer takes,
+// `<addr> <port> <threads>`: stores argument number `index` (0, 1 or 2);
+// false when it is out of range (a port over 65535, threads outside 1..256)
+// or a fourth positional argument.
+bool TakeServerPositional(std::string_view arg, int index, std::string* addr,
+                          int* port, int* threads);
+
 // Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
 long RaiseFdLimit();
 

@@ -45,7 +45,6 @@ using bench::Fail;
 using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
-using reactor::InetAddress;
 using reactor::TcpServer;
 
 constexpr const char* kProgram = "server";
@@ -80,22 +79,8 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
     while (worker.load() == nullptr) std::this_thread::yield();
   }
 
-  InetAddress listen;
-  try {
-    listen = InetAddress(so.addr, static_cast<std::uint16_t>(so.port));
-  } catch (const std::exception& e) {
-    Fail(kProgram, e.what());
-  }
-  std::unique_ptr<TcpServer<B>> server;
-  try {
-    // As the peers: 1 thread is one loop that accepts and serves; N > 1 is
-    // an accepting loop plus N I/O loops (muduo's setThreadNum(N)).
-    const int io_threads = so.threads == 1 ? 0 : so.threads;
-    server = std::make_unique<TcpServer<B>>(&base, listen, "pingpong", io_threads,
-                                            loop_options);
-  } catch (const std::exception& e) {
-    Fail(kProgram, std::string("cannot listen on ") + listen.to_string() + ": " + e.what());
-  }
+  std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
+      kProgram, &base, so.addr, so.port, so.threads, "pingpong", loop_options);
 
   std::atomic<std::uint64_t> messages{0}, closed_oversized{0};
   auto reply = [&](const reactor::TcpConnectionPtr<B>& conn, std::string&& data) {
