@@ -2,9 +2,11 @@
 
 #include <pthread.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace serverkit::bench {
@@ -15,7 +17,8 @@ const char* const kPolicyHelp =
     "  --coalesce=0|1      share eventfd wake-ups (default 1)\n"
     "  --logger=NAME       a logger of logger/all_loggers.h (default none)\n"
     "  --log_file=PATH     where the logger writes (default /dev/null)\n"
-    "  --log_flush_every_line  flush every line (slow on purpose)\n";
+    "  --log_flush_every_line  flush every line (slow on purpose)\n"
+    "  --task_queue_slowdown_ns=N  every task popped costs N ns more (slow on purpose)\n";
 
 void Fail(std::string_view program, const std::string& message) {
   std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()), program.data(),
@@ -57,6 +60,15 @@ std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view progr
       po->log_file = *v;
     } else if (a == "--log_flush_every_line") {
       po->log_flush_every_line = true;
+    } else if (auto v = FlagValue(a, "--task_queue_slowdown_ns")) {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long ns = std::strtoul(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || errno != 0 || ns > 1'000'000'000UL ||
+          (*v)[0] == '-') {
+        Fail(program, "--task_queue_slowdown_ns takes 0 to 1000000000, not '" + *v + "'");
+      }
+      po->task_queue_slowdown_ns = static_cast<std::uint32_t>(ns);
     } else {
       rest.push_back(argv[i]);
     }
@@ -84,7 +96,27 @@ TaskQueueFactory MakeTaskQueueFactory(std::string_view program, const PolicyOpti
     Fail(program, "unknown --task_queue '" + po.task_queue +
                       "'; multi-producer queues: " + Join(names));
   }
+  if (po.task_queue_slowdown_ns > 0) {
+    return [inner = std::move(factory), ns = po.task_queue_slowdown_ns]()
+               -> std::unique_ptr<reactor::TaskQueue> {
+      return std::make_unique<SlowedTaskQueue>(inner(), ns);
+    };
+  }
   return factory;
+}
+
+SlowedTaskQueue::SlowedTaskQueue(std::unique_ptr<reactor::TaskQueue> inner,
+                                 std::uint32_t ns)
+    : inner_(std::move(inner)),
+      ns_(ns),
+      name_(std::string(inner_->name()) + "+slowed-" + std::to_string(ns) + "ns") {}
+
+bool SlowedTaskQueue::try_pop(reactor::Functor& out) {
+  if (!inner_->try_pop(out)) return false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns_);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  return true;
 }
 
 reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,

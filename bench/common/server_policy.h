@@ -14,6 +14,8 @@
 //   --log_file=PATH     where the logger writes (default /dev/null)
 //   --log_flush_every_line  flush every record (slow on purpose: the
 //                       validation's positive control for the logger)
+//   --task_queue_slowdown_ns=N  every task popped costs N ns more, a busy
+//                       wait (slow on purpose: the task queue's control)
 //
 // plus the stop signals (SIGINT / SIGTERM quit the base loop, so loggers
 // flush on the way out). An unknown name exits with status 2 and the list of
@@ -55,6 +57,9 @@ struct PolicyOptions {
   // Flush every record (one write(2) per line): the validation's slowed
   // logger control. Default: the logger's own policy.
   bool log_flush_every_line = false;
+  // Each task popped from a loop's task queue costs this much more (a busy
+  // wait): the validation's slowed task-queue control. 0: off.
+  std::uint32_t task_queue_slowdown_ns = 0;
 };
 
 // The usage lines of the flags above.
@@ -77,10 +82,26 @@ std::vector<char*> TakePolicyFlags(
 std::optional<std::string> FlagValue(std::string_view arg, std::string_view flag);
 
 // The task queue factory named by po.task_queue (an MPMC or MPSC queue of
-// AllQueues); fails with the valid names when there is none.
+// AllQueues), slowed by po.task_queue_slowdown_ns when that is set; fails
+// with the valid names when there is none.
 using TaskQueueFactory = std::function<std::unique_ptr<reactor::TaskQueue>()>;
 TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
                                       const PolicyOptions& po);
+
+// A task queue whose every successful try_pop busy-waits `ns` more: a
+// component slowed on purpose, named "<queue>+slowed-<ns>ns".
+class SlowedTaskQueue final : public reactor::TaskQueue {
+ public:
+  SlowedTaskQueue(std::unique_ptr<reactor::TaskQueue> inner, std::uint32_t ns);
+  std::string_view name() const override { return name_; }
+  void push(reactor::Functor&& task) override { inner_->push(std::move(task)); }
+  bool try_pop(reactor::Functor& out) override;
+
+ private:
+  std::unique_ptr<reactor::TaskQueue> inner_;
+  std::uint32_t ns_;
+  std::string name_;
+};
 
 // reactor::EventLoopOptions for one loop of the policy.
 reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,

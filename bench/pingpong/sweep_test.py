@@ -70,7 +70,7 @@ def check_smoke(t: unittest.TestCase, d: dict[str, Any]) -> None:
                   {"serverkit", "asio", "libevent"})
     v = d["validation"]
     t.assertEqual([r["component"] for r in v["rows"]],
-                  ["task_queue"] * 3 + ["buffer"] * 3 + ["logger"] * 2)
+                  ["task_queue"] * 4 + ["buffer"] * 3 + ["logger"] * 2)
     for r in v["rows"]:
         t.assertTrue(r["origin"] == "default" and r["e2e_ratio"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])

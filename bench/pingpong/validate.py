@@ -159,7 +159,8 @@ def new_row(comp: str, case: Case, e: Entry) -> Row:
         control_why=control.why,
         micro_ratio=e["micro_ratio"], micro_source=e["source"],
         micro_cv=e["cv"], micro_metric=e.get("metric"),
-        control_micro_ratio=(e.get("micro_ratios") or {}).get(control.name),
+        control_micro_ratio=None if control.slowed else
+        (e.get("micro_ratios") or {}).get(control.name),
         origin=e["origin"], metric=key, unit=unit, metric_used=key,
         workload=case.get("kind", "pingpong"),
         higher_is_better=kind.higher_is_better, work=kind.work,

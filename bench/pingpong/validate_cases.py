@@ -56,6 +56,16 @@ CASES: dict[str, list[dict[str, Any]]] = {
              flags=["--reply_via_queue"],
              mode="echo 4 KiB, 100 sessions, 2 threads, every reply posted "
                   "through a worker loop and back: --reply_via_queue"),
+        # One session: every message crosses to the worker loop and back
+        # while both loops idle in between, so a queue that parks and
+        # wakes slowly (or wakes its consumer late) adds to every round
+        # trip: the latency at the lowest offered load.
+        dict(name="reply-via-queue-1", protocol="echo", threads=2,
+             client_threads=1, block=64, sessions=1,
+             flags=["--reply_via_queue"],
+             mode="echo 64 bytes, 1 session (one message in flight), 2 "
+                  "threads, every reply posted through a worker loop and "
+                  "back: --reply_via_queue"),
         # The broadcast: every message is one task posted to every I/O
         # loop (bench/chat). 2 loops and the accept loop on the server's
         # core, the load test on the other.
@@ -114,12 +124,24 @@ class Control:
     label: str           # as tables show it
     why: str
 
+    @property
+    def slowed(self) -> bool:
+        """Slowed on purpose by its extra flags: no micro ratio of its own
+        (the sweep never measured it)."""
+        return bool(self.extra)
 
+
+# The task queue's control is the baseline slowed on purpose: the real
+# queues the event-loop sweep ranks far behind (tbb-bounded: 0.33x) are
+# behind only where a consumer blocks, and the loop never blocks in its
+# queue (it pops with try_pop after the eventfd wakes it), so on 2 cores
+# none of them could be told apart end to end (measured 2026-11-23).
 CONTROLS: dict[str, Control] = {
     "task_queue": Control(
-        "tbb-bounded", (), "tbb-bounded",
-        "oneTBB's concurrent_bounded_queue parks in its monitor on every "
-        "pop; far behind in the event-loop sweep"),
+        "swap-vector", ("--task_queue_slowdown_ns=2000",),
+        "swap-vector+2us-per-task",
+        "the baseline slowed on purpose: every task popped costs 2 us more "
+        "(a busy wait in the loop thread)"),
     "buffer": Control(
         "string", (), "string",
         "a std::string that erases its front on every retrieve (the "

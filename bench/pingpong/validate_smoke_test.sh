@@ -31,7 +31,7 @@ echo '{"context": {"profile": "smoke"}, "echo": [{"server": "x"}], "header": []}
 run good --winners="$testdata/winners-good.json"
 grep -q "^validation verdicts (winners from winners.json" "$tmp/good.txt" ||
   fail "good: no verdict table"
-grep -Eq "^task_queue +reply-via-queue +swap-vector -> moodycamel +2.50x +[0-9.]+x \[[0-9.]+, [0-9.]+\] p [0-9.e-]+ +tbb-bounded \(0.16x\) +[0-9.]+x " \
+grep -Eq "^task_queue +reply-via-queue +swap-vector -> moodycamel +2.50x +[0-9.]+x \[[0-9.]+, [0-9.]+\] p [0-9.e-]+ +swap-vector\+2us-per-task \(n/a\) +[0-9.]+x " \
   "$tmp/good.txt" || fail "good: no task_queue row with micro, e2e and control ratios"
 grep -Eq "^buffer .*winner is the baseline; nothing to validate" "$tmp/good.txt" ||
   fail "good: buffer winner == baseline not reported"

@@ -86,7 +86,9 @@ def check_good(t: unittest.TestCase, v: Result) -> None:
         t.assertIn("sentence", r)
         t.assertTrue(r["cpu_ratio"] and r["cpu_ratio"] > 0, r)
     t.assertEqual(rows["task_queue"]["micro_ratio"], 2.5)
-    t.assertEqual(rows["task_queue"]["control"], "tbb-bounded")
+    t.assertEqual(rows["task_queue"]["control"], "swap-vector+2us-per-task")
+    t.assertIn("--task_queue_slowdown_ns=2000",
+               rows["task_queue"]["control_flags"])
     t.assertEqual(rows["logger"]["control"], "sync+flush-every-line")
     t.assertIn("--log_flush_every_line", rows["logger"]["control_flags"])
     t.assertTrue(rows["task_queue"]["micro_source"].startswith(
@@ -97,7 +99,8 @@ def check_good(t: unittest.TestCase, v: Result) -> None:
     t.assertIn("--reply_via_queue", v["rows"][0]["winner_flags"])
     t.assertEqual([(r["case"], r["workload"]) for r in v["rows"]
                    if r["component"] == "task_queue"],
-                  [("reply-via-queue", "pingpong"), ("chat-1000", "chat"),
+                  [("reply-via-queue", "pingpong"),
+                   ("reply-via-queue-1", "pingpong"), ("chat-1000", "chat"),
                    ("chat-5000", "chat")])
     t.assertEqual(rows["task_queue"]["unit"], "ms per round")
     t.assertTrue(all(b > 0 for b in rows["logger"]["log_bytes"]),
@@ -109,7 +112,7 @@ def check_bad(t: unittest.TestCase, v: Result) -> None:
     t.assertEqual(v["winners"], "defaults")
     t.assertTrue(v["notes"])
     t.assertEqual([r["component"] for r in v["rows"]],
-                  ["task_queue"] * 3 + ["logger"] * 2)
+                  ["task_queue"] * 4 + ["logger"] * 2)
     t.assertEqual(v["rows"][0]["winner"], "bounded-mpmc")
     t.assertIsNone(v["rows"][0]["micro_ratio"])
 
@@ -256,7 +259,9 @@ class ValidateTest(unittest.TestCase):
         self.assertAlmostEqual(tq["e2e"]["p"], 2 / 252)
         self.assertAlmostEqual(tq["control_e2e"]["ratio"], 80 / 100)
         self.assertAlmostEqual(tq["control_e2e"]["p"], 2 / 252)
-        self.assertEqual(tq["control_micro_ratio"], 0.16)
+        # Slowed on purpose: no micro ratio of its own.
+        self.assertIsNone(tq["control_micro_ratio"])
+        self.assertIsNone(lg["control_micro_ratio"])
         self.assertTrue(tq["e2e"]["low"] > 1.1 and tq["e2e"]["high"] < 1.3,
                         tq["e2e"])
         self.assertTrue(0 < tq["mde"] < 0.1, tq["mde"])
@@ -275,8 +280,8 @@ class ValidateTest(unittest.TestCase):
         check_bad(self, v)
         self.assertIn("note: cannot read %s" % BAD, out)
         self.assertEqual([r["outcome"] for r in v["rows"]],
-                         ["no-difference"] * 3 + ["held", "held"])
-        self.assertEqual(v["rows"][3]["verdict"], "held (micro n/a)")
+                         ["no-difference"] * 4 + ["held", "held"])
+        self.assertEqual(v["rows"][4]["verdict"], "held (micro n/a)")
 
     def test_missing_winners(self) -> None:
         missing = os.path.join(self.tmp, "no-such-winners.json")
@@ -290,17 +295,19 @@ class ValidateTest(unittest.TestCase):
         fake = FakeRuns()
         v, _ = self.run_v(GOOD, fake, components=("task_queue", "logger"))
         self.assertEqual([c[1] for c in fake.calls[:6]], [
-            "swap-vector", "moodycamel", "tbb-bounded", "moodycamel",
-            "tbb-bounded", "swap-vector"])
+            "swap-vector", "moodycamel", "swap-vector+2us-per-task",
+            "moodycamel", "swap-vector+2us-per-task", "swap-vector"])
         self.assertEqual(fake.calls[1][2],
                          ["--task_queue=moodycamel", "--reply_via_queue"])
         self.assertEqual(fake.calls[2][2],
-                         ["--task_queue=tbb-bounded", "--reply_via_queue"])
-        log_flag = fake.calls[45][2][1]
-        self.assertEqual(fake.calls[45][2][0], "--logger=sync")
+                         ["--task_queue=swap-vector",
+                          "--task_queue_slowdown_ns=2000",
+                          "--reply_via_queue"])
+        log_flag = fake.calls[60][2][1]
+        self.assertEqual(fake.calls[60][2][0], "--logger=sync")
         self.assertRegex(log_flag, r"^--log_file=.*/\.validate-logs-[^/]*/"
                          r"logger-baseline\.log$")
-        self.assertEqual(fake.calls[47][2][0::2],
+        self.assertEqual(fake.calls[62][2][0::2],
                          ["--logger=sync", "--log_flush_every_line"])
         recs = v["rows"][0]["records"]
         self.assertEqual([(r["repetition"], r["side"]) for r in recs[:9]], [
@@ -321,12 +328,12 @@ class ValidateTest(unittest.TestCase):
         self.assertEqual(len(row["records"]), 6)  # repetition 1 finished
         self.assertIsNone(row["e2e_ratio"])
         self.assertIn("did not run: winner moodycamel", row["sentence"])
-        self.assertIn("[validate 4/45] task_queue", out)
+        self.assertIn("[validate 4/60] task_queue", out)
         self.assertIn("FAILED client wrote no JSON", out)
-        self.assertNotIn("[validate 7/45]", out)
-        # The chat cases still ran.
+        self.assertNotIn("[validate 7/60]", out)
+        # The other cases still ran.
         self.assertEqual([r["outcome"] for r in v["rows"][1:]],
-                         ["held", "held"])
+                         ["held"] * 3)
 
     def test_the_logger_must_write(self) -> None:
         v, _ = self.run_v(GOOD, FakeRuns(write_log=False),
@@ -359,8 +366,8 @@ class ValidateTest(unittest.TestCase):
         for pattern in (
                 r"^task_queue +reply-via-queue +swap-vector -> moodycamel +"
                 r"2\.50x +1\.200x \[1\.1\d, 1\.2\d\] p 0\.0079 +"
-                r"tbb-bounded \(0\.16x\) +0\.800x \[0\.7\d, 0\.8\d\] "
-                r"p 0\.0079 +\d\.\d% +held$",
+                r"swap-vector\+2us-per-task \(n/a\) +0\.800x \[0\.7\d, "
+                r"0\.8\d\] p 0\.0079 +\d\.\d% +held$",
                 r"^buffer .*winner is the baseline; nothing to validate$",
                 r"^logger +log-per-message +sync -> async-double-buffer +"
                 r"n/a .*sync\+flush-every-line \(n/a\) .*no difference "
@@ -368,8 +375,8 @@ class ValidateTest(unittest.TestCase):
                 r"^verdict: task_queue: moodycamel's 2\.50x over swap-vector "
                 r"in the micro sweep \(queues/eventloop/producers:2/"
                 r"coalesce:1\) came out 1\.200x \[.*\] p 0\.0079 end to "
-                r"end \(mib_per_s, echo 4 KiB, .*; control tbb-bounded: "
-                r"0\.800x .*\): held; control detected .*$"):
+                r"end \(mib_per_s, echo 4 KiB, .*; control swap-vector\+2us-"
+                r"per-task: 0\.800x .*\): held; control detected .*$"):
             self.assertRegex(text, re.compile(pattern, re.M))
         self.assertNotIn("cannot reach p < 0.05 with so few", text)
 
