@@ -6,10 +6,14 @@
 #include <cassert>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <string>
 
 #include "reactor/channel.h"
 #include "reactor/internal/report_errno.h"
+#include "reactor/uring_poller.h"
 
 namespace serverkit::reactor {
 namespace {
@@ -18,7 +22,42 @@ constexpr int kAdded = 1;    // in epoll
 constexpr int kDeleted = 2;  // known, but removed from epoll (no interest)
 }  // namespace
 
-std::unique_ptr<Poller> NewPoller(EventLoop* loop) {
+std::optional<PollerBackend> ParsePollerBackend(std::string_view name) {
+  if (name == "epoll") return PollerBackend::kEpoll;
+  if (name == "uring") return PollerBackend::kUring;
+  return std::nullopt;
+}
+
+std::string_view PollerBackendName(PollerBackend backend) {
+  return backend == PollerBackend::kUring ? "uring" : "epoll";
+}
+
+PollerBackend DefaultPollerBackend() {
+  const char* env = std::getenv("SERVERKIT_REACTOR_BACKEND");
+  if (env == nullptr || *env == '\0') return PollerBackend::kEpoll;
+  if (auto b = ParsePollerBackend(env)) return *b;
+  static std::once_flag warned;
+  std::call_once(warned, [env] {
+    std::fprintf(stderr,
+                 "reactor: SERVERKIT_REACTOR_BACKEND='%s' is neither epoll "
+                 "nor uring; using epoll\n",
+                 env);
+  });
+  return PollerBackend::kEpoll;
+}
+
+std::unique_ptr<Poller> NewPoller(EventLoop* loop, PollerBackend backend) {
+  if (backend == PollerBackend::kUring) {
+    std::string why;
+    if (auto p = UringPoller::Create(loop, &why)) return p;
+    static std::once_flag said;
+    std::call_once(said, [&why] {
+      std::fprintf(stderr,
+                   "reactor: io_uring is not available here (%s); using "
+                   "epoll\n",
+                   why.c_str());
+    });
+  }
   return std::make_unique<EpollPoller>(loop);
 }
 

@@ -27,6 +27,7 @@ class EpollPoller final : public Poller {
   void update_channel(Channel* channel) override;
   void remove_channel(Channel* channel) override;
   bool has_channel(Channel* channel) const override;
+  PollerBackend backend() const override { return PollerBackend::kEpoll; }
 
  private:
   void ctl(int op, Channel* channel);

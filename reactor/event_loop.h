@@ -53,6 +53,9 @@ struct EventLoopOptions {
   // nullptr: a SwapVectorQueue, muduo's choice.
   std::unique_ptr<TaskQueue> task_queue;
   bool coalesce_wakeups = true;
+  // epoll, or io_uring (reactor/poller.h; falls back to epoll where
+  // io_uring is not permitted).
+  PollerBackend backend = DefaultPollerBackend();
 };
 
 class EventLoop {
@@ -62,6 +65,10 @@ class EventLoop {
   ~EventLoop();
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
+
+  // The poller this loop really uses (epoll where io_uring was asked for
+  // but is not permitted). Any thread.
+  PollerBackend backend() const { return poller_->backend(); }
 
   // Runs until `quit()`. Loop thread.
   void loop();

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <string>
 #include <future>
 #include <thread>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
 #include "reactor/task_queue.h"
+#include "reactor/uring_poller.h"
 
 namespace serverkit::reactor {
 namespace {
@@ -114,6 +117,31 @@ INSTANTIATE_TEST_SUITE_P(
       }
       return name;
     });
+
+// The loop runs on the poller it was asked for: SERVERKIT_REACTOR_BACKEND
+// (the *_uring_test targets set it), or epoll. io_uring may fall back to
+// epoll only where it cannot be set up at all, which the probe checks.
+TEST(EventLoopTest, RunsOnTheBackendAsked) {
+  EventLoop loop;
+  const PollerBackend asked = DefaultPollerBackend();
+  std::printf("[ backend  ] asked %s, runs on %s\n",
+              std::string(PollerBackendName(asked)).c_str(),
+              std::string(PollerBackendName(loop.backend())).c_str());
+  if (asked == PollerBackend::kUring && loop.backend() != asked) {
+    std::string why;
+    EXPECT_EQ(UringPoller::Create(&loop, &why), nullptr)
+        << "io_uring works here, yet the loop fell back to epoll";
+    return;
+  }
+  EXPECT_EQ(loop.backend(), asked);
+  EventLoopOptions epoll_options;
+  epoll_options.backend = PollerBackend::kEpoll;
+  EventLoop epoll_loop(std::move(epoll_options));
+  EXPECT_EQ(epoll_loop.backend(), PollerBackend::kEpoll);
+  EXPECT_EQ(ParsePollerBackend("uring"), PollerBackend::kUring);
+  EXPECT_EQ(ParsePollerBackend("epoll"), PollerBackend::kEpoll);
+  EXPECT_EQ(ParsePollerBackend("kqueue"), std::nullopt);
+}
 
 TEST(EventLoopTest, TasksQueuedFromTheLoopRunAfterTheCurrentOne) {
   LoopThread lt;

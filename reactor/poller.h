@@ -2,15 +2,18 @@
 // reactor/poller.h
 // -----------------------------------------------------------------------------
 //
-// `Poller`: the I/O multiplexing interface an EventLoop owns. One
-// implementation today, `EpollPoller` (level-triggered epoll); `NewPoller`
-// is the factory, so another (io_uring, poll) can be added without touching
-// the loop. Must be called in the owning loop's thread.
+// `Poller`: the I/O multiplexing interface an EventLoop owns. Two
+// implementations: `EpollPoller` (level-triggered epoll, the default) and
+// `UringPoller` (readiness through io_uring's one-shot polls, re-armed each
+// iteration). `NewPoller` is the factory. Must be called in the owning
+// loop's thread.
 
 #ifndef SERVERKIT_REACTOR_POLLER_H_
 #define SERVERKIT_REACTOR_POLLER_H_
 
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "reactor/callbacks.h"
@@ -19,6 +22,8 @@ namespace serverkit::reactor {
 
 class Channel;
 class EventLoop;
+
+enum class PollerBackend { kEpoll, kUring };
 
 class Poller {
  public:
@@ -31,10 +36,24 @@ class Poller {
   virtual void update_channel(Channel* channel) = 0;
   virtual void remove_channel(Channel* channel) = 0;
   virtual bool has_channel(Channel* channel) const = 0;
+  // "epoll" or "uring": what this loop really uses (after any fallback).
+  virtual PollerBackend backend() const = 0;
 };
 
-// The default poller (epoll).
-std::unique_ptr<Poller> NewPoller(EventLoop* loop);
+// "epoll" / "uring"; nullopt for anything else.
+std::optional<PollerBackend> ParsePollerBackend(std::string_view name);
+std::string_view PollerBackendName(PollerBackend backend);
+
+// The backend a loop gets unless its options say otherwise: the
+// environment's SERVERKIT_REACTOR_BACKEND ("epoll" or "uring"; the tests
+// run the reactor over both this way), else epoll.
+PollerBackend DefaultPollerBackend();
+
+// The poller of `backend`. io_uring where it is not permitted (an old
+// kernel, seccomp, kernel.io_uring_disabled) falls back to epoll, saying so
+// in one line on stderr (once per process).
+std::unique_ptr<Poller> NewPoller(EventLoop* loop,
+                                  PollerBackend backend = DefaultPollerBackend());
 
 }  // namespace serverkit::reactor
 

@@ -15,6 +15,7 @@ const char* const kPolicyHelp =
     "  --buffer=NAME       connection buffer (default linear)\n"
     "  --task_queue=NAME   every loop's cross-thread task queue (default swap-vector)\n"
     "  --coalesce=0|1      share eventfd wake-ups (default 1)\n"
+    "  --backend=epoll|uring  every loop's poller (default epoll)\n"
     "  --logger=NAME       a logger of logger/all_loggers.h (default none)\n"
     "  --log_file=PATH     where the logger writes (default /dev/null)\n"
     "  --log_flush_every_line  flush every line (slow on purpose)\n"
@@ -54,6 +55,10 @@ std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view progr
     } else if (auto v = FlagValue(a, "--coalesce")) {
       if (*v != "0" && *v != "1") Fail(program, "--coalesce takes 0 or 1, not '" + *v + "'");
       po->coalesce = *v == "1";
+    } else if (auto v = FlagValue(a, "--backend")) {
+      const auto b = reactor::ParsePollerBackend(*v);
+      if (!b) Fail(program, "--backend takes epoll or uring, not '" + *v + "'");
+      po->backend = *b;
     } else if (auto v = FlagValue(a, "--logger")) {
       po->logger = *v;
     } else if (auto v = FlagValue(a, "--log_file")) {
@@ -124,6 +129,7 @@ reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
   reactor::EventLoopOptions o;
   o.task_queue = make_queue();
   o.coalesce_wakeups = po.coalesce;
+  o.backend = po.backend;
   return o;
 }
 

@@ -10,6 +10,9 @@
 //                       every loop's cross-thread task queue (default
 //                       swap-vector)
 //   --coalesce=0|1      share eventfd wake-ups between posts (default 1)
+//   --backend=epoll|uring  every loop's poller (default epoll, or the
+//                       environment's SERVERKIT_REACTOR_BACKEND; io_uring
+//                       falls back to epoll, saying so, where not permitted)
 //   --logger=NAME       a logger of logger/all_loggers.h, or none (default)
 //   --log_file=PATH     where the logger writes (default /dev/null)
 //   --log_flush_every_line  flush every record (slow on purpose: the
@@ -60,6 +63,9 @@ struct PolicyOptions {
   // Each task popped from a loop's task queue costs this much more (a busy
   // wait): the validation's slowed task-queue control. 0: off.
   std::uint32_t task_queue_slowdown_ns = 0;
+  // Every loop's poller (reactor/poller.h): epoll or io_uring; without the
+  // flag, SERVERKIT_REACTOR_BACKEND or epoll (reactor::DefaultPollerBackend).
+  reactor::PollerBackend backend = reactor::DefaultPollerBackend();
 };
 
 // The usage lines of the flags above.

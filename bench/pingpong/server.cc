@@ -152,11 +152,12 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
   server->start();
   std::fprintf(stderr,
                "server: listening on %s, %d I/O thread(s), protocol %s, buffer %s, "
-               "task queue %s, coalesce %d, reply via queue %d, logger %s\n",
+               "task queue %s, coalesce %d, reply via queue %d, logger %s, poller %s\n",
                server->listen_address().to_string().c_str(), so.threads,
                std::string(ProtocolName(so.protocol)).c_str(), std::string(B::kName).c_str(),
                std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
-               reply_via_queue ? 1 : 0, po.logger.c_str());
+               reply_via_queue ? 1 : 0, po.logger.c_str(),
+               std::string(reactor::PollerBackendName(base.backend())).c_str());
   g_base_loop.store(&base);
   base.loop();
   g_base_loop.store(nullptr);

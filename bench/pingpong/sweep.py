@@ -20,7 +20,8 @@
 # a minute in all), full 5 x 5 s; validate.py's header says how it decides.
 #
 # Servers. Ours, `serverkit` (//bench/pingpong:server, the reactor with the
-# baseline policy), and the peers `asio` and `libevent`
+# baseline policy) and `serverkit-uring` (the same with --backend=uring:
+# every loop polls through io_uring), and the peers `asio` and `libevent`
 # (//bench/pingpong:asio_server, :libevent_server) run unless --no_peers.
 # Each --server adds one more: NAME is the column name, PATH-OR-TARGET an
 # executable path (absolute, or relative to the runfiles tree, the
@@ -149,7 +150,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def servers_of(args: argparse.Namespace) -> list[Server]:
     """The peers (unless --no_peers) and every --server; raises
     SweepError."""
-    servers = [] if args.no_peers else [Server(n, s, []) for n, s in PEERS]
+    servers = [] if args.no_peers else [Server(n, s, list(f))
+                                        for n, s, f in PEERS]
     for entry in args.server:
         words = shlex.split(entry)
         if not words or "=" not in words[0]:

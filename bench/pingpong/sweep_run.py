@@ -23,10 +23,14 @@ import procs
 import sweep_tables as T
 from procs import Server
 
-PEERS = (
-    ("serverkit", procs.SERVER),
-    ("asio", "//bench/pingpong:asio_server"),
-    ("libevent", "//bench/pingpong:libevent_server"),
+# (name, path or label, flags): ours over epoll and over io_uring
+# (--backend=uring; epoll, said on stderr, where io_uring is not
+# permitted), then the peers.
+PEERS: tuple[tuple[str, str, list[str]], ...] = (
+    ("serverkit", procs.SERVER, []),
+    ("serverkit-uring", procs.SERVER, ["--backend=uring"]),
+    ("asio", "//bench/pingpong:asio_server", []),
+    ("libevent", "//bench/pingpong:libevent_server", []),
 )
 
 PROFILES: dict[str, dict[str, Any]] = {

@@ -67,7 +67,7 @@ def check_smoke(t: unittest.TestCase, d: dict[str, Any]) -> None:
     t.assertTrue(d["echo"] and d["header"], "no records")
     t.assertEqual([r for r in recs if not r["ok"]], [], "unclean points")
     t.assertEqual({r["server"] for r in recs},
-                  {"serverkit", "asio", "libevent"})
+                  {"serverkit", "serverkit-uring", "asio", "libevent"})
     v = d["validation"]
     t.assertEqual([r["component"] for r in v["rows"]],
                   ["task_queue"] * 4 + ["buffer"] * 3 + ["logger"] * 2)
@@ -347,6 +347,10 @@ class CommandLineTest(unittest.TestCase):
             servers = sweep.servers_of(args)
             self.assertEqual([(s.name, s.path, s.extra) for s in servers],
                              [("x", "//a:b", ["--buffer=ring"])])
+            peers = sweep.servers_of(sweep.parse_args([]))
+            self.assertEqual([(s.name, s.extra) for s in peers], [
+                ("serverkit", []), ("serverkit-uring", ["--backend=uring"]),
+                ("asio", []), ("libevent", [])])
             for bad, why in ((["--server", "x"], "wants 'NAME="),
                              (["--server", "asio=y"], "given twice"),
                              (["--no_peers", "--no_validate"], "no servers")):

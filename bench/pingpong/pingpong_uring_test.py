@@ -1,0 +1,20 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# bench/pingpong/pingpong_uring_test.py
+# -----------------------------------------------------------------------------
+#
+# pingpong_test.py's checks on our server with every loop polling through
+# io_uring: SERVERKIT_REACTOR_BACKEND=uring, which the server reads when it
+# gets no --backend flag (bench/common/server_policy.h). Same arguments as
+# pingpong_test.py.
+
+import os
+import runpy
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+if __name__ == "__main__":
+    os.environ["SERVERKIT_REACTOR_BACKEND"] = "uring"
+    sys.argv[0] = os.path.join(HERE, "pingpong_test.py")
+    runpy.run_path(sys.argv[0], run_name="__main__")
