@@ -31,10 +31,12 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # project's 2-core VM, bazel's start-up included and the first build not.
 # smoke: measured with `make bench-quick` (1:17 in all); default: every step as the
 # `make bench` of the README's "Current figures" took it (19:34 in all,
-# 2026-11-23 18:17); full: extrapolated (not measured end to end).
+# 2026-11-23 18:17), the ping-pong step plus a fourth server
+# (serverkit-uring, about 45 s more, added after that run); full:
+# extrapolated (not measured end to end).
 case "$PROFILE" in
   smoke)   est=(1 1 1 1 4 42 6 19 3) ;;
-  default) est=(234 174 134 131 3 273 61 160 4) ;;
+  default) est=(234 174 134 131 3 320 61 160 4) ;;
   full)    est=(1600 1100 1600 550 20 2000 400 600 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
