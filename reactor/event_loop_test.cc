@@ -3,11 +3,20 @@
 
 #include "reactor/event_loop.h"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
-#include <string>
+#include <cstdlib>
 #include <future>
+#include <iterator>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -141,6 +150,39 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   EXPECT_EQ(ParsePollerBackend("uring"), PollerBackend::kUring);
   EXPECT_EQ(ParsePollerBackend("epoll"), PollerBackend::kEpoll);
   EXPECT_EQ(ParsePollerBackend("kqueue"), std::nullopt);
+}
+
+// Where io_uring is not permitted (here: a seccomp filter that fails
+// io_uring_setup with EPERM, as container runtimes do), a loop asked for it
+// says so in one line and runs on epoll.
+void DenyIoUringSetup() {
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog prog{static_cast<unsigned short>(std::size(filter)), filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+    std::fprintf(stderr, "cannot install the seccomp filter\n");
+    std::exit(3);
+  }
+}
+
+TEST(EventLoopDeathTest, UringNotPermittedFallsBackToEpollAndSaysSo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        DenyIoUringSetup();
+        EventLoopOptions options;
+        options.backend = PollerBackend::kUring;
+        EventLoop loop(std::move(options));
+        std::exit(loop.backend() == PollerBackend::kEpoll ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0),
+      "reactor: io_uring is not available here \\(Operation not "
+      "permitted\\); using epoll");
 }
 
 TEST(EventLoopTest, TasksQueuedFromTheLoopRunAfterTheCurrentOne) {
