@@ -46,6 +46,7 @@
 
 #include "bench/chat/args.h"
 #include "bench/chat/codec.h"
+#include "bench/common/asio_accept.h"
 #include "bench/pingpong/common.h"
 
 namespace serverkit::chat {
@@ -308,24 +309,8 @@ class Server {
         auto session = std::make_shared<Session>(
             std::move(s), rooms_.rooms[i].get(), &rooms_, &args_);
         asio::post(ctx, [session] { session->Start(); });
-      } else if (ec == asio::error::operation_aborted) {
-        return;
-      } else if (ec == asio::error::no_descriptors ||
-                 ec == asio::error::no_buffer_space ||
-                 ec == asio::error::no_memory) {
-        // Out of descriptors: the pending connection stays in the backlog,
-        // so retrying at once would spin. Log once, pause 100 ms.
-        if (!logged_emfile_) {
-          logged_emfile_ = true;
-          std::fprintf(stderr,
-                       "asio_server: accept: %s (pausing accepts 100 ms at "
-                       "a time; not logged again)\n",
-                       ec.message().c_str());
-        }
-        pause_.expires_after(std::chrono::milliseconds(100));
-        pause_.async_wait([this](error_code wec) {
-          if (!wec) Accept();
-        });
+      } else if (!bench::AcceptAgainAfter(ec, pause_, &logged_emfile_,
+                                          "asio_server", [this] { Accept(); })) {
         return;
       }
       Accept();
