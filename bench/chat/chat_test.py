@@ -57,15 +57,10 @@ def start_server(path: str, threads: int, log: IO[str],
     port = procs.free_port()
     p = procs.spawn([path, "127.0.0.1", str(port), str(threads)] +
                     list(extra), None, log, log)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if p.poll() is not None:
-            raise AssertionError("server exited with %s" % p.returncode)
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return p, port
-        except OSError:
-            time.sleep(0.02)
+    if procs.wait_accepting(p, port, timeout=10.0):
+        return p, port
+    if p.poll() is not None:
+        raise AssertionError("server exited with %s" % p.returncode)
     raise AssertionError("server never accepted on port %d" % port)
 
 
