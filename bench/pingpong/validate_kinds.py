@@ -93,16 +93,15 @@ def _pingpong(name: str, flags: list[str], case: Case, s: Settings
                 client_cpus=r.get("client_cpus"), raw=r)
 
 
-def _http_pinning(case: Case) -> http_run.Pinning:
-    """The server gets its I/O threads plus case["server_cores"] - threads
-    cores more; wrk the rest, when it fits; else nothing is pinned."""
-    cores = sorted(os.sched_getaffinity(0))
-    server_n = case.get("server_cores") or case["threads"]
-    if server_n + case["client_threads"] > len(cores):
-        return http_run.Pinning(False, None, None)
-    split = len(cores) - server_n
-    return http_run.Pinning(True, frozenset(cores[split:]),
-                            frozenset(cores[:split]))
+def _http_pinning(case: Case, pin: str) -> http_run.Pinning:
+    """The ping-pong's split (procs.cpu_split): the server gets
+    case["server_cores"] cores (its I/O threads plus room for a backend),
+    wrk the rest, when both fit; else nothing is pinned."""
+    p = procs.Point("http", case["threads"], case["client_threads"], 0,
+                    case["sessions"], server_cores=case.get("server_cores", 0))
+    pinned, server, client, _ = procs.cpu_split(pin, p)
+    return http_run.Pinning(pinned, frozenset(server) if server else None,
+                            frozenset(client) if client else None)
 
 
 def _http(name: str, flags: list[str], case: Case, s: Settings) -> Record:
@@ -116,7 +115,7 @@ def _http(name: str, flags: list[str], case: Case, s: Settings) -> Record:
                             wrk_threads=case["client_threads"],
                             seconds=s.seconds, threads=case["threads"],
                             repetition=0)
-    pin = _http_pinning(case)
+    pin = _http_pinning(case, s.pin)
     pointdir = os.path.join(s.tmp, "http-point")
     shutil.rmtree(pointdir, ignore_errors=True)
     rec = http_run.run_point(spec, wrk, pt, pin, pointdir)
