@@ -25,6 +25,7 @@ packages=(
   libhttp-parser-dev       # the HTTP server's parser (Node's http-parser)
   nginx-light              # HTTP peer, run by bench/http from a generated config (never its service)
   wrk                      # HTTP load generator
+  linux-perf               # bench/pingpong:msgcost: syscall tracepoints, task clock, samples
   python3-matplotlib       # report charts (run with /usr/bin/python3)
   python3-scipy            # compare.py's U-test
   python3-flake8           # tools/lint_python.sh: the Python's style

@@ -23,12 +23,12 @@ import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
-    ["procs", "outcome", "validate_stats"],
+    ["procs", "outcome", "validate_stats", "msgcost_parse"],
     ["validate_cases", "validate_kinds", "sweep_tables"],
     ["validate_decide"],
     ["validate_report", "sweep_run"],
     ["validate"],
-    ["sweep"],
+    ["sweep", "msgcost"],
 ]
 LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
 FROM_PICK = {"outcome"}
