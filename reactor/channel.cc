@@ -53,6 +53,13 @@ void Channel::handle_event_with_guard(Clock::time_point receive_time) {
   if (revents_ & EPOLLERR) {
     if (error_cb_) error_cb_();
   }
+  if (!received_.data.empty() || received_.ended) {
+    // Completion-based reads: what the poller received, in one call (only
+    // the poller adds to the list, never a callback; clearing keeps the
+    // vector's capacity, so no allocation per message).
+    if (recv_cb_) recv_cb_(received_, receive_time);
+    clear_received();
+  }
   if (revents_ & (EPOLLIN | EPOLLPRI | EPOLLRDHUP)) {
     if (read_cb_) read_cb_(receive_time);
   }

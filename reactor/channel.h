@@ -11,12 +11,27 @@
 // `tie(obj)`: while the channel dispatches events, it holds a shared_ptr to
 // `obj` (the TcpConnection), so a callback that closes the connection cannot
 // destroy it in the middle of `handle_event`.
+//
+// Completion-based reads. A channel with a receive callback
+// (`set_recv_callback`) lets a poller that can receive for it (UringPoller:
+// a multishot recv into provided buffers) do the reading: while reading is
+// enabled the poller receives, hands what arrived to the channel
+// (`add_received`, `end_received`), and `handle_event` passes it all, in
+// order, to the receive callback once per loop iteration instead of
+// calling the read callback. The views point into the poller's buffers and
+// are valid until the poller's next `poll()`: the callback copies what it
+// keeps. A poller that cannot (EpollPoller) ignores the receive callback
+// and the channel reads on readiness as before, so an owner sets both.
+// Data received after reading was disabled (in flight when the receive was
+// cancelled) is still delivered: the socket no longer holds it.
 
 #ifndef SERVERKIT_REACTOR_CHANNEL_H_
 #define SERVERKIT_REACTOR_CHANNEL_H_
 
 #include <functional>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "reactor/callbacks.h"
 
@@ -28,6 +43,16 @@ class Channel {
  public:
   using EventCallback = std::function<void()>;
   using ReadEventCallback = std::function<void(Clock::time_point)>;
+
+  // What a poller received for the channel since its last dispatch: the
+  // bytes in order, then possibly the end of the stream: `ended` with
+  // `error` 0 for the peer's EOF, else the errno that ended it.
+  struct Received {
+    std::vector<std::string_view> data;
+    bool ended = false;
+    int error = 0;
+  };
+  using RecvCallback = std::function<void(const Received&, Clock::time_point)>;
 
   Channel(EventLoop* loop, int fd);
   ~Channel();
@@ -41,12 +66,29 @@ class Channel {
   void set_write_callback(EventCallback cb) { write_cb_ = std::move(cb); }
   void set_close_callback(EventCallback cb) { close_cb_ = std::move(cb); }
   void set_error_callback(EventCallback cb) { error_cb_ = std::move(cb); }
+  void set_recv_callback(RecvCallback cb) { recv_cb_ = std::move(cb); }
+  bool has_recv_callback() const { return static_cast<bool>(recv_cb_); }
+
+  // Poller side of completion-based reads (loop thread). `clear_received`
+  // drops what was not dispatched (the poller calls it before the first
+  // add of an iteration, so no view outlives its buffer).
+  void add_received(std::string_view data) { received_.data.push_back(data); }
+  void end_received(int error) {
+    received_.ended = true;
+    received_.error = error;
+  }
+  void clear_received() {
+    received_.data.clear();
+    received_.ended = false;
+    received_.error = 0;
+  }
 
   void tie(const std::shared_ptr<void>& obj);
 
   int fd() const { return fd_; }
   int events() const { return events_; }
   void set_revents(int revents) { revents_ = revents; }
+  int revents() const { return revents_; }
   bool is_none_event() const { return events_ == kNoneEvent; }
   bool is_writing() const { return (events_ & kWriteEvent) != 0; }
   bool is_reading() const { return (events_ & kReadEvent) != 0; }
@@ -102,6 +144,8 @@ class Channel {
   EventCallback write_cb_;
   EventCallback close_cb_;
   EventCallback error_cb_;
+  RecvCallback recv_cb_;
+  Received received_;
 };
 
 }  // namespace serverkit::reactor

@@ -69,6 +69,9 @@ class EventLoop {
   // The poller this loop really uses (epoll where io_uring was asked for
   // but is not permitted). Any thread.
   PollerBackend backend() const { return poller_->backend(); }
+  // The most a connection of this loop may receive between two polls
+  // when the poller reads for it (io_uring), else 0 (reactor/poller.h).
+  std::size_t receive_limit() const { return poller_->receive_limit(); }
 
   // Runs until `quit()`. Loop thread.
   void loop();

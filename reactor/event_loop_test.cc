@@ -7,6 +7,7 @@
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
 #include <atomic>
 #include <cerrno>
@@ -143,6 +144,27 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
     return;
   }
   EXPECT_EQ(loop.backend(), asked);
+  // Over io_uring, reads are completion-based (multishot receives into
+  // provided buffers) on kernels that have them (5.19 and later), unless
+  // SERVERKIT_URING_RECV=0 asks for readiness reads.
+  const char* recv_env = std::getenv("SERVERKIT_URING_RECV");
+  const bool recv_off = recv_env != nullptr && std::string(recv_env) == "0";
+  std::printf("[ backend  ] reads %s (receive limit %zu bytes)\n",
+              loop.receive_limit() > 0 ? "on completion" : "on readiness",
+              loop.receive_limit());
+  if (asked == PollerBackend::kUring) {
+    struct utsname u {};
+    ASSERT_EQ(::uname(&u), 0);
+    int major = 0, minor = 0;
+    std::sscanf(u.release, "%d.%d", &major, &minor);
+    if (recv_off) {
+      EXPECT_EQ(loop.receive_limit(), 0u);
+    } else if (major > 5 || (major == 5 && minor >= 19)) {
+      EXPECT_GT(loop.receive_limit(), 0u) << "kernel " << u.release;
+    }
+  } else {
+    EXPECT_EQ(loop.receive_limit(), 0u);
+  }
   EventLoopOptions epoll_options;
   epoll_options.backend = PollerBackend::kEpoll;
   EventLoop epoll_loop(std::move(epoll_options));

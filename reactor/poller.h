@@ -11,6 +11,7 @@
 #ifndef SERVERKIT_REACTOR_POLLER_H_
 #define SERVERKIT_REACTOR_POLLER_H_
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -38,6 +39,10 @@ class Poller {
   virtual bool has_channel(Channel* channel) const = 0;
   // "epoll" or "uring": what this loop really uses (after any fallback).
   virtual PollerBackend backend() const = 0;
+  // The most bytes it may receive for one channel between two polls when
+  // it reads for channels (completion-based reads, reactor/channel.h); 0
+  // when channels read on readiness themselves.
+  virtual std::size_t receive_limit() const { return 0; }
 };
 
 // "epoll" / "uring"; nullopt for anything else.

@@ -7,7 +7,9 @@
 //
 //   - Reads: on readable, one `read_fd` into the input buffer (readv with a
 //     64 KiB stack extra), then the message callback with the buffer; the
-//     callee retrieves what it consumed.
+//     callee retrieves what it consumed. Over io_uring the poller receives
+//     instead (reactor/uring_poller.h) and hands the bytes over: they are
+//     appended to the input buffer, then the same message callback.
 //   - Writes: `send` writes directly when nothing is queued, queues the rest
 //     in the output buffer and waits for EPOLLOUT.
 //   - Back-pressure: above the high-water mark of queued output (default
@@ -17,7 +19,10 @@
 //     drained to the low-water mark (default kDefaultLowWaterMark, 256 KiB)
 //     it reads again. A connection then holds at most the high mark plus
 //     what one message callback sends in reply to one read (a read is at
-//     most the input buffer's free space plus 64 KiB). Crossing the high
+//     most the input buffer's free space plus 64 KiB; over io_uring, what
+//     the loop received for it between two polls, at most its
+//     `receive_limit()`, 4 MiB, since bytes the kernel already took from
+//     the socket are delivered, never dropped). Crossing the high
 //     mark also calls the high-water-mark callback, once per crossing.
 //     `set_water_marks` changes both marks.
 //   - Peer half-close: when the peer's EOF arrives the connection stops
@@ -79,6 +84,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
         local_(local),
         peer_(peer) {
     channel_.set_read_callback([this](Clock::time_point t) { handle_read(t); });
+    channel_.set_recv_callback(
+        [this](const Channel::Received& r, Clock::time_point t) {
+          handle_received(r, t);
+        });
     channel_.set_write_callback([this] { handle_write(); });
     channel_.set_close_callback([this] { handle_close(); });
     channel_.set_error_callback([this] { handle_error(); });
@@ -270,6 +279,34 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
                saved_errno != EINTR) {
       errno = saved_errno;
       handle_error();
+      handle_close();
+    }
+  }
+
+  // Completion-based reads (a poller that receives for the channel, see
+  // reactor/channel.h): the bytes are already here; append them all, call
+  // the message callback once, then handle the end of the stream.
+  void handle_received(const Channel::Received& r,
+                       Clock::time_point receive_time) {
+    std::size_t n = 0;
+    for (std::string_view d : r.data) {
+      input_.append(d.data(), d.size());
+      n += d.size();
+    }
+    if (n > 0) {
+      bytes_read_.fetch_add(n, std::memory_order_relaxed);
+      if (message_cb_ && state_.load() != kDisconnected) {
+        message_cb_(this->shared_from_this(), &input_, receive_time);
+      }
+    }
+    if (!r.ended || state_.load() == kDisconnected) return;
+    if (r.error == 0) {
+      handle_peer_eof();
+    } else {
+      if (r.error != ECONNRESET && r.error != EPIPE) {
+        reactor_internal::ReportErrno(r.error, "reactor: %s: receive failed",
+                                      name_.c_str());
+      }
       handle_close();
     }
   }

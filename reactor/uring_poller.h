@@ -2,22 +2,43 @@
 // reactor/uring_poller.h
 // -----------------------------------------------------------------------------
 //
-// `UringPoller`: readiness through io_uring (liburing 2.3, Debian's
+// `UringPoller`: the reactor over io_uring (liburing 2.3, Debian's
 // liburing-dev), behind the same `Poller` interface as `EpollPoller`, so the
-// loop, channels and connections are unchanged. Each channel with interest
-// has one one-shot IORING_OP_POLL_ADD armed for its mask; a completion is
-// the channel's revents, and the channel is re-armed at the next `poll()`
-// (after its callbacks ran), so a channel still ready completes again at
-// once: level-triggered, as the reactor expects. Every (re-)arm and every
-// cancel of one loop iteration goes to the kernel in one
-// io_uring_submit_and_wait_timeout, which also waits. A change of interest
-// cancels the armed poll (IORING_OP_POLL_REMOVE) and arms the new mask.
-// Completions carry a token, never a pointer: a token whose channel was
-// removed or re-armed since finds nothing and is dropped, so a late
-// completion cannot touch a destroyed channel.
+// loop and its users are unchanged.
 //
-// Not used (yet): multishot accept and recv with provided buffers, which
-// need a completion-based connection rather than this readiness interface.
+// Reads are completion-based where the channel allows it. A channel with a
+// receive callback (a TcpConnection's; reactor/channel.h) gets, while
+// reading is enabled, one multishot IORING_OP_RECV that picks its buffers
+// from a ring of provided buffers (kBuffers x kBufferBytes per loop,
+// registered once). Every completion is bytes the kernel already copied
+// into one of them: the poller hands the view to the channel, and the
+// buffer goes back to the ring at the next `poll()`, once the channel's
+// callback has copied it. No read system call at all: the arming, the
+// waiting and every completion of an iteration share one
+// io_uring_submit_and_wait_timeout. A multishot receive that ends (out of
+// buffers, ENOBUFS, or the kernel ends it) is re-armed at the next poll
+// while the channel still reads; the peer's EOF or an error ends the stream
+// and is handed over after the bytes before it. Disabling reading cancels
+// the receive; bytes it had already taken from the socket are delivered
+// all the same, never dropped.
+//
+// Everything else is readiness: each other interest (writing; reading for
+// channels without a receive callback, such as the acceptor, the eventfd
+// and the timerfd) is one one-shot IORING_OP_POLL_ADD for its mask; its
+// completion is the channel's revents, and it is re-armed at the next
+// `poll()` (after the callbacks ran), so a channel still ready completes
+// again at once: level-triggered, as the reactor expects. A change of
+// interest cancels the armed poll and arms the new mask.
+//
+// Completions carry a token, never a pointer: a token whose channel was
+// removed or re-armed since finds nothing and is dropped (its buffer, if it
+// holds one, goes back to the ring), so a late completion cannot touch a
+// destroyed channel.
+//
+// Where provided-buffer rings cannot be registered (kernels before 5.19),
+// or with SERVERKIT_URING_RECV=0 in the environment, every channel is
+// polled for readiness and reads with read(2) as over epoll (the first
+// case says so in one line).
 //
 // Loop thread only.
 
@@ -33,11 +54,19 @@
 #include "reactor/poller.h"
 
 struct io_uring_sqe;
+struct io_uring_cqe;
 
 namespace serverkit::reactor {
 
 class UringPoller final : public Poller {
  public:
+  // The provided-buffer ring of each loop: 512 buffers of 8 KiB (4 MiB of
+  // address space, touched as data arrives). A receive takes one buffer
+  // per completion; more data than the free buffers hold waits in the
+  // socket until the next poll() recycles them.
+  static constexpr unsigned kBuffers = 512;
+  static constexpr unsigned kBufferBytes = 8192;
+
   // Null, with the reason in *why, when io_uring cannot be set up here (an
   // old kernel, seccomp, kernel.io_uring_disabled).
   static std::unique_ptr<UringPoller> Create(EventLoop* loop, std::string* why);
@@ -49,26 +78,52 @@ class UringPoller final : public Poller {
   bool has_channel(Channel* channel) const override;
   PollerBackend backend() const override { return PollerBackend::kUring; }
 
+  // The provided-buffer ring's bytes when reads are completion-based here
+  // (buffers registered), else 0: buffers come back to the ring only at
+  // the next poll(), so one channel receives at most this much between
+  // two polls, even after it stopped reading.
+  std::size_t receive_limit() const override {
+    return buffers_ != nullptr ? std::size_t{kBuffers} * kBufferBytes : 0;
+  }
+
  private:
   struct Ring;
+  struct Buffers;
   struct State {
-    std::uint64_t token = 0;  // the armed poll's; 0: not armed
-    int mask = 0;             // what it was armed for
-    bool queued = false;      // in to_arm_
+    std::uint64_t token = 0;       // the armed poll's; 0: not armed
+    int mask = 0;                  // what it was armed for
+    bool queued = false;           // in to_arm_
+    std::uint64_t recv_token = 0;  // the armed receive's; 0: none
+    std::vector<std::uint64_t> live_recvs;  // receives not yet ended
+    std::uint64_t seen = 0;        // the iteration it was last made active
   };
 
   UringPoller(EventLoop* loop, std::unique_ptr<Ring> ring);
+  bool receives_for(const Channel* channel) const;
+  int poll_mask(const Channel* channel) const;
+  bool wants_recv(const Channel* channel) const;
   void cancel(State* state);
+  void cancel_recv(State* state);
+  void queue(Channel* channel, State* state);
   void arm_queued();
+  void recycle_buffers();
+  void activate(Channel* channel, State* state, ChannelList* active);
+  void on_poll(const ::io_uring_cqe* cqe, ChannelList* active);
+  void on_recv(Channel* channel, const ::io_uring_cqe* cqe,
+               ChannelList* active);
   ::io_uring_sqe* sqe();
 
   EventLoop* const loop_;
   std::unique_ptr<Ring> ring_;
+  std::unique_ptr<Buffers> buffers_;
   std::uint64_t next_token_ = 0;
+  std::uint64_t iteration_ = 0;
   std::unordered_map<Channel*, State> states_;
   std::unordered_map<int, Channel*> channels_;         // by fd
-  std::unordered_map<std::uint64_t, Channel*> armed_;  // by token
+  std::unordered_map<std::uint64_t, Channel*> armed_;  // polls, by token
+  std::unordered_map<std::uint64_t, Channel*> recvs_;  // receives, by token
   std::vector<Channel*> to_arm_;
+  std::vector<std::uint16_t> to_recycle_;  // buffer ids handed out
 };
 
 }  // namespace serverkit::reactor

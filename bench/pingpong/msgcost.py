@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -234,13 +235,15 @@ def table(recs: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(allow_abbrev=False)
     ap.add_argument("--servers", default=",".join(n for n, _, _ in PEERS))
     ap.add_argument("--points", default=DEFAULT_POINTS)
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--no_record", action="store_true")
     ap.add_argument("--cycles", action="store_true",
                     help="count cycles and instructions (hardware counters)")
+    ap.add_argument("--server", action="append", default=[],
+                    help="'NAME=PATH-OR-TARGET [flags]': one more server")
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--pin", default="auto", choices=["auto", "yes", "no"])
     ap.add_argument("--out", default="")
@@ -250,7 +253,7 @@ def main(argv: list[str]) -> int:
                          "tools/install_deps.sh installs it)")
     if args.seconds < 0.5:
         raise SystemExit("msgcost: --seconds must be at least 0.5")
-    wanted = args.servers.split(",")
+    wanted = [n for n in args.servers.split(",") if n]
     known = {n: (s, f) for n, s, f in PEERS}
     unknown = [n for n in wanted if n not in known]
     if unknown:
@@ -258,6 +261,13 @@ def main(argv: list[str]) -> int:
             ", ".join(unknown), ", ".join(known)))
     try:
         servers = [procs.Server(n, *known[n]) for n in wanted]
+        for entry in args.server:
+            words = shlex.split(entry)
+            if not words or "=" not in words[0]:
+                raise SystemExit("msgcost: --server wants 'NAME=PATH [FLAGS]'"
+                                 ", got %r" % entry)
+            name, spec = words[0].split("=", 1)
+            servers.append(procs.Server(name, spec, words[1:]))
         client = procs.resolve(procs.CLIENT)
     except procs.SweepError as e:
         raise SystemExit("msgcost: %s" % e)
