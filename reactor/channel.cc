@@ -53,6 +53,10 @@ void Channel::handle_event_with_guard(Clock::time_point receive_time) {
   if (revents_ & EPOLLERR) {
     if (error_cb_) error_cb_();
   }
+  if (sent_done_) {
+    sent_done_ = false;
+    if (send_cb_) send_cb_(sent_bytes_, sent_error_);
+  }
   if (!received_.data.empty() || received_.ended) {
     // Completion-based reads: what the poller received, in one call (only
     // the poller adds to the list, never a callback; clearing keeps the

@@ -24,10 +24,15 @@
 // and the channel reads on readiness as before, so an owner sets both.
 // Data received after reading was disabled (in flight when the receive was
 // cancelled) is still delivered: the socket no longer holds it.
+//
+// Completion-based writes, likewise: a poller that sends for the channel
+// (`Poller::sends()`) reports each finished send (`add_sent`), and
+// `handle_event` passes it to the send callback, before any received data.
 
 #ifndef SERVERKIT_REACTOR_CHANNEL_H_
 #define SERVERKIT_REACTOR_CHANNEL_H_
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string_view>
@@ -53,6 +58,9 @@ class Channel {
     int error = 0;
   };
   using RecvCallback = std::function<void(const Received&, Clock::time_point)>;
+  // A send the poller finished: the bytes it sent, and 0 or the errno that
+  // stopped it.
+  using SendCallback = std::function<void(std::size_t sent, int error)>;
 
   Channel(EventLoop* loop, int fd);
   ~Channel();
@@ -68,19 +76,27 @@ class Channel {
   void set_error_callback(EventCallback cb) { error_cb_ = std::move(cb); }
   void set_recv_callback(RecvCallback cb) { recv_cb_ = std::move(cb); }
   bool has_recv_callback() const { return static_cast<bool>(recv_cb_); }
+  void set_send_callback(SendCallback cb) { send_cb_ = std::move(cb); }
+  bool has_send_callback() const { return static_cast<bool>(send_cb_); }
 
-  // Poller side of completion-based reads (loop thread). `clear_received`
-  // drops what was not dispatched (the poller calls it before the first
-  // add of an iteration, so no view outlives its buffer).
+  // Poller side of completion-based reads and writes (loop thread).
+  // `clear_received` drops what was not dispatched (the poller calls it
+  // before the first add of an iteration, so no view outlives its buffer).
   void add_received(std::string_view data) { received_.data.push_back(data); }
   void end_received(int error) {
     received_.ended = true;
     received_.error = error;
   }
+  void add_sent(std::size_t bytes, int error) {
+    sent_done_ = true;
+    sent_bytes_ = bytes;
+    sent_error_ = error;
+  }
   void clear_received() {
     received_.data.clear();
     received_.ended = false;
     received_.error = 0;
+    sent_done_ = false;
   }
 
   void tie(const std::shared_ptr<void>& obj);
@@ -146,6 +162,10 @@ class Channel {
   EventCallback error_cb_;
   RecvCallback recv_cb_;
   Received received_;
+  SendCallback send_cb_;
+  bool sent_done_ = false;
+  std::size_t sent_bytes_ = 0;
+  int sent_error_ = 0;
 };
 
 }  // namespace serverkit::reactor

@@ -46,6 +46,11 @@ PollerBackend DefaultPollerBackend() {
   return PollerBackend::kEpoll;
 }
 
+void Poller::send(Channel* /*channel*/, std::string /*data*/) {
+  std::fprintf(stderr, "reactor: send() on a poller that does not send\n");
+  std::abort();
+}
+
 std::unique_ptr<Poller> NewPoller(EventLoop* loop, PollerBackend backend) {
   if (backend == PollerBackend::kUring) {
     std::string why;

@@ -72,6 +72,13 @@ class EventLoop {
   // The most a connection of this loop may receive between two polls
   // when the poller reads for it (io_uring), else 0 (reactor/poller.h).
   std::size_t receive_limit() const { return poller_->receive_limit(); }
+  // Completion-based writes (reactor/poller.h): whether the poller sends
+  // for connections, a buffer to fill, and the send. Loop thread.
+  bool sends() const { return poller_->sends(); }
+  std::string send_buffer() { return poller_->send_buffer(); }
+  void send(Channel* channel, std::string data) {
+    poller_->send(channel, std::move(data));
+  }
 
   // Runs until `quit()`. Loop thread.
   void loop();

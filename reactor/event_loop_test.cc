@@ -149,9 +149,12 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   // SERVERKIT_URING_RECV=0 asks for readiness reads.
   const char* recv_env = std::getenv("SERVERKIT_URING_RECV");
   const bool recv_off = recv_env != nullptr && std::string(recv_env) == "0";
-  std::printf("[ backend  ] reads %s (receive limit %zu bytes)\n",
+  std::printf("[ backend  ] reads %s (receive limit %zu bytes), writes %s\n",
               loop.receive_limit() > 0 ? "on completion" : "on readiness",
-              loop.receive_limit());
+              loop.receive_limit(),
+              loop.sends() ? "on completion" : "on readiness");
+  // Sends are completion-based exactly where reads are (one switch).
+  EXPECT_EQ(loop.sends(), loop.receive_limit() > 0);
   if (asked == PollerBackend::kUring) {
     struct utsname u {};
     ASSERT_EQ(::uname(&u), 0);
@@ -169,6 +172,8 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   epoll_options.backend = PollerBackend::kEpoll;
   EventLoop epoll_loop(std::move(epoll_options));
   EXPECT_EQ(epoll_loop.backend(), PollerBackend::kEpoll);
+  EXPECT_FALSE(epoll_loop.sends());
+  EXPECT_EQ(epoll_loop.receive_limit(), 0u);
   EXPECT_EQ(ParsePollerBackend("uring"), PollerBackend::kUring);
   EXPECT_EQ(ParsePollerBackend("epoll"), PollerBackend::kEpoll);
   EXPECT_EQ(ParsePollerBackend("kqueue"), std::nullopt);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -43,6 +44,18 @@ class Poller {
   // it reads for channels (completion-based reads, reactor/channel.h); 0
   // when channels read on readiness themselves.
   virtual std::size_t receive_limit() const { return 0; }
+
+  // Completion-based writes (reactor/channel.h). `sends()`: this poller
+  // sends for channels with a send callback. `send_buffer()`: an empty
+  // string to fill and hand to `send` (recycled from finished sends, so a
+  // warm loop allocates nothing per message). `send(channel, data)`: sends
+  // all of `data` on the channel's fd, owning the bytes until done; the
+  // channel's send callback then gets (bytes sent, 0), or (bytes sent
+  // before the failure, errno). One send per channel at a time. A channel
+  // removed meanwhile never hears of it. Loop thread.
+  virtual bool sends() const { return false; }
+  virtual std::string send_buffer() { return {}; }
+  virtual void send(Channel* channel, std::string data);
 };
 
 // "epoll" / "uring"; nullopt for anything else.

@@ -11,7 +11,12 @@
 //     instead (reactor/uring_poller.h) and hands the bytes over: they are
 //     appended to the input buffer, then the same message callback.
 //   - Writes: `send` writes directly when nothing is queued, queues the rest
-//     in the output buffer and waits for EPOLLOUT.
+//     in the output buffer and waits for EPOLLOUT. Over io_uring the poller
+//     sends instead: `send` copies the bytes into a send the poller owns
+//     when none is in flight, else queues them in the output buffer, which
+//     goes out as the next send when the one in flight completes; the
+//     marks, the write-complete callback, shutdown and the half-close
+//     count the bytes in flight as queued.
 //   - Back-pressure: above the high-water mark of queued output (default
 //     kDefaultHighWaterMark, 1 MiB) the connection stops reading (EPOLLIN
 //     off), so a peer that sends and never reads stalls in TCP's flow
@@ -88,6 +93,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
         [this](const Channel::Received& r, Clock::time_point t) {
           handle_received(r, t);
         });
+    if (loop->sends()) {
+      channel_.set_send_callback(
+          [this](std::size_t sent, int error) { handle_sent(sent, error); });
+    }
     channel_.set_write_callback([this] { handle_write(); });
     channel_.set_close_callback([this] { handle_close(); });
     channel_.set_error_callback([this] { handle_error(); });
@@ -358,7 +367,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     loop_->assert_in_loop_thread();
     if (state_.load() == kDisconnected) return;
     close_when_drained_ = true;
-    if (!channel_.is_writing() && output_.readable_bytes() == 0) handle_close();
+    if (!writing() && output_.readable_bytes() == 0) handle_close();
   }
 
   void pause_reading() {
@@ -400,6 +409,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
       dropped_sends_.fetch_add(1, std::memory_order_relaxed);
       return;
     }
+    if (async_send_) {
+      if (in_flight_ == 0 && output_.readable_bytes() == 0) {
+        start_send(data, len);
+      } else {
+        queue_output(data, len);
+        if (in_flight_ == 0) flush_output();
+      }
+      return;
+    }
     std::size_t written = 0;
     bool fault = false;
     if (!channel_.is_writing() && output_.readable_bytes() == 0) {
@@ -421,26 +439,85 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
       }
     }
     if (fault || written == len) return;
-    const std::size_t remaining = len - written;
-    const std::size_t queued = output_.readable_bytes();
-    if (queued + remaining >= high_water_mark_ && queued < high_water_mark_ &&
+    queue_output(data + written, len - written);
+    if (!channel_.is_writing()) channel_.enable_writing();
+  }
+
+  // Bytes waiting to be written: the output buffer and the send in flight.
+  std::size_t queued_bytes() const {
+    return output_.readable_bytes() + in_flight_;
+  }
+  // Output is pending (EPOLLOUT awaited, or a send in flight).
+  bool writing() const { return channel_.is_writing() || in_flight_ > 0; }
+
+  // Appends to the output buffer, with the marks' bookkeeping.
+  void queue_output(const char* data, std::size_t len) {
+    const std::size_t queued = queued_bytes();
+    if (queued + len >= high_water_mark_ && queued < high_water_mark_ &&
         high_water_cb_) {
       loop_->queue_in_loop(
-          [self = this->shared_from_this(), total = queued + remaining] {
+          [self = this->shared_from_this(), total = queued + len] {
             self->high_water_cb_(self, total);
           });
     }
-    output_.append(data + written, remaining);
-    if (!channel_.is_writing()) channel_.enable_writing();
-    if (!paused_ && output_.readable_bytes() >= high_water_mark_ &&
+    output_.append(data, len);
+    if (!paused_ && queued_bytes() >= high_water_mark_ &&
         channel_.is_reading()) {
       pause_reading();
     }
   }
 
+  // Over io_uring: hands `len` bytes to the poller as one send.
+  void start_send(const char* data, std::size_t len) {
+    std::string buf = loop_->send_buffer();
+    buf.append(data, len);
+    in_flight_ = len;
+    loop_->send(&channel_, std::move(buf));
+  }
+
+  // Over io_uring: everything in the output buffer as one send.
+  void flush_output() {
+    if (output_.readable_bytes() == 0) return;
+    std::string buf = loop_->send_buffer();
+    buf.reserve(output_.readable_bytes());
+    while (output_.readable_bytes() > 0) {
+      const ReadableSpans spans = output_.readable();
+      buf.append(spans.first.data(), spans.first.size());
+      output_.retrieve(spans.first.size());
+    }
+    in_flight_ = buf.size();
+    loop_->send(&channel_, std::move(buf));
+  }
+
+  // The poller finished the send in flight.
+  void handle_sent(std::size_t sent, int error) {
+    in_flight_ = 0;
+    bytes_written_.fetch_add(sent, std::memory_order_relaxed);
+    if (state_.load() == kDisconnected) return;
+    if (error != 0) {
+      // The peer is gone (EPIPE, ECONNRESET) or the socket failed: what is
+      // queued can never be delivered.
+      if (error != EPIPE && error != ECONNRESET) {
+        reactor_internal::ReportErrno(error, "reactor: %s: send failed",
+                                      name_.c_str());
+      }
+      handle_close();
+      return;
+    }
+    flush_output();
+    if (paused_ && queued_bytes() <= low_water_mark_) resume_reading();
+    if (in_flight_ > 0) return;
+    if (write_complete_cb_) {
+      loop_->queue_in_loop(
+          [self = this->shared_from_this()] { self->write_complete_cb_(self); });
+    }
+    if (state_.load() == kDisconnecting) shutdown_in_loop();
+    if (close_when_drained_) handle_close();
+  }
+
   void shutdown_in_loop() {
     loop_->assert_in_loop_thread();
-    if (!channel_.is_writing()) sockets::ShutdownWrite(fd_);
+    if (!writing()) sockets::ShutdownWrite(fd_);
   }
 
   void force_close_in_loop() {
@@ -453,6 +530,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   const std::string name_;
   const int fd_;
   Channel channel_;
+  // Over io_uring (the poller sends): the bytes of the send in flight.
+  const bool async_send_ = loop_->sends();
+  std::size_t in_flight_ = 0;
   const InetAddress local_;
   const InetAddress peer_;
   std::atomic<int> state_{kConnecting};

@@ -3,6 +3,7 @@
 #include <liburing.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 
 #include "reactor/channel.h"
@@ -101,14 +103,13 @@ std::unique_ptr<UringPoller> UringPoller::Create(EventLoop* loop,
   reg.bgid = kGroup;
   const int reg_rc = io_uring_register_buf_ring(&poller->ring_->ring, &reg, 0);
   if (reg_rc < 0) {
-    static bool said = false;  // once per process, like the fallback line
-    if (!said) {
-      said = true;
+    static std::once_flag said;  // once per process, like the fallback line
+    std::call_once(said, [reg_rc] {
       std::fprintf(stderr,
                    "reactor: io_uring provided buffers are not available "
-                   "here (%s); reading on readiness\n",
+                   "here (%s); reading and writing on readiness\n",
                    std::strerror(-reg_rc));
-    }
+    });
     return poller;
   }
   for (unsigned id = 0; id < kBuffers; ++id) bufs->add(id);
@@ -259,6 +260,8 @@ Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
     if (token == kIgnore) continue;
     if (auto it = recvs_.find(token); it != recvs_.end()) {
       on_recv(it->second, cqe, active);
+    } else if (sends_.count(token) != 0) {
+      on_send(token, cqe->res, active);
     } else if (armed_.count(token) != 0) {
       on_poll(cqe, active);
     } else if (cqe->flags & IORING_CQE_F_BUFFER) {
@@ -319,6 +322,59 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
   }
 }
 
+std::string UringPoller::send_buffer() {
+  if (spare_.empty()) return {};
+  std::string s = std::move(spare_.back());
+  spare_.pop_back();
+  return s;
+}
+
+void UringPoller::send(Channel* channel, std::string data) {
+  const std::uint64_t token = ++next_token_;
+  states_[channel].send_token = token;
+  auto [it, _] = sends_.emplace(
+      token, Send{channel, channel->fd(), std::move(data), 0});
+  submit_send(token, it->second);
+}
+
+void UringPoller::submit_send(std::uint64_t token, const Send& send) {
+  struct io_uring_sqe* s = sqe();
+  if (s == nullptr) {
+    reactor_internal::ReportErrno(EBUSY, "reactor: io_uring queue full");
+    return;
+  }
+  io_uring_prep_send(s, send.fd, send.data.data() + send.offset,
+                     send.data.size() - send.offset, MSG_NOSIGNAL);
+  io_uring_sqe_set_data64(s, token);
+}
+
+void UringPoller::on_send(std::uint64_t token, int res, ChannelList* active) {
+  auto it = sends_.find(token);
+  Send& send = it->second;
+  if (send.channel != nullptr && res > 0) {
+    send.offset += static_cast<std::size_t>(res);
+    if (send.offset < send.data.size()) {  // a short send: the rest
+      submit_send(token, send);
+      return;
+    }
+  }
+  if (send.channel != nullptr) {
+    State& st = states_[send.channel];
+    st.send_token = 0;
+    activate(send.channel, &st, active);
+    // 0 bytes for a non-empty send cannot make progress: an error.
+    const int error = res > 0 ? 0 : (res == 0 ? EPIPE : -res);
+    send.channel->add_sent(send.offset, error);
+  }
+  // Keep the string's capacity for the next send (not a huge one).
+  constexpr std::size_t kKeepSpares = 256, kKeepBytes = 256 << 10;
+  if (spare_.size() < kKeepSpares && send.data.capacity() <= kKeepBytes) {
+    send.data.clear();
+    spare_.push_back(std::move(send.data));
+  }
+  sends_.erase(it);
+}
+
 void UringPoller::update_channel(Channel* channel) {
   auto [it, inserted] = states_.try_emplace(channel);
   if (inserted) channels_[channel->fd()] = channel;
@@ -338,6 +394,19 @@ void UringPoller::remove_channel(Channel* channel) {
     State& st = it->second;
     cancel(&st);
     cancel_recv(&st);
+    if (st.send_token != 0) {  // the kernel may still hold its bytes
+      sends_.at(st.send_token).channel = nullptr;
+      // The send may still sit in the submission queue, naming the fd by
+      // number; the owner closes that fd next, and a connection accepted
+      // in this iteration could get the same number before the queue goes
+      // to the kernel. Hand it over now, while the number is still ours
+      // (the kernel then holds the file itself), and cancel it after.
+      io_uring_submit(&ring_->ring);
+      if (struct io_uring_sqe* s = sqe()) {
+        io_uring_prep_cancel64(s, st.send_token, 0);
+        io_uring_sqe_set_data64(s, kIgnore);
+      }
+    }
     // Late completions of its receives find no channel; their buffers are
     // recycled in poll().
     for (std::uint64_t token : st.live_recvs) recvs_.erase(token);

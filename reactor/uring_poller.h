@@ -22,6 +22,15 @@
 // the receive; bytes it had already taken from the socket are delivered
 // all the same, never dropped.
 //
+// Writes are completion-based too, for channels with a send callback: a
+// send (`send(channel, data)`) is one IORING_OP_SEND that the poller owns,
+// with its bytes, until it completes; a short send continues where it
+// stopped, and the channel hears once, when all was sent or it failed.
+// Sends queued in an iteration go to the kernel in the same
+// submit-and-wait as everything else, so a loop that echoes to many
+// connections makes no write system call per message. A removed channel's
+// send is cancelled; its bytes live until the kernel is done with them.
+//
 // Everything else is readiness: each other interest (writing; reading for
 // channels without a receive callback, such as the acceptor, the eventfd
 // and the timerfd) is one one-shot IORING_OP_POLL_ADD for its mask; its
@@ -37,8 +46,8 @@
 //
 // Where provided-buffer rings cannot be registered (kernels before 5.19),
 // or with SERVERKIT_URING_RECV=0 in the environment, every channel is
-// polled for readiness and reads with read(2) as over epoll (the first
-// case says so in one line).
+// polled for readiness and reads and writes with read(2) and write(2) as
+// over epoll (the first case says so in one line).
 //
 // Loop thread only.
 
@@ -85,6 +94,10 @@ class UringPoller final : public Poller {
   std::size_t receive_limit() const override {
     return buffers_ != nullptr ? std::size_t{kBuffers} * kBufferBytes : 0;
   }
+  // Sends on completion wherever reads are (same switch).
+  bool sends() const override { return buffers_ != nullptr; }
+  std::string send_buffer() override;
+  void send(Channel* channel, std::string data) override;
 
  private:
   struct Ring;
@@ -96,6 +109,13 @@ class UringPoller final : public Poller {
     std::uint64_t recv_token = 0;  // the armed receive's; 0: none
     std::vector<std::uint64_t> live_recvs;  // receives not yet ended
     std::uint64_t seen = 0;        // the iteration it was last made active
+    std::uint64_t send_token = 0;  // the send in flight; 0: none
+  };
+  struct Send {
+    Channel* channel;  // null once the channel was removed
+    int fd;
+    std::string data;
+    std::size_t offset = 0;  // sent so far
   };
 
   UringPoller(EventLoop* loop, std::unique_ptr<Ring> ring);
@@ -111,6 +131,8 @@ class UringPoller final : public Poller {
   void on_poll(const ::io_uring_cqe* cqe, ChannelList* active);
   void on_recv(Channel* channel, const ::io_uring_cqe* cqe,
                ChannelList* active);
+  void on_send(std::uint64_t token, int res, ChannelList* active);
+  void submit_send(std::uint64_t token, const Send& send);
   ::io_uring_sqe* sqe();
 
   EventLoop* const loop_;
@@ -124,6 +146,8 @@ class UringPoller final : public Poller {
   std::unordered_map<std::uint64_t, Channel*> recvs_;  // receives, by token
   std::vector<Channel*> to_arm_;
   std::vector<std::uint16_t> to_recycle_;  // buffer ids handed out
+  std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
+  std::vector<std::string> spare_;                 // finished sends' strings
 };
 
 }  // namespace serverkit::reactor
