@@ -27,19 +27,40 @@
 // with one fetch_add, which cannot fail, and then waits on its own slot, so
 // contending threads do not retry a CAS on the shared index.
 //
-// Capacity is rounded up to a power of two (and to at least two cache lines'
-// worth of slots).
+// Parking: `pop` waits by spinning, then by yielding (base/spin_wait.h), and
+// after `kYieldsBeforePark` yields it parks on its slot's sequence word with
+// `std::atomic::wait` (a futex), so a consumer thread of an idle queue sleeps
+// in the kernel without a condition variable beside the queue. The spin and
+// yield phase is far longer than a hot hand-off, so a ping-pong through
+// `spin_pop` never parks. `push` (waiting for a free slot when the ring is
+// full) only spins and yields: it never parks. `try_pop` never waits.
 //
-// Thread-safety: thread-safe (MPMC). Progress: not lock-free in the strict
-// sense; a producer preempted between its claim and its publish makes
-// consumers see that slot as empty until it resumes (later items wait behind
-// it, which keeps FIFO order).
+// No lost wake-up (a Dekker pairing, with no fences, which ThreadSanitizer
+// does not model): a consumer parking at position `pos` increments `parked_`
+// (a seq_cst RMW) and then loads `enqueue_pos_` (seq_cst); a producer claims
+// its position with a seq_cst RMW on `enqueue_pos_` and, after publishing,
+// loads `parked_` (seq_cst). All four are in the single total order of
+// seq_cst operations, so either
+//   - the consumer's load sees the claim of `pos` (enqueue_pos_ > pos): the
+//     item's producer is between its claim and its publish, and the consumer
+//     spins and yields through that short window instead of parking; or
+//   - the load comes before the claim, so the producer's later load of
+//     `parked_` sees the consumer's increment (it stays counted until it
+//     leaves the park step), and the producer calls `notify_all` on the slot
+//     after publishing. `std::atomic::wait(old)` returns at once if the value
+//     is no longer `old`, and a notify after the change wakes it otherwise.
+// `notify_all`, not `notify_one`: libstdc++ waits on an 8-byte atomic through
+// a proxy word that it shares between addresses, so one wake-up could go to a
+// thread waiting on another slot.
 //
-// Memory ordering: the store of a slot's sequence is a release and its load an
-// acquire, so everything a producer wrote to the item before publishing it is
-// visible to the consumer that pops it, and a consumer's reads of an item
-// happen before the next producer overwrites the slot.
-
+// What it costs: a producer's claim is seq_cst (on x86 the same locked
+// instruction as before, free), plus one load of `parked_` per push, a line
+// of its own that is written only when a consumer parks or leaves the park
+// step (an L1 hit while nobody parks). A push pays a notify (a futex
+// syscall) only while some consumer is parked; a parked consumer pays a
+// syscall to sleep and one to be woken. While consumers park and wake often,
+// the `parked_` line moves between cores on every such push.
+//
 #ifndef SERVERKIT_QUEUES_BOUNDED_MPMC_QUEUE_H_
 #define SERVERKIT_QUEUES_BOUNDED_MPMC_QUEUE_H_
 
@@ -84,9 +105,12 @@ class BoundedMpmcQueue {
       const auto diff =
           static_cast<std::intptr_t>(seq) - static_cast<std::intptr_t>(pos);
       if (diff == 0) {
+        // seq_cst: one half of the parking handshake (see the top).
         if (enqueue_pos_.compare_exchange_weak(pos, pos + 1,
+                                               std::memory_order_seq_cst,
                                                std::memory_order_relaxed)) {
           Publish(slot, pos, std::move(v));
+          WakeParked(slot);
           return true;
         }
       } else if (diff < 0) {
@@ -123,25 +147,38 @@ class BoundedMpmcQueue {
   // of the previous lap has freed that slot. Waits by spinning, then by
   // yielding the CPU (base/spin_wait.h): it never sleeps in the kernel.
   void push(T&& v) {
+    // seq_cst: one half of the parking handshake (see the top).
     const std::size_t pos =
-        enqueue_pos_.fetch_add(1, std::memory_order_relaxed);
+        enqueue_pos_.fetch_add(1, std::memory_order_seq_cst);
     Slot& slot = slots_.at(pos);
     WaitFor(slot, pos);
     Publish(slot, pos, std::move(v));
+    WakeParked(slot);
   }
 
   // Blocking pop: claims a position with one fetch_add and waits on that
-  // slot until its item is published (atomic_queue's "optimist" pop). Mixes
-  // freely with try_push / try_pop; a claimed position is served in order.
+  // slot until its item is published (atomic_queue's "optimist" pop): spins,
+  // yields, then parks on the slot (see the top). Mixes freely with
+  // try_push / try_pop; a claimed position is served in order.
   void pop(T& out) {
     const std::size_t pos =
         dequeue_pos_.fetch_add(1, std::memory_order_relaxed);
     Slot& slot = slots_.at(pos);
-    WaitFor(slot, pos + 1);
+    WaitPublished(slot, pos);
     Take(slot, pos, out);
   }
 
   std::size_t capacity() const { return slots_.capacity(); }
+
+  // How many consumers are in `pop`'s park step now (parked, or about to park
+  // or leave). For tests and monitoring; a snapshot that may be stale at once.
+  std::uint32_t parked_consumers() const {
+    return parked_.load(std::memory_order_relaxed);
+  }
+
+  // Yields a blocked `pop` makes (after base/spin_wait.h's pauses) before it
+  // parks: tens of microseconds on an idle core, far above a hot hand-off.
+  static constexpr unsigned kYieldsBeforePark = 64;
 
  private:
   using Slots = queues_internal::SequencedSlots<T>;
@@ -167,25 +204,76 @@ class BoundedMpmcQueue {
         [&] { return slot.seq.load(std::memory_order_acquire) == seq; });
   }
 
+  // Waits until the item at `pos` is published: pauses, then
+  // `kYieldsBeforePark` yields, then parks.
+  void WaitPublished(Slot& slot, std::size_t pos) {
+    const std::size_t want = pos + 1;
+    SpinThenYield backoff;
+    for (unsigned yields = 0; yields < kYieldsBeforePark;) {
+      if (slot.seq.load(std::memory_order_acquire) == want) return;
+      if (backoff.yielding()) ++yields;
+      backoff.Pause();
+    }
+    Park(slot, pos);
+  }
+
+  // The consumer's half of the parking handshake (see the top).
+  void Park(Slot& slot, std::size_t pos) {
+    const std::size_t want = pos + 1;
+    for (;;) {
+      parked_.fetch_add(1, std::memory_order_seq_cst);
+      const std::size_t claimed = enqueue_pos_.load(std::memory_order_seq_cst);
+      // Positions grow without wrapping in practice; the signed difference
+      // keeps the comparison right across a wrap anyway.
+      if (static_cast<std::intptr_t>(claimed - pos) > 0) {
+        // `pos` is claimed: its producer is between its claim and its
+        // publish (or, in `push` on a full ring, waiting for the previous
+        // lap's consumer). It may not see us, so do not sleep.
+        parked_.fetch_sub(1, std::memory_order_relaxed);
+        WaitFor(slot, want);
+        return;
+      }
+      // Not claimed yet: the producer that claims `pos` will see `parked_`
+      // non-zero and notify after it publishes. The slot may still move
+      // first from last lap's item to free (without a notify); waking for
+      // that just goes round again.
+      const std::size_t seq = slot.seq.load(std::memory_order_seq_cst);
+      if (seq != want) slot.seq.wait(seq, std::memory_order_acquire);
+      parked_.fetch_sub(1, std::memory_order_relaxed);
+      if (slot.seq.load(std::memory_order_acquire) == want) return;
+    }
+  }
+
+  // The producer's half: after publishing, wakes the consumers parked on the
+  // slot, if any consumer is parked at all.
+  void WakeParked(Slot& slot) {
+    if (parked_.load(std::memory_order_seq_cst) != 0) slot.seq.notify_all();
+  }
+
   // Read-only after construction; shares no line with the hot indices.
   alignas(kCacheLineSize) Slots slots_;
 
   alignas(kCacheLineSize) std::atomic<std::size_t> enqueue_pos_{0};
   alignas(kCacheLineSize) std::atomic<std::size_t> dequeue_pos_{0};
-  char pad_[kCacheLineSize - sizeof(std::atomic<std::size_t>)];
+  // Consumers in the park step. Read by every push, written only by parking
+  // consumers: on its own line, so pops and pushes do not write it.
+  alignas(kCacheLineSize) std::atomic<std::uint32_t> parked_{0};
+  char pad_[kCacheLineSize - sizeof(std::atomic<std::uint32_t>)];
 
   friend struct BoundedMpmcQueueLayout;
 };
 
-// Proves the padding: the two hot indices and the read-only fields each own a
-// cache line.
+// Proves the padding: the two hot indices, the parked-consumer count and the
+// read-only fields each own a cache line.
 struct BoundedMpmcQueueLayout {
   using Q = BoundedMpmcQueue<std::uint64_t>;
   static_assert(offsetof(Q, enqueue_pos_) - offsetof(Q, slots_) ==
                 kCacheLineSize);
   static_assert(offsetof(Q, dequeue_pos_) - offsetof(Q, enqueue_pos_) ==
                 kCacheLineSize);
-  static_assert(sizeof(Q) == 3 * kCacheLineSize);
+  static_assert(offsetof(Q, parked_) - offsetof(Q, dequeue_pos_) ==
+                kCacheLineSize);
+  static_assert(sizeof(Q) == 4 * kCacheLineSize);
 };
 
 static_assert(Queue<BoundedMpmcQueue<int>>);

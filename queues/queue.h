@@ -220,7 +220,8 @@ class Consumer {
   }
 
   // Pops into `out`, spinning while the queue is empty. Uses the queue's own
-  // blocking pop where it has one.
+  // blocking pop where it has one (which may sleep once a wait grows long:
+  // bounded-mpmc's pop parks on a futex).
   void spin_pop(value_type& out) {
     if constexpr (HasNativeBlocking<Q> && !HasConsumerToken<Q>) {
       q_.pop(out);

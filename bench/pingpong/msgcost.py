@@ -235,18 +235,31 @@ def table(recs: list[dict[str, Any]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(allow_abbrev=False)
-    ap.add_argument("--servers", default=",".join(n for n, _, _ in PEERS))
-    ap.add_argument("--points", default=DEFAULT_POINTS)
-    ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--no_record", action="store_true")
+    ap = argparse.ArgumentParser(
+        allow_abbrev=False,
+        description="The cost of one echoed block per server: system calls "
+        "by tracepoint and CPU per block (perf stat), and where the "
+        "server's samples go (perf record).")
+    ap.add_argument("--servers", default=",".join(n for n, _, _ in PEERS),
+                    help="comma-separated, among the sweep's servers "
+                    "(default: all of them)")
+    ap.add_argument("--points", default=DEFAULT_POINTS,
+                    help="THREADS:BLOCK:SESSIONS,... (default %(default)s)")
+    ap.add_argument("--seconds", type=float, default=3.0,
+                    help="client run per server and point (at least 0.5)")
+    ap.add_argument("--no_record", action="store_true",
+                    help="skip the perf record run (no kernel %% / ours %%)")
     ap.add_argument("--cycles", action="store_true",
                     help="count cycles and instructions (hardware counters)")
     ap.add_argument("--server", action="append", default=[],
                     help="'NAME=PATH-OR-TARGET [flags]': one more server")
-    ap.add_argument("--top", type=int, default=8)
-    ap.add_argument("--pin", default="auto", choices=["auto", "yes", "no"])
-    ap.add_argument("--out", default="")
+    ap.add_argument("--top", type=int, default=8,
+                    help="symbols listed per server from perf report")
+    ap.add_argument("--pin", default="auto", choices=["auto", "yes", "no"],
+                    help="server and client on separate CPUs (auto: when "
+                    "there are at least 2)")
+    ap.add_argument("--out", default="",
+                    help="directory for the JSON and perf outputs")
     args = ap.parse_args(argv)
     if shutil.which("perf") is None:
         raise SystemExit("msgcost: needs perf (Debian's linux-perf; "
