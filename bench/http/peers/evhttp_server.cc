@@ -16,7 +16,11 @@
 //     Content-Length and keep-alive as the request asks); another method on
 //     it 405, any other path 404; headers over 8 KiB are refused by evhttp
 //     (evhttp_set_max_headers_size);
-//   - the main thread waits for SIGINT / SIGTERM, then breaks every loop.
+//   - the main thread waits for SIGINT / SIGTERM, then ends every loop with
+//     event_base_loopexit: a queued event that the loop runs even if its
+//     thread has not entered event_base_dispatch yet (event_base_loopbreak
+//     only sets a flag, which a loop clears when it starts, so a signal that
+//     came right after start-up was lost and the server never stopped).
 
 #include <arpa/inet.h>
 #include <event2/buffer.h>
@@ -33,6 +37,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -143,7 +148,12 @@ int Main(int argc, char** argv) {
                argv[1], *port, *threads);
   int sig = 0;
   sigwait(&stop, &sig);
-  for (Worker& w : workers) event_base_loopbreak(w.base);
+  for (Worker& w : workers) {
+    if (event_base_loopexit(w.base, nullptr) != 0) {
+      std::fprintf(stderr, "evhttp_server: cannot stop a loop\n");
+      std::_Exit(1);  // its thread still runs: no orderly return
+    }
+  }
   for (auto& t : running) t.join();
   for (Worker& w : workers) {
     evhttp_free(w.http);  // its connections and its listener
