@@ -210,6 +210,13 @@ int Main(int argc, char** argv) {
       io.push_back(io_owned.back().get());
     }
   }
+  // Before the socket listens: a SIGTERM that comes as soon as the port
+  // accepts is handled (a stop), not the default action (killed).
+  asio::signal_set signals(main_ctx, SIGINT, SIGTERM);
+  signals.async_wait([&](error_code, int) {
+    main_ctx.stop();
+    for (auto& ctx : io_owned) ctx->stop();
+  });
   std::optional<Server> server;
   try {
     server.emplace(main_ctx, io,
@@ -229,11 +236,6 @@ int Main(int argc, char** argv) {
     guards.push_back(asio::make_work_guard(*ctx));
     workers.emplace_back([c = ctx.get()] { c->run(); });
   }
-  asio::signal_set signals(main_ctx, SIGINT, SIGTERM);
-  signals.async_wait([&](error_code, int) {
-    main_ctx.stop();
-    for (auto& ctx : io_owned) ctx->stop();
-  });
   std::fprintf(stderr, "beast_server: listening on %s:%ld, %ld thread(s)\n",
                argv[1], *port, *threads);
   main_ctx.run();
