@@ -14,6 +14,12 @@
 //               tasks to one loop thread that sleeps on an eventfd when idle,
 //               with one eventfd write per post (coalesce:0) or one per
 //               wake-up (coalesce:1).
+//   pairs       T threads on one queue (MPMC only), each pushing one item and
+//               then popping one, again and again: every thread contends on
+//               both ends at once, so T = the core count is full contention
+//               without oversubscription (the N:N shapes of `throughput`
+//               need 2N threads). Items/s counts pushes (= pops); threads sum
+//               what they pop, and a wrong sum fails the run.
 //   burst       one thread pushes K items, then pops K: the uncontended cost.
 //
 // Waiting: producers and consumers retry a failed try_push / try_pop with a
@@ -262,6 +268,44 @@ void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
   ThreadCounters(state, producers + 1);
 }
 
+// --------------------------------------------------------------------- pairs
+
+template <Queue Q>
+void BM_Pairs(benchmark::State& state, int threads, std::uint64_t items) {
+  for (auto _ : state) {
+    Q q(kCapacity);
+    std::atomic<std::uint64_t> sum{0};
+    std::vector<std::thread> workers;
+    workers.reserve(threads);
+    const auto start = Clock::now();
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        PinToCore(t);
+        Producer<Q> out(q);
+        Consumer<Q> in(q);
+        std::uint64_t local = 0;
+        // A thread's k-th pop starts after its k-th push: the queue never
+        // holds more than `threads` items, and every pop finds one in the end.
+        for (std::uint64_t v = t; v < items; v += threads) {
+          Push(out, std::uint64_t{v});
+          std::uint64_t got;
+          Pop(in, got);
+          local += got;
+        }
+        sum.fetch_add(local);
+      });
+    }
+    for (auto& w : workers) w.join();
+    state.SetIterationTime(Seconds(Clock::now() - start));
+    if (sum.load() != items * (items - 1) / 2) {
+      state.SkipWithError("checksum mismatch: items lost or duplicated");
+      break;
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
+  ThreadCounters(state, threads);
+}
+
 // --------------------------------------------------------------------- burst
 
 template <Queue Q>
@@ -332,6 +376,19 @@ void RegisterQueue(Profile profile) {
         ->UseManualTime()
         ->Iterations(reps_iters)
         ->Unit(benchmark::kMillisecond);
+  }
+
+  if constexpr (Q::kTopology == Topology::kMpmc) {
+    DescribeScenario("pairs", {{"items", items}, {"capacity", kCapacity}});
+    for (int t : Widths(profile)) {
+      if (t < 2) continue;  // one thread alone is `burst` with K = 1
+      benchmark::RegisterBenchmark(
+          BenchName("queues", "pairs", impl, {{"threads", t}}).c_str(),
+          [=](benchmark::State& s) { BM_Pairs<Q>(s, t, items); })
+          ->UseManualTime()
+          ->Iterations(reps_iters)
+          ->Unit(benchmark::kMillisecond);
+    }
   }
 
   const std::uint64_t trips = ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
@@ -407,6 +464,7 @@ int main(int argc, char** argv) {
        .unit = "tasks/s",
        .also_show = {"wakeups_per_task", "writes_per_task"},
        .baseline = std::string(serverkit::SwapVectorQueue<int>::kName)},
+      {"pairs", "items_per_second", true, "items/s"},
       {"burst", "items_per_second", true, "items/s"},
   };
   spec.register_benchmarks = [](Profile p) {

@@ -44,6 +44,22 @@ class PickTest(unittest.TestCase):
         self.assertAlmostEqual(lat["margin_over_baseline"], 11.531, places=3)
         self.assertAlmostEqual(lat["margin_over_runner_up"], 2.826, places=3)
 
+    def test_pairs_class(self) -> None:
+        _, res = picked(BASIC)
+        c = cls(res, "queues", "N:N pairs")
+        self.assertEqual(c["groups"], ["queues/pairs/threads:2",
+                                       "queues/pairs/threads:4"])
+        self.assertTrue(c["oversubscribed"])  # threads:4 on 2 cores
+        self.assertEqual(c["winner"], "moodycamel-tokens")
+        # --producers narrows the thread count; 1 consumer leaves it out.
+        _, res = picked(BASIC, producers=4, consumers=4)
+        c = cls(res, "queues", "N:N pairs")
+        self.assertEqual(c["groups"], ["queues/pairs/threads:4"])
+        self.assertEqual(c["winner"], "bounded-mpmc")
+        _, res = picked(BASIC, producers=4, consumers=1)
+        self.assertNotIn("N:N pairs", [
+            k["cls"] for k in res["families"]["queues"]["classes"]])
+
     def test_noisy_tie_is_called_a_tie(self) -> None:
         _, res = picked(BASIC)
         c = cls(res, "logger", "latency-bound")

@@ -148,6 +148,10 @@ FAMILY_SPECS = {
             _queue_shape("1:N", "1 producer, many consumers", _one, _many),
             _queue_shape("N:N", "many producers, many consumers", _many,
                          _many),
+            ClassDef("N:N pairs", "every thread pushes one item, then pops "
+                     "one: both ends contended, one thread per core",
+                     ["pairs"], applies=_shape(_many, _many)[1],
+                     narrow={"threads": "producers"}),
             ClassDef("latency-bound", "round trip through two queues, p50",
                      ["latency"], latency=True),
             ClassDef("event loop", "tasks posted to one loop thread, "

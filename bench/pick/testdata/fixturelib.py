@@ -76,6 +76,7 @@ RULES = {
              vs_floor=True),
         rule("eventloop", "items_per_second", "higher", "tasks/s",
              "swap-vector", ("wakeups_per_task", "writes_per_task")),
+        rule("pairs", "items_per_second", "higher", "items/s", "mutex"),
         rule("burst", "items_per_second", "higher", "items/s", "mutex"),
         FLOOR_RULE],
     "threadpool": [

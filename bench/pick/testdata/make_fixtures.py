@@ -6,7 +6,8 @@
 # row). Deterministic; run it again only to change the fixtures:
 #   /usr/bin/python3 bench/pick/testdata/make_fixtures.py
 #
-#   basic/   queues, logger, threadpool (no buffer.json), pingpong.json,
+#   basic/   queues (with pairs at 2 and 4 threads), logger, threadpool (no
+#            buffer.json), pingpong.json,
 #            and servers/'s chat.json and http.json (hand-written)
 #   smoke/   buffer.json, one repetition
 #   drift/shifted/queues.json  basic's queues, floor 300 ns before, 560 after
@@ -80,6 +81,15 @@ for p in (1, 2):
                  "wakeups_per_task": [0.01] * 5}, 5, oversub=int(p + 1 > 2))
 q += q_tail
 q_old += q_tail
+# pairs (every thread pushes, then pops): 2 threads, and 4 (oversubscribed);
+# only in the newer files (old/ predates the scenario).
+PAIRS = {2: {"bounded-mpmc": 1.0, "mutex": 1.5, "moodycamel-tokens": 4.0},
+         4: {"bounded-mpmc": 2.0, "mutex": 1.0, "moodycamel-tokens": 1.5}}
+for width, impls in PAIRS.items():
+    for impl, rate in impls.items():
+        q += runs("queues/pairs/%s/threads:%d" % (impl, width),
+                  {"items_per_second": scale(STEADY, rate * 1e7)}, 5,
+                  oversub=int(width > 2))
 write("basic", "queues", q + floor_runs("queues", scale(STEADY, 566.0)))
 
 # drift/: the same queues on a host that drifted: the floor moved from 300 ns
