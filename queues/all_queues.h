@@ -19,6 +19,7 @@
 #include "queues/bounded_mpmc_queue.h"
 #include "queues/moodycamel_queues.h"
 #include "queues/mutex_queue.h"
+#include "queues/sharded_mpmc_queue.h"
 #include "queues/spsc_ring_queue.h"
 #include "queues/swap_vector_queue.h"
 #include "queues/tbb_queues.h"
@@ -36,6 +37,7 @@ using AllQueues = TypeList<                //
     QueueTemplate<MutexQueue>,             //
     QueueTemplate<SwapVectorQueue>,        //
     QueueTemplate<BoundedMpmcQueue>,       //
+    QueueTemplate<ShardedMpmcQueue>,       //
     QueueTemplate<SpscRingQueue>,          //
     QueueTemplate<BoostLockfreeQueue>,     //
     QueueTemplate<BoostSpscQueue>,         //
