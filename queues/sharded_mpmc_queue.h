@@ -91,7 +91,11 @@ class ShardedMpmcQueue {
   static constexpr bool kBounded = true;
 
   // Every this many pops, a consumer tries another shard before its home.
-  static constexpr unsigned kVisitEvery = 64;
+  // A visit that finds an item moves it, and then its producer's consumer,
+  // across cores: at 2 threads that each push and pop, a visit every 64 pops
+  // gave 54M pairs/s, every 256 92M, never 121M (moodycamel-tokens 77M).
+  // moodycamel's consumer token rotates after 256 items too.
+  static constexpr unsigned kVisitEvery = 256;
   // The most shards a queue has.
   static constexpr std::size_t kMaxShards = 64;
 

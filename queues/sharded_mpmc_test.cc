@@ -77,10 +77,11 @@ TEST(ShardedMpmcQueue, TokensAreSpreadRoundRobinAndPopsStartAtHome) {
 TEST(ShardedMpmcQueue, AVisitBoundsTheWaitOfAnotherShard) {
   for (std::size_t shards : {2, 3}) {
     SCOPED_TRACE(shards);
-    Q q(1024, shards);
+    Q q(2 * kVisit + 64, shards);
     std::vector<Q::ProducerToken> p;
     for (std::size_t i = 0; i < shards; ++i) p.emplace_back(q);
-    for (std::uint64_t v = 0; v < 300; ++v) {
+    const std::uint64_t home_items = 2 * kVisit + 50;
+    for (std::uint64_t v = 0; v < home_items; ++v) {
       ASSERT_TRUE(q.try_push(p[0], std::uint64_t{v}));
     }
     constexpr std::uint64_t kLone = 1'000'000;
@@ -88,7 +89,7 @@ TEST(ShardedMpmcQueue, AVisitBoundsTheWaitOfAnotherShard) {
     Q::ConsumerToken c(q);  // home: shard 0
     std::uint64_t out = 0, next_home = 0;
     unsigned lone_at = 0;
-    for (unsigned pop = 1; pop <= 301; ++pop) {
+    for (unsigned pop = 1; pop <= home_items + 1; ++pop) {
       ASSERT_TRUE(q.try_pop(c, out));
       if (out == kLone) {
         lone_at = pop;
