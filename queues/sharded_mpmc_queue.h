@@ -21,8 +21,8 @@
 //     same way. A pop tries the home shard first, then the others in turn.
 //     Every `kVisitEvery`-th pop first tries one other shard (cycling through
 //     them), so a shard with no consumer at home is still served while the
-//     home shard never runs dry: an item waits at most
-//     `kVisitEvery * (shards() - 1)` pops of any one consumer.
+//     home shard never runs dry: the oldest item of any shard is taken
+//     within `kVisitEvery * (shards() - 1)` pops of any one consumer.
 //   - Without a token, a thread pushes to, and pops from, the shard of its
 //     own thread index (numbers handed out as threads first use any sharded
 //     queue), with the same visits.
@@ -45,8 +45,9 @@
 //     instant: a concurrent push to a shard it already passed is not seen).
 //
 // Thread-safety: any number of producers and consumers (MPMC); a token
-// belongs to one thread at a time and must not outlive its queue.
-// Lock-free, like the shards.
+// belongs to one thread at a time and must not outlive its queue. Progress
+// is the shards': a producer preempted between claiming a slot and filling
+// it holds up the consumer of that slot, in its shard only.
 
 #ifndef SERVERKIT_QUEUES_SHARDED_MPMC_QUEUE_H_
 #define SERVERKIT_QUEUES_SHARDED_MPMC_QUEUE_H_
@@ -93,7 +94,8 @@ class ShardedMpmcQueue {
   // Every this many pops, a consumer tries another shard before its home.
   // A visit that finds an item moves it, and then its producer's consumer,
   // across cores: at 2 threads that each push and pop, a visit every 64 pops
-  // gave 54M pairs/s, every 256 92M, never 121M (moodycamel-tokens 77M).
+  // gave 54M pairs/s, every 256 92M, no visits at all 121M (moodycamel-tokens
+  // 77M, same run).
   // moodycamel's consumer token rotates after 256 items too.
   static constexpr unsigned kVisitEvery = 256;
   // The most shards a queue has.
