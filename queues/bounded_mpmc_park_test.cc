@@ -21,6 +21,7 @@
 #include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/bounded_mpmc_queue.h"
+#include "queues/internal/over_aligned_testing.h"
 
 namespace serverkit {
 namespace {
@@ -296,38 +297,20 @@ TEST(BoundedMpmcParkTest, ParkingAndTryPopConsumersShareItems) {
 }
 
 // An element over-aligned to two cache lines, through parking pops: every
-// constructor checks its own address.
-struct alignas(128) Wide {
-  static inline std::atomic<long> misaligned{0};
-
-  Wide() { Check(); }
-  explicit Wide(std::uint64_t v) : value(v) { Check(); }
-  Wide(const Wide& o) : value(o.value) { Check(); }
-  Wide(Wide&& o) noexcept : value(o.value) { Check(); }
-  Wide& operator=(const Wide&) = default;
-  Wide& operator=(Wide&&) noexcept = default;
-
-  void Check() {
-    if (reinterpret_cast<std::uintptr_t>(this) % alignof(Wide) != 0) {
-      misaligned.fetch_add(1);
-    }
-  }
-
-  std::uint64_t value = 0;
-};
-static_assert(alignof(Wide) == 128);
+// constructor checks its own address (queues/internal/over_aligned_testing.h).
+using queues_internal::OverAligned;
 
 TEST(BoundedMpmcParkTest, OverAlignedElementsThroughParkingPop) {
   constexpr std::uint64_t kItems = kUnderSanitizer ? 400 : 2'000;
   constexpr std::uint64_t kEvery = 50;  // the producer pauses this often
-  Wide::misaligned.store(0);
-  BoundedMpmcQueue<Wide> q(4);
+  OverAligned::misaligned.store(0);
+  BoundedMpmcQueue<OverAligned> q(4);
   std::atomic<std::uint64_t> saw_parked{0};
   std::atomic<bool> done{false};
   std::uint64_t out_of_order = 0;
   std::thread consumer([&] {
     for (std::uint64_t i = 0; i < kItems; ++i) {
-      Wide w;
+      OverAligned w;
       q.pop(w);
       out_of_order += w.value != i;
     }
@@ -336,9 +319,9 @@ TEST(BoundedMpmcParkTest, OverAlignedElementsThroughParkingPop) {
   std::thread producer([&] {
     for (std::uint64_t i = 0; i < kItems; ++i) {
       if (i % 2 == 0) {
-        q.push(Wide(i));
+        q.push(OverAligned(i));
       } else {
-        while (!q.try_push(Wide(i))) std::this_thread::yield();
+        while (!q.try_push(OverAligned(i))) std::this_thread::yield();
       }
       if (i % kEvery == kEvery - 1 && PauseUntilParked(q)) {
         saw_parked.fetch_add(1);
@@ -349,9 +332,9 @@ TEST(BoundedMpmcParkTest, OverAlignedElementsThroughParkingPop) {
   consumer.join();
   producer.join();
   EXPECT_EQ(out_of_order, 0u);
-  EXPECT_EQ(Wide::misaligned.load(), 0)
-      << "objects constructed at addresses that are not " << alignof(Wide)
-      << "-aligned";
+  EXPECT_EQ(OverAligned::misaligned.load(), 0)
+      << "objects constructed at addresses that are not "
+      << alignof(OverAligned) << "-aligned";
   EXPECT_GT(saw_parked.load(), 0u) << "the consumer never parked";
 }
 

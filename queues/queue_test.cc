@@ -15,6 +15,7 @@
 #include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
+#include "queues/internal/over_aligned_testing.h"
 #include "queues/queue.h"
 
 namespace serverkit {
@@ -205,30 +206,7 @@ TYPED_TEST(QueueTest, NoLeakNoDoubleDestroy) {
   EXPECT_EQ(Tracked::destroyed_twice.load(), 0) << "objects destroyed twice";
 }
 
-// An element over-aligned to two cache lines, as people pad values. Every
-// constructor checks the address it runs at: constructing an object at an
-// address that does not honour its alignment is undefined behaviour.
-struct alignas(128) OverAligned {
-  static inline std::atomic<long> misaligned{0};
-  static inline std::atomic<long> constructed{0};
-
-  OverAligned() { Check(); }
-  explicit OverAligned(std::uint64_t v) : value(v) { Check(); }
-  OverAligned(const OverAligned& o) : value(o.value) { Check(); }
-  OverAligned(OverAligned&& o) noexcept : value(o.value) { Check(); }
-  OverAligned& operator=(const OverAligned&) = default;
-  OverAligned& operator=(OverAligned&&) noexcept = default;
-
-  void Check() {
-    constructed.fetch_add(1);
-    if (reinterpret_cast<std::uintptr_t>(this) % alignof(OverAligned) != 0) {
-      misaligned.fetch_add(1);
-    }
-  }
-
-  std::uint64_t value = 0;
-};
-static_assert(alignof(OverAligned) == 128);
+using queues_internal::OverAligned;
 
 TYPED_TEST(QueueTest, OverAlignedElementsAreConstructedAligned) {
   using Q = typename TypeParam::template Of<OverAligned>;
