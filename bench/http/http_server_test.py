@@ -220,6 +220,12 @@ def check_access_log(path: str, tmp: str) -> None:
         lines[5]
 
 
+def stop_marker(name: str) -> str:
+    """What a server says on a clean stop (ours adds its counters)."""
+    return ("server: stopped;" if name == "serverkit"
+            else name + "_server: stopped")
+
+
 def stop_clean(p: subprocess.Popen[bytes], log: str,
                marker: str = "server: stopped;") -> None:
     """SIGTERM: exits 0 and says so (ours with its counters)."""
@@ -239,12 +245,10 @@ def check_stop_at_once(name: str, path: str, tmp: str) -> None:
     evhttp's loops once missed a stop that came before they started
     (event_base_loopbreak's flag is cleared by a starting loop): a race, so
     this tries it several times."""
-    marker = ("server: stopped;" if name == "serverkit"
-              else name + "_server: stopped")
     for k in range(8):
         log = os.path.join(tmp, "%s-at-once-%d.log" % (name, k))
         _port, p = start(path, 2, [], log)
-        stop_clean(p, log, marker)
+        stop_clean(p, log, stop_marker(name))
 
 
 def main(argv: list[str]) -> int:
@@ -273,9 +277,7 @@ def main(argv: list[str]) -> int:
                         failed += 1
                         print("FAIL %s: %r" % (label, e))
                 try:
-                    stop_clean(p, log, "server: stopped;"
-                               if name == "serverkit"
-                               else name + "_server: stopped")
+                    stop_clean(p, log, stop_marker(name))
                     print("ok   %s threads=%d stop" % (name, threads))
                 except AssertionError as e:
                     failed += 1
