@@ -31,6 +31,24 @@ bool RecvDisabledByEnvironment() {
   return v != nullptr && std::string_view(v) == "0";
 }
 
+// SERVERKIT_URING_TEST_SQE_FAIL_EVERY=N (tests only): every Nth request for
+// a submission entry finds none, as when the kernel would not take the
+// queue (io_uring_submit failing with EBUSY or EAGAIN). 0: never; 1 is
+// refused (nothing could ever be submitted).
+unsigned SqeFailEveryFromEnvironment() {
+  const char* v = std::getenv("SERVERKIT_URING_TEST_SQE_FAIL_EVERY");
+  if (v == nullptr || *v == '\0') return 0;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(v, &end, 10);
+  if (*end != '\0' || n == 1 || n > 1000000) {
+    std::fprintf(stderr,
+                 "reactor: SERVERKIT_URING_TEST_SQE_FAIL_EVERY=%s is not 0 "
+                 "or a count from 2 to 1000000; ignored\n", v);
+    return 0;
+  }
+  return static_cast<unsigned>(n);
+}
+
 }  // namespace
 
 struct UringPoller::Ring {
@@ -119,17 +137,32 @@ std::unique_ptr<UringPoller> UringPoller::Create(EventLoop* loop,
 }
 
 UringPoller::UringPoller(EventLoop* loop, std::unique_ptr<Ring> ring)
-    : loop_(loop), ring_(std::move(ring)) {}
+    : loop_(loop),
+      ring_(std::move(ring)),
+      sqe_fail_every_(SqeFailEveryFromEnvironment()) {}
 
 UringPoller::~UringPoller() {
   io_uring_queue_exit(&ring_->ring);  // unregisters the buffer ring too
 }
 
 ::io_uring_sqe* UringPoller::sqe() {
-  struct io_uring_sqe* s = io_uring_get_sqe(&ring_->ring);
-  if (s == nullptr) {  // the submission queue is full: hand it over first
-    io_uring_submit(&ring_->ring);
+  struct io_uring_sqe* s = nullptr;
+  if (sqe_fail_every_ == 0 || ++sqe_requests_ % sqe_fail_every_ != 0) {
     s = io_uring_get_sqe(&ring_->ring);
+    if (s == nullptr) {  // the submission queue is full: hand it over first
+      io_uring_submit(&ring_->ring);
+      s = io_uring_get_sqe(&ring_->ring);
+    }
+  }
+  if (s == nullptr) {
+    // The kernel did not take the queue (io_uring_submit failed: EBUSY,
+    // EAGAIN). The caller keeps the operation for the next poll().
+    static std::once_flag said;
+    std::call_once(said, [] {
+      std::fprintf(stderr,
+                   "reactor: io_uring submission queue full; operations "
+                   "wait for the next loop iteration\n");
+    });
   }
   return s;
 }
@@ -150,10 +183,7 @@ bool UringPoller::wants_recv(const Channel* channel) const {
 void UringPoller::cancel(State* state) {
   if (state->token == 0) return;
   armed_.erase(state->token);
-  if (struct io_uring_sqe* s = sqe()) {
-    io_uring_prep_poll_remove(s, state->token);
-    io_uring_sqe_set_data64(s, kIgnore);
-  }
+  cancel_token(Cancel{state->token, /*poll=*/true});
   state->token = 0;
 }
 
@@ -161,11 +191,56 @@ void UringPoller::cancel(State* state) {
 // the socket before the cancel is still delivered.
 void UringPoller::cancel_recv(State* state) {
   if (state->recv_token == 0) return;
-  if (struct io_uring_sqe* s = sqe()) {
-    io_uring_prep_cancel64(s, state->recv_token, 0);
-    io_uring_sqe_set_data64(s, kIgnore);
-  }
+  cancel_token(Cancel{state->recv_token, /*poll=*/false});
   state->recv_token = 0;
+}
+
+// A cancel that finds no submission entry is kept for the next poll(): a
+// receive left running would read for a channel that stopped reading, and
+// a removed channel's would keep its socket open in the kernel.
+void UringPoller::cancel_token(Cancel cancel) {
+  if (!prep_cancel(cancel)) unsubmitted_cancels_.push_back(cancel);
+}
+
+bool UringPoller::prep_cancel(Cancel cancel) {
+  struct io_uring_sqe* s = sqe();
+  if (s == nullptr) return false;
+  if (cancel.poll) {
+    io_uring_prep_poll_remove(s, cancel.token);
+  } else {
+    io_uring_prep_cancel64(s, cancel.token, 0);
+  }
+  io_uring_sqe_set_data64(s, kIgnore);
+  return true;
+}
+
+// What found no submission entry before: cancels first (in their order,
+// ahead of new arms for the same channel), then sends.
+void UringPoller::submit_unsubmitted() {
+  std::size_t done = 0;
+  while (done < unsubmitted_cancels_.size() &&
+         prep_cancel(unsubmitted_cancels_[done])) {
+    ++done;
+  }
+  unsubmitted_cancels_.erase(unsubmitted_cancels_.begin(),
+                             unsubmitted_cancels_.begin() +
+                                 static_cast<std::ptrdiff_t>(done));
+  done = 0;
+  while (done < unsubmitted_sends_.size()) {
+    const std::uint64_t token = unsubmitted_sends_[done];
+    Send& send = sends_.at(token);
+    if (!prep_send(token, send)) break;
+    send.unsubmitted = false;
+    ++done;
+  }
+  unsubmitted_sends_.erase(unsubmitted_sends_.begin(),
+                           unsubmitted_sends_.begin() +
+                               static_cast<std::ptrdiff_t>(done));
+}
+
+bool UringPoller::behind() const {
+  return !unsubmitted_cancels_.empty() || !unsubmitted_sends_.empty() ||
+         !to_arm_.empty();
 }
 
 void UringPoller::queue(Channel* channel, State* state) {
@@ -174,39 +249,44 @@ void UringPoller::queue(Channel* channel, State* state) {
   to_arm_.push_back(channel);
 }
 
+// A channel whose poll or receive finds no submission entry stays queued,
+// with those after it, for the next poll().
 void UringPoller::arm_queued() {
-  for (Channel* channel : to_arm_) {
+  std::size_t done = 0;
+  for (; done < to_arm_.size(); ++done) {
+    Channel* channel = to_arm_[done];
     State& st = states_[channel];
+    if (!arm(channel, &st)) break;
     st.queued = false;
-    const int mask = poll_mask(channel);
-    if (st.token == 0 && mask != 0) {
-      struct io_uring_sqe* s = sqe();
-      if (s == nullptr) {
-        reactor_internal::ReportErrno(EBUSY, "reactor: io_uring queue full");
-        continue;
-      }
-      st.token = ++next_token_;
-      st.mask = mask;
-      io_uring_prep_poll_add(s, channel->fd(), static_cast<unsigned>(mask));
-      io_uring_sqe_set_data64(s, st.token);
-      armed_[st.token] = channel;
-    }
-    if (st.recv_token == 0 && wants_recv(channel)) {
-      struct io_uring_sqe* s = sqe();
-      if (s == nullptr) {
-        reactor_internal::ReportErrno(EBUSY, "reactor: io_uring queue full");
-        continue;
-      }
-      st.recv_token = ++next_token_;
-      io_uring_prep_recv_multishot(s, channel->fd(), nullptr, 0, 0);
-      s->flags |= IOSQE_BUFFER_SELECT;
-      s->buf_group = kGroup;
-      io_uring_sqe_set_data64(s, st.recv_token);
-      recvs_[st.recv_token] = channel;
-      st.live_recvs.push_back(st.recv_token);
-    }
   }
-  to_arm_.clear();
+  to_arm_.erase(to_arm_.begin(),
+                to_arm_.begin() + static_cast<std::ptrdiff_t>(done));
+}
+
+bool UringPoller::arm(Channel* channel, State* state) {
+  State& st = *state;
+  const int mask = poll_mask(channel);
+  if (st.token == 0 && mask != 0) {
+    struct io_uring_sqe* s = sqe();
+    if (s == nullptr) return false;
+    st.token = ++next_token_;
+    st.mask = mask;
+    io_uring_prep_poll_add(s, channel->fd(), static_cast<unsigned>(mask));
+    io_uring_sqe_set_data64(s, st.token);
+    armed_[st.token] = channel;
+  }
+  if (st.recv_token == 0 && wants_recv(channel)) {
+    struct io_uring_sqe* s = sqe();
+    if (s == nullptr) return false;
+    st.recv_token = ++next_token_;
+    io_uring_prep_recv_multishot(s, channel->fd(), nullptr, 0, 0);
+    s->flags |= IOSQE_BUFFER_SELECT;
+    s->buf_group = kGroup;
+    io_uring_sqe_set_data64(s, st.recv_token);
+    recvs_[st.recv_token] = channel;
+    st.live_recvs.push_back(st.recv_token);
+  }
+  return true;
 }
 
 // Buffers handed out in the last iteration: their channels' callbacks have
@@ -240,7 +320,10 @@ Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
     }
   }
   recycle_buffers();
+  submit_unsubmitted();
   arm_queued();
+  // Operations still without a submission entry: look again at once.
+  if (behind()) timeout_ms = 0;
   ++iteration_;
   struct io_uring_cqe* cqe = nullptr;
   struct __kernel_timespec ts {};
@@ -337,15 +420,21 @@ void UringPoller::send(Channel* channel, std::string data) {
   submit_send(token, it->second);
 }
 
-void UringPoller::submit_send(std::uint64_t token, const Send& send) {
+// A send that finds no submission entry waits for the next poll(), never
+// dropped: the channel hears of it only when it completes.
+void UringPoller::submit_send(std::uint64_t token, Send& send) {
+  if (prep_send(token, send)) return;
+  send.unsubmitted = true;
+  unsubmitted_sends_.push_back(token);
+}
+
+bool UringPoller::prep_send(std::uint64_t token, const Send& send) {
   struct io_uring_sqe* s = sqe();
-  if (s == nullptr) {
-    reactor_internal::ReportErrno(EBUSY, "reactor: io_uring queue full");
-    return;
-  }
+  if (s == nullptr) return false;
   io_uring_prep_send(s, send.fd, send.data.data() + send.offset,
                      send.data.size() - send.offset, MSG_NOSIGNAL);
   io_uring_sqe_set_data64(s, token);
+  return true;
 }
 
 void UringPoller::on_send(std::uint64_t token, int res, ChannelList* active) {
@@ -394,7 +483,11 @@ void UringPoller::remove_channel(Channel* channel) {
     State& st = it->second;
     cancel(&st);
     cancel_recv(&st);
-    if (st.send_token != 0) {  // the kernel may still hold its bytes
+    if (st.send_token != 0 && sends_.at(st.send_token).unsubmitted) {
+      // Never given to the kernel: no fd number may be used for it now.
+      std::erase(unsubmitted_sends_, st.send_token);
+      sends_.erase(st.send_token);
+    } else if (st.send_token != 0) {  // the kernel may still hold its bytes
       sends_.at(st.send_token).channel = nullptr;
       // The send may still sit in the submission queue, naming the fd by
       // number; the owner closes that fd next, and a connection accepted
@@ -402,10 +495,7 @@ void UringPoller::remove_channel(Channel* channel) {
       // to the kernel. Hand it over now, while the number is still ours
       // (the kernel then holds the file itself), and cancel it after.
       io_uring_submit(&ring_->ring);
-      if (struct io_uring_sqe* s = sqe()) {
-        io_uring_prep_cancel64(s, st.send_token, 0);
-        io_uring_sqe_set_data64(s, kIgnore);
-      }
+      cancel_token(Cancel{st.send_token, /*poll=*/false});
     }
     // Late completions of its receives find no channel; their buffers are
     // recycled in poll().

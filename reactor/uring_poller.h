@@ -44,6 +44,16 @@
 // holds one, goes back to the ring), so a late completion cannot touch a
 // destroyed channel.
 //
+// A full submission queue is handed to the kernel and the entry taken
+// again. Where the kernel does not take it (io_uring_submit failing with
+// EBUSY or EAGAIN), an operation that finds no entry is kept, in order,
+// and submitted by the next `poll()`, which then does not sleep: a send, a
+// cancel, a poll or receive to arm is late, never dropped (said once per
+// process on stderr). A removed channel's send that never reached the
+// kernel is dropped with the channel, its fd number unused.
+// SERVERKIT_URING_TEST_SQE_FAIL_EVERY=N makes every Nth entry asked for
+// missing, for the tests (reactor/BUILD: *_uring_sq_full_test).
+//
 // Where provided-buffer rings cannot be registered (kernels before 5.19),
 // or with SERVERKIT_URING_RECV=0 in the environment, every channel is
 // polled for readiness and reads and writes with read(2) and write(2) as
@@ -115,7 +125,12 @@ class UringPoller final : public Poller {
     Channel* channel;  // null once the channel was removed
     int fd;
     std::string data;
-    std::size_t offset = 0;  // sent so far
+    std::size_t offset = 0;    // sent so far
+    bool unsubmitted = false;  // in unsubmitted_sends_
+  };
+  struct Cancel {
+    std::uint64_t token;  // of the operation to cancel
+    bool poll;            // a POLL_ADD (poll_remove), else an async cancel
   };
 
   UringPoller(EventLoop* loop, std::unique_ptr<Ring> ring);
@@ -124,15 +139,21 @@ class UringPoller final : public Poller {
   bool wants_recv(const Channel* channel) const;
   void cancel(State* state);
   void cancel_recv(State* state);
+  void cancel_token(Cancel cancel);
+  bool prep_cancel(Cancel cancel);
   void queue(Channel* channel, State* state);
   void arm_queued();
+  bool arm(Channel* channel, State* state);
+  void submit_unsubmitted();
+  bool behind() const;
   void recycle_buffers();
   void activate(Channel* channel, State* state, ChannelList* active);
   void on_poll(const ::io_uring_cqe* cqe, ChannelList* active);
   void on_recv(Channel* channel, const ::io_uring_cqe* cqe,
                ChannelList* active);
   void on_send(std::uint64_t token, int res, ChannelList* active);
-  void submit_send(std::uint64_t token, const Send& send);
+  void submit_send(std::uint64_t token, Send& send);
+  bool prep_send(std::uint64_t token, const Send& send);
   ::io_uring_sqe* sqe();
 
   EventLoop* const loop_;
@@ -140,6 +161,8 @@ class UringPoller final : public Poller {
   std::unique_ptr<Buffers> buffers_;
   std::uint64_t next_token_ = 0;
   std::uint64_t iteration_ = 0;
+  const unsigned sqe_fail_every_;  // tests: SERVERKIT_URING_TEST_SQE_FAIL_EVERY
+  std::uint64_t sqe_requests_ = 0;
   std::unordered_map<Channel*, State> states_;
   std::unordered_map<int, Channel*> channels_;         // by fd
   std::unordered_map<std::uint64_t, Channel*> armed_;  // polls, by token
@@ -148,6 +171,10 @@ class UringPoller final : public Poller {
   std::vector<std::uint16_t> to_recycle_;  // buffer ids handed out
   std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
   std::vector<std::string> spare_;                 // finished sends' strings
+  // Operations that found no submission entry (sqe()), in order; poll()
+  // submits them before anything new.
+  std::vector<Cancel> unsubmitted_cancels_;
+  std::vector<std::uint64_t> unsubmitted_sends_;
 };
 
 }  // namespace serverkit::reactor
