@@ -6,6 +6,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 
@@ -21,9 +22,12 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
+#include "reactor/channel.h"
 #include "reactor/task_queue.h"
 #include "reactor/uring_poller.h"
 
@@ -284,6 +288,52 @@ TEST(EventLoopTest, TimersFireAndCancel) {
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(every.load(), after_cancel) << "a cancelled timer kept firing";
   EXPECT_EQ(cancelled_fired.load(), 0);
+}
+
+// A send queued for a channel that is then removed, its fd closed and the
+// fd number taken by a new socket, all in one task: none of its bytes may
+// reach the new socket. (Over io_uring a send's submission entry names the
+// fd by number; the poller makes it only in its poll, just before the
+// submit, and drops a removed channel's send the kernel has not taken.)
+TEST(EventLoopTest, ARemovedChannelsSendNeverReachesItsFdNumbersNextOwner) {
+  LoopThread lt;
+  EventLoop* loop = lt.loop();
+  if (!loop->sends()) {
+    GTEST_SKIP() << "this loop's poller does not send (epoll, or io_uring "
+                    "without provided buffers)";
+  }
+  int a[2];
+  int b[2] = {-1, -1};
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, a), 0);
+  std::promise<void> done;
+  loop->run_in_loop([&] {
+    Channel channel(loop, a[0]);
+    channel.set_send_callback([](std::size_t, int) {});
+    channel.enable_reading();
+    loop->send(&channel, "bytes for a connection that is gone");
+    channel.disable_all();
+    channel.remove();
+    ::close(a[0]);
+    // The lowest free number: a[0]'s (the loop thread opens nothing else).
+    ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, b);
+    done.set_value();
+  });
+  done.get_future().wait();
+  ASSERT_EQ(b[0], a[0]) << "the new socket did not get the closed number";
+  for (int i = 0; i < 5; ++i) {  // let the loop poll and submit a few times
+    std::promise<void> went_round;
+    loop->run_in_loop([&] { went_round.set_value(); });
+    went_round.get_future().wait();
+  }
+  std::this_thread::sleep_for(50ms);
+  char buf[64];
+  EXPECT_EQ(::recv(b[1], buf, sizeof buf, MSG_DONTWAIT), -1)
+      << "the removed channel's send reached the fd number's next owner";
+  EXPECT_EQ(::recv(a[1], buf, sizeof buf, MSG_DONTWAIT), 0)
+      << "expected only the closed peer's EOF";
+  ::close(a[1]);
+  ::close(b[0]);
+  ::close(b[1]);
 }
 
 TEST(EventLoopDeathTest, UsingALoopFromAnotherThreadAbortsWithAMessage) {

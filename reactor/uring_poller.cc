@@ -354,6 +354,18 @@ Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
     }
   }
   io_uring_cq_advance(&ring_->ring, seen);
+  // Entries the kernel did not take (it stops early on EBUSY, EAGAIN or
+  // ENOMEM) may name sockets by number, and the callbacks that run next may
+  // close them: hand them over now that the completions are reaped.
+  if (io_uring_sq_ready(&ring_->ring) > 0) {
+    const int again = io_uring_submit(&ring_->ring);
+    if (const unsigned left = io_uring_sq_ready(&ring_->ring); left > 0) {
+      reactor_internal::ReportErrno(again < 0 ? -again : EBUSY,
+                                    "reactor: io_uring: the kernel did not "
+                                    "take %u submissions",
+                                    left);
+    }
+  }
   return now;
 }
 
@@ -420,10 +432,12 @@ void UringPoller::send(Channel* channel, std::string data) {
   submit_send(token, it->second);
 }
 
-// A send that finds no submission entry waits for the next poll(), never
-// dropped: the channel hears of it only when it completes.
+// Sends get their submission entry in poll(), just before the submit: an
+// entry names the socket by number, and between poll()s the owner may
+// close it (and a new connection may get the number). One that finds no
+// entry waits for the next poll(), never dropped: the channel hears of a
+// send only when it completes.
 void UringPoller::submit_send(std::uint64_t token, Send& send) {
-  if (prep_send(token, send)) return;
   send.unsubmitted = true;
   unsubmitted_sends_.push_back(token);
 }
@@ -484,17 +498,14 @@ void UringPoller::remove_channel(Channel* channel) {
     cancel(&st);
     cancel_recv(&st);
     if (st.send_token != 0 && sends_.at(st.send_token).unsubmitted) {
-      // Never given to the kernel: no fd number may be used for it now.
+      // Not given to the kernel yet: dropped with the channel (its fd
+      // number is about to be closed and may be reused).
       std::erase(unsubmitted_sends_, st.send_token);
       sends_.erase(st.send_token);
-    } else if (st.send_token != 0) {  // the kernel may still hold its bytes
+    } else if (st.send_token != 0) {
+      // The kernel took it in an earlier poll() and holds the file itself;
+      // its bytes live in sends_ until it completes or is cancelled.
       sends_.at(st.send_token).channel = nullptr;
-      // The send may still sit in the submission queue, naming the fd by
-      // number; the owner closes that fd next, and a connection accepted
-      // in this iteration could get the same number before the queue goes
-      // to the kernel. Hand it over now, while the number is still ours
-      // (the kernel then holds the file itself), and cancel it after.
-      io_uring_submit(&ring_->ring);
       cancel_token(Cancel{st.send_token, /*poll=*/false});
     }
     // Late completions of its receives find no channel; their buffers are

@@ -28,8 +28,11 @@
 // stopped, and the channel hears once, when all was sent or it failed.
 // Sends queued in an iteration go to the kernel in the same
 // submit-and-wait as everything else, so a loop that echoes to many
-// connections makes no write system call per message. A removed channel's
-// send is cancelled; its bytes live until the kernel is done with them.
+// connections makes no write system call per message. A send's submission
+// entry, which names the socket by number, is made by that poll() just
+// before the submit, never earlier, so no entry can outlive its fd. A
+// removed channel's send is dropped if the kernel has not taken it yet,
+// else cancelled; its bytes live until the kernel is done with them.
 //
 // Everything else is readiness: each other interest (writing; reading for
 // channels without a receive callback, such as the acceptor, the eventfd
