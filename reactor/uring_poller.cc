@@ -321,7 +321,9 @@ Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
   }
   recycle_buffers();
   submit_unsubmitted();
-  arm_queued();
+  // A channel's new poll or receive goes after the cancel of its old one:
+  // while a cancel waits for an entry, so do the arms.
+  if (unsubmitted_cancels_.empty()) arm_queued();
   // Operations still without a submission entry: look again at once.
   if (behind()) timeout_ms = 0;
   ++iteration_;
