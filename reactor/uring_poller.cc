@@ -214,9 +214,10 @@ bool UringPoller::prep_cancel(Cancel cancel) {
   return true;
 }
 
-// What found no submission entry before: cancels first (in their order,
-// ahead of new arms for the same channel), then sends.
-void UringPoller::submit_unsubmitted() {
+// Cancels that found no submission entry before (in their order, ahead of
+// new arms for the same channel), then the sends queued since the last
+// poll() (a token no longer in sends_ was a removed channel's: dropped).
+void UringPoller::prep_waiting() {
   std::size_t done = 0;
   while (done < unsubmitted_cancels_.size() &&
          prep_cancel(unsubmitted_cancels_[done])) {
@@ -226,12 +227,12 @@ void UringPoller::submit_unsubmitted() {
                              unsubmitted_cancels_.begin() +
                                  static_cast<std::ptrdiff_t>(done));
   done = 0;
-  while (done < unsubmitted_sends_.size()) {
+  for (; done < unsubmitted_sends_.size(); ++done) {
     const std::uint64_t token = unsubmitted_sends_[done];
-    Send& send = sends_.at(token);
-    if (!prep_send(token, send)) break;
-    send.unsubmitted = false;
-    ++done;
+    auto it = sends_.find(token);
+    if (it == sends_.end()) continue;
+    if (!prep_send(token, it->second)) break;
+    it->second.unsubmitted = false;
   }
   unsubmitted_sends_.erase(unsubmitted_sends_.begin(),
                            unsubmitted_sends_.begin() +
@@ -320,7 +321,7 @@ Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
     }
   }
   recycle_buffers();
-  submit_unsubmitted();
+  prep_waiting();
   // A channel's new poll or receive goes after the cancel of its old one:
   // while a cancel waits for an entry, so do the arms.
   if (unsubmitted_cancels_.empty()) arm_queued();
@@ -431,7 +432,7 @@ void UringPoller::send(Channel* channel, std::string data) {
   states_[channel].send_token = token;
   auto [it, _] = sends_.emplace(
       token, Send{channel, channel->fd(), std::move(data), 0});
-  submit_send(token, it->second);
+  queue_send(token, it->second);
 }
 
 // Sends get their submission entry in poll(), just before the submit: an
@@ -439,7 +440,7 @@ void UringPoller::send(Channel* channel, std::string data) {
 // close it (and a new connection may get the number). One that finds no
 // entry waits for the next poll(), never dropped: the channel hears of a
 // send only when it completes.
-void UringPoller::submit_send(std::uint64_t token, Send& send) {
+void UringPoller::queue_send(std::uint64_t token, Send& send) {
   send.unsubmitted = true;
   unsubmitted_sends_.push_back(token);
 }
@@ -459,7 +460,7 @@ void UringPoller::on_send(std::uint64_t token, int res, ChannelList* active) {
   if (send.channel != nullptr && res > 0) {
     send.offset += static_cast<std::size_t>(res);
     if (send.offset < send.data.size()) {  // a short send: the rest
-      submit_send(token, send);
+      queue_send(token, send);
       return;
     }
   }
@@ -501,8 +502,8 @@ void UringPoller::remove_channel(Channel* channel) {
     cancel_recv(&st);
     if (st.send_token != 0 && sends_.at(st.send_token).unsubmitted) {
       // Not given to the kernel yet: dropped with the channel (its fd
-      // number is about to be closed and may be reused).
-      std::erase(unsubmitted_sends_, st.send_token);
+      // number is about to be closed and may be reused); prep_waiting()
+      // skips its token.
       sends_.erase(st.send_token);
     } else if (st.send_token != 0) {
       // The kernel took it in an earlier poll() and holds the file itself;

@@ -129,7 +129,7 @@ class UringPoller final : public Poller {
     int fd;
     std::string data;
     std::size_t offset = 0;    // sent so far
-    bool unsubmitted = false;  // in unsubmitted_sends_
+    bool unsubmitted = false;  // waiting in unsubmitted_sends_
   };
   struct Cancel {
     std::uint64_t token;  // of the operation to cancel
@@ -147,7 +147,7 @@ class UringPoller final : public Poller {
   void queue(Channel* channel, State* state);
   void arm_queued();
   bool arm(Channel* channel, State* state);
-  void submit_unsubmitted();
+  void prep_waiting();
   bool behind() const;
   void recycle_buffers();
   void activate(Channel* channel, State* state, ChannelList* active);
@@ -155,7 +155,7 @@ class UringPoller final : public Poller {
   void on_recv(Channel* channel, const ::io_uring_cqe* cqe,
                ChannelList* active);
   void on_send(std::uint64_t token, int res, ChannelList* active);
-  void submit_send(std::uint64_t token, Send& send);
+  void queue_send(std::uint64_t token, Send& send);
   bool prep_send(std::uint64_t token, const Send& send);
   ::io_uring_sqe* sqe();
 
@@ -174,8 +174,8 @@ class UringPoller final : public Poller {
   std::vector<std::uint16_t> to_recycle_;  // buffer ids handed out
   std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
   std::vector<std::string> spare_;                 // finished sends' strings
-  // Operations that found no submission entry (sqe()), in order; poll()
-  // submits them before anything new.
+  // Cancels that found no submission entry, in order; and every send since
+  // the last poll(), which gives them their entries before anything new.
   std::vector<Cancel> unsubmitted_cancels_;
   std::vector<std::uint64_t> unsubmitted_sends_;
 };
