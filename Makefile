@@ -37,7 +37,7 @@ lint: deps
 # The concurrent code under ThreadSanitizer (CI runs this too).
 TSAN_TARGETS = //base/... //queues/... //threadpool/... //logger/... \
 	//reactor/... //bench/pingpong:pingpong_test //bench/pingpong:pingpong_uring_test \
-	//bench/http:http_server_test //bench/chat:chat_test
+	//bench/http:http_server_test //bench/chat:chat_test //bench/chat:chat_uring_test
 test-tsan: deps
 	$(BAZEL) test --config=tsan $(BAZEL_TEST_FLAGS) $(TSAN_TARGETS)
 
