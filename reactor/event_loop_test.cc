@@ -183,6 +183,33 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   EXPECT_EQ(ParsePollerBackend("kqueue"), std::nullopt);
 }
 
+// The *_uring_sq_full_test targets set SERVERKIT_URING_TEST_SQE_FAIL_EVERY
+// (reactor/uring_poller.h): their loops must really miss entries, which
+// the poller says once per process (so a fresh one: a death test's child).
+TEST(EventLoopDeathTest, InjectedMissingEntriesAreMissedAndSaid) {
+  if (std::getenv("SERVERKIT_URING_TEST_SQE_FAIL_EVERY") == nullptr) {
+    GTEST_SKIP() << "no missing submission entries asked for";
+  }
+  {
+    EventLoop probe;
+    if (probe.backend() != PollerBackend::kUring) {
+      GTEST_SKIP() << "this loop does not run on io_uring";
+    }
+  }
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        EventLoop loop;  // each tick re-arms the timerfd's poll
+        loop.run_every(1ms, [] {});
+        loop.run_after(30ms, [&loop] { loop.quit(); });
+        loop.loop();
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0),
+      "reactor: io_uring submission queue full; operations wait for the "
+      "next loop iteration");
+}
+
 // Where io_uring is not permitted (here: a seccomp filter that fails
 // io_uring_setup with EPERM, as container runtimes do), a loop asked for it
 // says so in one line and runs on epoll.
