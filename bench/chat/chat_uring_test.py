@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -28,15 +29,40 @@ import procs  # noqa: E402  (bench/pingpong, on chat_test's path)
 SAID = "io_uring submission queue full"
 
 
+def fd_links(pid: int) -> list[str]:
+    """What the process's descriptors point at now. A descriptor closed
+    between the listing and its readlink (the loops' start-up opens and
+    closes some) is skipped, not an error."""
+    fds = os.path.join("/proc", str(pid), "fd")
+    links = []
+    for f in os.listdir(fds):
+        try:
+            links.append(os.readlink(os.path.join(fds, f)))
+        except FileNotFoundError:
+            pass
+    return links
+
+
+def uring_links(pid: int, timeout: float = 5.0) -> list[str]:
+    """The descriptors' links once one is an io_uring instance (a loop
+    thread may still be setting its ring up after "listening"), or as they
+    are at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        links = fd_links(pid)
+        if any("io_uring" in link for link in links) or \
+                time.monotonic() >= deadline:
+            return links
+        time.sleep(0.05)
+
+
 def server_runs_as_asked(path: str) -> str:
     with tempfile.TemporaryDirectory(prefix="chat-uring-") as tmp:
         log_path = os.path.join(tmp, "server.log")
         with open(log_path, "w+") as log:
             p, port = chat_test.start_server(path, 1, log)
             try:
-                fds = os.path.join("/proc", str(p.pid), "fd")
-                links = [os.readlink(os.path.join(fds, f))
-                         for f in os.listdir(fds)]
+                links = uring_links(p.pid)
                 peer = chat_test.Peer(port)  # one connection: a few arms
                 peer.sock.close()
             finally:
