@@ -139,11 +139,15 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
     // stays comparable between repetitions, runs and hosts.
     if (auto f = MeasureFloor(kAdjacentFloorTrips)) floors.push_back(f->p50_ns);
     Q ping(kCapacity), pong(kCapacity);
-    std::thread echo([&] {
+    // The echo thread's bound is its own copy: read through a reference, it
+    // would be loaded from this thread's stack frame every round trip, a
+    // line this thread writes (a second line moving between the cores).
+    const std::uint64_t total = kWarmup + round_trips;
+    std::thread echo([&ping, &pong, total] {
       PinToCore(1);
       Consumer<Q> in(ping);
       Producer<Q> out(pong);
-      for (std::uint64_t i = 0; i < kWarmup + round_trips; ++i) {
+      for (std::uint64_t i = 0; i < total; ++i) {
         std::uint64_t v;
         in.spin_pop(v);
         out.spin_push(v + 1);
@@ -153,7 +157,7 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
     Producer<Q> out(ping);
     Consumer<Q> in(pong);
     Clock::duration measured{};
-    for (std::uint64_t i = 0; i < kWarmup + round_trips; ++i) {
+    for (std::uint64_t i = 0; i < total; ++i) {
       const auto t0 = Clock::now();
       out.spin_push(std::uint64_t{i});
       std::uint64_t v;

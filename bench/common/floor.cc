@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include "base/cache_line.h"
@@ -16,11 +17,20 @@
 namespace serverkit::bench {
 namespace {
 
-// The line the two threads bounce, alone in its cache line.
-struct alignas(kCacheLineSize) PaddedCounter {
+// One of the lines the two threads bounce, alone in its pair of cache lines
+// (an adjacent-line prefetch of one never brings in another).
+struct alignas(2 * kCacheLineSize) PaddedCounter {
   std::atomic<std::uint64_t> value{0};
 };
-static_assert(sizeof(PaddedCounter) == kCacheLineSize);
+static_assert(sizeof(PaddedCounter) == 2 * kCacheLineSize);
+
+// Round trip i bounces line i % kLines. One line alone is not a stable
+// reference: on the 2-core VM in its far state, a single line's p50 came out
+// anywhere from 301 to 471 ns from one allocation to the next within the same
+// minutes, while 2, 64 and 256 lines cycled that way held at 411-441 ns (and
+// matched the single line in the near state). A queue's items cross many
+// lines, so many lines are its reference. 64 x 128 bytes stay in L1.
+constexpr std::size_t kLines = 64;
 
 constexpr std::uint64_t kWarmup = 1000;
 
@@ -42,20 +52,23 @@ std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
   const bool have_saved =
       pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
 
-  PaddedCounter line;
+  const std::unique_ptr<PaddedCounter[]> lines(new PaddedCounter[kLines]);
   std::atomic<int> echo_pinned{0};  // 1: pinned, 2: refused
   std::atomic<int> go{0};           // 1: start, 2: give up
   const std::uint64_t total = kWarmup + round_trips;
-  std::thread echo([&] {
+  // `total` by value: through a reference the echo thread would load it
+  // from this frame every round trip (a line this thread writes).
+  std::thread echo([line = lines.get(), &echo_pinned, &go, total] {
     echo_pinned.store(PinToCore(1) ? 1 : 2, std::memory_order_release);
     int state;
     while ((state = go.load(std::memory_order_acquire)) == 0) CpuRelax();
     if (state != 1) return;
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
-      while (line.value.load(std::memory_order_acquire) != ping) {
+      std::atomic<std::uint64_t>& v = line[i % kLines].value;
+      while (v.load(std::memory_order_acquire) != ping) {
       }
-      line.value.store(ping + 1, std::memory_order_release);
+      v.store(ping + 1, std::memory_order_release);
     }
   });
 
@@ -67,9 +80,10 @@ std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
     go.store(1, std::memory_order_release);
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
+      std::atomic<std::uint64_t>& v = lines[i % kLines].value;
       const auto t0 = std::chrono::steady_clock::now();
-      line.value.store(ping, std::memory_order_release);
-      while (line.value.load(std::memory_order_acquire) != ping + 1) {
+      v.store(ping, std::memory_order_release);
+      while (v.load(std::memory_order_acquire) != ping + 1) {
       }
       const auto t1 = std::chrono::steady_clock::now();
       if (i >= kWarmup) {

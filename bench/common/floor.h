@@ -3,7 +3,8 @@
 // -----------------------------------------------------------------------------
 //
 // The machine's core-to-core floor: two threads pinned to two cores bounce
-// one cache line, and every round trip is timed. A queue round trip between
+// a cache line, the next of 64 each round trip (floor.cc says why one line
+// alone is not stable), and every round trip is timed. A queue round trip between
 // the same two cores pays at least this (two cache-line transfers), so a
 // queue's latency is best read as a multiple of the floor measured in the
 // same run. The floor moves with the host (a VM's vCPUs sit at a distance the
@@ -42,7 +43,8 @@ struct FloorSample {
 // fewer than two.
 std::optional<std::pair<int, int>> FloorCpus();
 
-// Bounces one cache line `round_trips` times (after a short warm-up) between
+// Bounces a cache line `round_trips` times (after a short warm-up; round trip
+// i uses the (i % 64)-th of 64 lines) between
 // a thread pinned to `PinToCore(0)` and one pinned to `PinToCore(1)`.
 // nullopt when fewer than two cores are allowed or pinning is refused: a
 // floor measured on one core would be the scheduler's, not the hardware's.

@@ -281,7 +281,7 @@ class RankingReporter : public benchmark::ConsoleReporter {
                  params.c_str(),
                  rank.counter.empty() ? "real_time" : rank.counter.c_str(),
                  rank.unit.c_str(), rank.higher_is_better ? "higher" : "lower",
-                 reference ? "; two pinned threads bounce one cache line, "
+                 reference ? "; two pinned threads bounce cache lines, "
                              "never a winner"
                            : "");
     std::fprintf(out, "  %-4s %-24s %14s %9s %7s", "rank", "implementation",

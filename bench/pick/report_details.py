@@ -30,7 +30,7 @@ def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
                  "after the sweep, no floor row; a single core has no pair "
                  "to pin)." % name, ""]
     else:
-        lines = ["Floor (`%s`: two pinned threads bouncing one cache line; "
+        lines = ["Floor (`%s`: two pinned threads bouncing cache lines; "
                  "the reference every latency here sits on):" % name, ""]
         rows = [["before the sweep", ns(fl.before_p50_ns),
                  ns(fl.before_p99_ns), "-"],

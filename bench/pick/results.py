@@ -22,7 +22,8 @@
 # of Y only when every process agrees.
 #
 # The floor: every family file has a reference row `<family>/floor/cache-line`
-# (two pinned threads bouncing one cache line; p50_ns, p99_ns, p999_ns),
+# (two pinned threads bouncing cache lines, the next of 64 each round trip;
+# p50_ns, p99_ns, p999_ns),
 # measured interleaved with the sweep, besides the floor measured once before
 # and once after it (context.serverkit.floor). floor_summary() gathers those
 # raw numbers into a FloorSummary; stats.drift() decides from them whether

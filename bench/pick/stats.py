@@ -18,11 +18,12 @@
 # effect makes a tie, never a confident winner.
 #
 # The floor and drift: every family file has a reference row
-# <family>/floor/cache-line (two pinned threads bouncing one cache line),
-# ranked on its own, never in a class, and the floor measured before and
-# after the sweep (results.floor_summary()). A family "drifted" when the
-# before/after p50 differ by more than the threshold (max/min - 1 > 0.20) or
-# the CV of the interleaved row's p50 repetitions exceeds it; drift()
+# <family>/floor/cache-line (two pinned threads bouncing cache lines, the
+# next of 64 each round trip), ranked on its own, never in a class, and the
+# floor measured before and after the sweep (results.floor_summary()). A
+# family "drifted" when the before/after p50 differ by more than the
+# threshold (max/min - 1 > 0.20) or the CV of the interleaved row's p50
+# repetitions exceeds it; drift()
 # computes this from the numbers, never from a flag in the file. The
 # threshold is the file's unless the caller passes one (--drift-threshold).
 # A drifted family names no winner ("host drifted: rerun") and the reactor
