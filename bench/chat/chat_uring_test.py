@@ -31,8 +31,9 @@ SAID = "io_uring submission queue full"
 
 def fd_links(pid: int) -> list[str]:
     """What the process's descriptors point at now. A descriptor closed
-    between the listing and its readlink (the loops' start-up opens and
-    closes some) is skipped, not an error."""
+    between the listing and its readlink is skipped, not an error: the
+    server closes the socket of start_server's readiness probe at its own
+    pace (that race failed a clean-clone CI)."""
     fds = os.path.join("/proc", str(pid), "fd")
     links = []
     for f in os.listdir(fds):
@@ -44,9 +45,8 @@ def fd_links(pid: int) -> list[str]:
 
 
 def uring_links(pid: int, timeout: float = 5.0) -> list[str]:
-    """The descriptors' links once one is an io_uring instance (a loop
-    thread may still be setting its ring up after "listening"), or as they
-    are at the deadline."""
+    """The descriptors' links once one is an io_uring instance, or as
+    they are after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:
         links = fd_links(pid)

@@ -57,7 +57,8 @@ std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
   std::atomic<int> go{0};           // 1: start, 2: give up
   const std::uint64_t total = kWarmup + round_trips;
   // `total` by value: through a reference the echo thread would load it
-  // from this frame every round trip (a line this thread writes).
+  // from this frame every round trip, from a line this thread may write
+  // (queue_benchmark's latency scenario did, see there).
   std::thread echo([line = lines.get(), &echo_pinned, &go, total] {
     echo_pinned.store(PinToCore(1) ? 1 : 2, std::memory_order_release);
     int state;
