@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "reactor/channel.h"
 #include "reactor/internal/report_errno.h"
@@ -47,6 +49,16 @@ unsigned SqeFailEveryFromEnvironment() {
     return 0;
   }
   return static_cast<unsigned>(n);
+}
+
+// Calls `done` on the elements of `v` in order until it refuses one, and
+// erases those it accepted: the queues of operations waiting for a
+// submission entry keep the rest, in order, for the next poll().
+template <typename T, typename Done>
+void ErasePrefixWhile(std::vector<T>& v, Done done) {
+  std::size_t n = 0;
+  while (n < v.size() && done(v[n])) ++n;
+  v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 }  // namespace
@@ -218,25 +230,15 @@ bool UringPoller::prep_cancel(Cancel cancel) {
 // new arms for the same channel), then the sends queued since the last
 // poll() (a token no longer in sends_ was a removed channel's: dropped).
 void UringPoller::prep_waiting() {
-  std::size_t done = 0;
-  while (done < unsubmitted_cancels_.size() &&
-         prep_cancel(unsubmitted_cancels_[done])) {
-    ++done;
-  }
-  unsubmitted_cancels_.erase(unsubmitted_cancels_.begin(),
-                             unsubmitted_cancels_.begin() +
-                                 static_cast<std::ptrdiff_t>(done));
-  done = 0;
-  for (; done < unsubmitted_sends_.size(); ++done) {
-    const std::uint64_t token = unsubmitted_sends_[done];
+  ErasePrefixWhile(unsubmitted_cancels_,
+                   [this](Cancel cancel) { return prep_cancel(cancel); });
+  ErasePrefixWhile(unsubmitted_sends_, [this](std::uint64_t token) {
     auto it = sends_.find(token);
-    if (it == sends_.end()) continue;
-    if (!prep_send(token, it->second)) break;
+    if (it == sends_.end()) return true;
+    if (!prep_send(token, it->second)) return false;
     it->second.unsubmitted = false;
-  }
-  unsubmitted_sends_.erase(unsubmitted_sends_.begin(),
-                           unsubmitted_sends_.begin() +
-                               static_cast<std::ptrdiff_t>(done));
+    return true;
+  });
 }
 
 bool UringPoller::behind() const {
@@ -253,15 +255,12 @@ void UringPoller::queue(Channel* channel, State* state) {
 // A channel whose poll or receive finds no submission entry stays queued,
 // with those after it, for the next poll().
 void UringPoller::arm_queued() {
-  std::size_t done = 0;
-  for (; done < to_arm_.size(); ++done) {
-    Channel* channel = to_arm_[done];
+  ErasePrefixWhile(to_arm_, [this](Channel* channel) {
     State& st = states_[channel];
-    if (!arm(channel, &st)) break;
+    if (!arm(channel, &st)) return false;
     st.queued = false;
-  }
-  to_arm_.erase(to_arm_.begin(),
-                to_arm_.begin() + static_cast<std::ptrdiff_t>(done));
+    return true;
+  });
 }
 
 bool UringPoller::arm(Channel* channel, State* state) {

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -44,25 +43,13 @@ def fd_links(pid: int) -> list[str]:
     return links
 
 
-def uring_links(pid: int, timeout: float = 5.0) -> list[str]:
-    """The descriptors' links once one is an io_uring instance, or as
-    they are after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        links = fd_links(pid)
-        if any("io_uring" in link for link in links) or \
-                time.monotonic() >= deadline:
-            return links
-        time.sleep(0.05)
-
-
 def server_runs_as_asked(path: str) -> str:
     with tempfile.TemporaryDirectory(prefix="chat-uring-") as tmp:
         log_path = os.path.join(tmp, "server.log")
         with open(log_path, "w+") as log:
             p, port = chat_test.start_server(path, 1, log)
             try:
-                links = uring_links(p.pid)
+                links = fd_links(p.pid)
                 peer = chat_test.Peer(port)  # one connection: a few arms
                 peer.sock.close()
             finally:
