@@ -17,8 +17,8 @@
 //   4. A sequence behind the position means full (producer) or empty
 //      (consumer): the operation fails at once, without touching the other
 //      side's index.
-// The slots, their sequences and their layout (consecutive positions on
-// different cache lines, slots aligned for an over-aligned `T`) are
+// The slots, their sequences and their layout (consecutive positions in
+// consecutive slots, aligned for an over-aligned `T`) are
 // `queues/internal/sequenced_slots.h`, shared with `SpscRingQueue`. The
 // enqueue and dequeue indices sit on their own cache lines.
 //

@@ -12,12 +12,13 @@
 //      indices moves two (the index's line, then the slot's).
 //   2. Each side's position is private, on its own cache line; no atomic
 //      read-modify-write anywhere.
-//   3. Consecutive positions live on different cache lines, so a producer
-//      writing position p+1 does not take the line the consumer is reading
-//      position p from.
+//   3. Consecutive positions share a cache line (slot p % capacity), so a
+//      stream of small items moves one line per several items, and a
+//      ping-pong keeps its few recent lines hot (the layout's measurements
+//      are in queues/internal/sequenced_slots.h and the README).
 //
-// Capacity is rounded up to a power of two (and to at least two cache lines'
-// worth of slots). Slots honour `alignof(T)`, over-aligned types included.
+// Capacity is rounded up to a power of two (at least two). Slots honour
+// `alignof(T)`, over-aligned types included.
 //
 // Thread-safety: one producer thread and one consumer thread at a time (SPSC).
 // Wait-free: both operations finish in a bounded number of steps.

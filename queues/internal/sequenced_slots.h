@@ -21,11 +21,15 @@
 //   - Slots are allocated with `max(alignof(Slot), kCacheLineSize)`, so an
 //     over-aligned `T` (`struct alignas(128) ...`) is constructed at an
 //     address that honours its alignment.
-//   - Consecutive positions are spread over different cache lines: position
-//     `p` lives in slot `(p % lines) * per_line + (p / lines) % per_line`, so
-//     a producer filling position p+1 does not fight over the line that the
-//     consumer is reading position p from.
-//   - The capacity is a power of two, at least two lines' worth of slots.
+//   - Position `p` lives in slot `p % capacity`: consecutive positions share
+//     a cache line (four 8-byte items with their sequences per line). Until
+//     2026-11-25 consecutive positions were spread over different lines, so
+//     that a producer at p+1 would not touch the line a consumer reads p from.
+//     Measured on the 2-core VM, that spreading cost more than it saved:
+//     a stream moves one line per item instead of one per four, and a ping-pong
+//     whose rings cycle over 16 lines or more ran at 1.23x the core-to-core
+//     floor instead of 1.00x (README, "Slot layout").
+//   - The capacity is a power of two, at least two.
 //
 // Not thread-safe by itself: the rings decide who may touch which position.
 
@@ -58,12 +62,10 @@ class SequencedSlots {
   explicit SequencedSlots(std::size_t requested)
       : capacity_(RoundCapacity(requested)),
         mask_(capacity_ - 1),
-        lines_mask_(capacity_ / kSlotsPerLine - 1),
-        lines_shift_(std::countr_zero(capacity_ / kSlotsPerLine)),
         slots_(static_cast<Slot*>(::operator new[](
             capacity_ * sizeof(Slot), std::align_val_t{kAlignment}))) {
     for (std::size_t p = 0; p < capacity_; ++p) {
-      Slot* s = new (&slots_[SlotIndex(p)]) Slot;
+      Slot* s = new (&slots_[p]) Slot;
       s->seq.store(p, std::memory_order_relaxed);
     }
   }
@@ -82,32 +84,15 @@ class SequencedSlots {
   std::size_t capacity() const { return capacity_; }
 
   // The slot of position `pos`.
-  Slot& at(std::size_t pos) const { return slots_[SlotIndex(pos)]; }
+  Slot& at(std::size_t pos) const { return slots_[pos & mask_]; }
 
  private:
-  // Slots per cache line, rounded down to a power of two (at least 1).
-  static constexpr std::size_t kSlotsPerLine =
-      sizeof(Slot) >= kCacheLineSize
-          ? 1
-          : std::bit_floor(kCacheLineSize / sizeof(Slot));
-
   static std::size_t RoundCapacity(std::size_t requested) {
-    const std::size_t c =
-        std::bit_ceil(requested < 2 ? std::size_t{2} : requested);
-    return c < kSlotsPerLine * 2 ? kSlotsPerLine * 2 : c;
-  }
-
-  // A bijection on [0, capacity): consecutive positions land on different
-  // cache lines.
-  std::size_t SlotIndex(std::size_t pos) const {
-    const std::size_t i = pos & mask_;
-    return (i & lines_mask_) * kSlotsPerLine + (i >> lines_shift_);
+    return std::bit_ceil(requested < 2 ? std::size_t{2} : requested);
   }
 
   std::size_t capacity_;
   std::size_t mask_;
-  std::size_t lines_mask_;
-  int lines_shift_;
   Slot* slots_;
 };
 
