@@ -131,13 +131,21 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
   std::vector<double> samples;
   samples.reserve(round_trips * 2);
   bool echo_ok = true;
-  std::vector<double> floors;
-  for (auto _ : state) {
-    // The floor right before and right after this repetition's round trips,
-    // between the same two cores: the host's core-to-core distance moves
-    // over minutes, and the ratio to the floor measured beside it is what
-    // stays comparable between repetitions, runs and hosts.
+  std::vector<double> floors, two_line_floors;
+  // The floor right before and right after this repetition's round trips,
+  // between the same two cores: the host's core-to-core distance moves
+  // over minutes, and the ratio to the floor measured beside it is what
+  // stays comparable between repetitions, runs and hosts. Beside it, the
+  // two-line floor: the same bounce with the reply on a line of its own,
+  // the least any two-queue round trip can cost (floor.h).
+  auto measure_floors = [&] {
     if (auto f = MeasureFloor(kAdjacentFloorTrips)) floors.push_back(f->p50_ns);
+    if (auto f = MeasureFloor(kAdjacentFloorTrips, nullptr, FloorLines::kTwoLines)) {
+      two_line_floors.push_back(f->p50_ns);
+    }
+  };
+  for (auto _ : state) {
+    measure_floors();
     Q ping(kCapacity), pong(kCapacity);
     // The echo thread's bound is its own copy: read through a reference, it
     // would be loaded from this thread's stack frame every round trip, a
@@ -171,7 +179,7 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
     }
     echo.join();
     UnpinThread();
-    if (auto f = MeasureFloor(kAdjacentFloorTrips)) floors.push_back(f->p50_ns);
+    measure_floors();
     state.SetIterationTime(Seconds(measured));
     if (!echo_ok) {
       state.SkipWithError("the echoed token was wrong");
@@ -191,6 +199,13 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
     state.counters["floor_ns"] = floor_ns;
     state.counters["p50_x_floor"] = state.counters["p50_ns"] / floor_ns;
     state.counters["p99_x_floor"] = state.counters["p99_ns"] / floor_ns;
+  }
+  if (!two_line_floors.empty()) {
+    double two_ns = 0;
+    for (double f : two_line_floors) two_ns += f;
+    two_ns /= static_cast<double>(two_line_floors.size());
+    state.counters["two_line_floor_ns"] = two_ns;
+    state.counters["p50_x_two_line_floor"] = state.counters["p50_ns"] / two_ns;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * round_trips));
   ThreadCounters(state, 2);
@@ -459,7 +474,8 @@ int main(int argc, char** argv) {
        .counter = "p50_x_floor",
        .higher_is_better = false,
        .unit = "x floor",
-       .also_show = {"p50_ns", "p99_ns", "p999_ns", "floor_ns", "p99_x_floor"},
+       .also_show = {"p50_ns", "p99_ns", "p999_ns", "floor_ns", "p99_x_floor",
+                     "two_line_floor_ns", "p50_x_two_line_floor"},
        .vs_floor = true},
       // The reactor's pattern; its baseline is muduo's own task queue.
       {.scenario = "eventloop",

@@ -43,7 +43,8 @@ std::optional<std::pair<int, int>> FloorCpus() {
 }
 
 std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
-                                        std::vector<double>* samples_out) {
+                                        std::vector<double>* samples_out,
+                                        FloorLines shape) {
   const auto cpus = FloorCpus();
   if (!cpus || round_trips == 0) return std::nullopt;
 
@@ -52,24 +53,28 @@ std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
   const bool have_saved =
       pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) == 0;
 
-  const std::unique_ptr<PaddedCounter[]> lines(new PaddedCounter[kLines]);
+  // The requests go on `ask`'s lines; the replies on the same lines
+  // (kSameLine) or on `answer`'s (kTwoLines).
+  const std::unique_ptr<PaddedCounter[]> ask(new PaddedCounter[kLines]);
+  const std::unique_ptr<PaddedCounter[]> own_answer(
+      shape == FloorLines::kTwoLines ? new PaddedCounter[kLines] : nullptr);
+  PaddedCounter* const answer = own_answer ? own_answer.get() : ask.get();
   std::atomic<int> echo_pinned{0};  // 1: pinned, 2: refused
   std::atomic<int> go{0};           // 1: start, 2: give up
   const std::uint64_t total = kWarmup + round_trips;
   // `total` by value: through a reference the echo thread would load it
   // from this frame every round trip, from a line this thread may write
   // (queue_benchmark's latency scenario did, see there).
-  std::thread echo([line = lines.get(), &echo_pinned, &go, total] {
+  std::thread echo([in = ask.get(), out = answer, &echo_pinned, &go, total] {
     echo_pinned.store(PinToCore(1) ? 1 : 2, std::memory_order_release);
     int state;
     while ((state = go.load(std::memory_order_acquire)) == 0) CpuRelax();
     if (state != 1) return;
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
-      std::atomic<std::uint64_t>& v = line[i % kLines].value;
-      while (v.load(std::memory_order_acquire) != ping) {
+      while (in[i % kLines].value.load(std::memory_order_acquire) != ping) {
       }
-      v.store(ping + 1, std::memory_order_release);
+      out[i % kLines].value.store(ping + 1, std::memory_order_release);
     }
   });
 
@@ -81,10 +86,11 @@ std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
     go.store(1, std::memory_order_release);
     for (std::uint64_t i = 0; i < total; ++i) {
       const std::uint64_t ping = 2 * i + 1;
-      std::atomic<std::uint64_t>& v = lines[i % kLines].value;
+      std::atomic<std::uint64_t>& request = ask[i % kLines].value;
+      std::atomic<std::uint64_t>& reply = answer[i % kLines].value;
       const auto t0 = std::chrono::steady_clock::now();
-      v.store(ping, std::memory_order_release);
-      while (v.load(std::memory_order_acquire) != ping + 1) {
+      request.store(ping, std::memory_order_release);
+      while (reply.load(std::memory_order_acquire) != ping + 1) {
       }
       const auto t1 = std::chrono::steady_clock::now();
       if (i >= kWarmup) {

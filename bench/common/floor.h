@@ -7,7 +7,14 @@
 // alone is not stable), and every round trip is timed. A queue round trip between
 // the same two cores pays at least this (two cache-line transfers), so a
 // queue's latency is best read as a multiple of the floor measured in the
-// same run. The floor moves with the host (a VM's vCPUs sit at a distance the
+// same run.
+//
+// The floor sends the reply on the request's own line. A round trip through
+// two queues (one each way) cannot: the request and the reply are on two
+// lines, each written by one core and read by the other. `FloorLines::
+// kTwoLines` measures that pattern, with nothing else of a queue in it: the
+// least a ping-pong through any two queues can cost. On the 2-core VM it is
+// 1.17x-1.52x the one-line floor (README, "Two floors"). The floor moves with the host (a VM's vCPUs sit at a distance the
 // hypervisor chooses and changes), which is why every sweep measures it at
 // its start, at its end, and interleaved with its own benchmarks.
 //
@@ -43,14 +50,21 @@ struct FloorSample {
 // fewer than two.
 std::optional<std::pair<int, int>> FloorCpus();
 
+// Where the reply of a round trip goes.
+enum class FloorLines {
+  kSameLine,  // onto the request's line: the floor every sweep measures
+  kTwoLines,  // onto a line of its own: a two-queue ping-pong's bound
+};
+
 // Bounces a cache line `round_trips` times (after a short warm-up; round trip
-// i uses the (i % 64)-th of 64 lines) between
-// a thread pinned to `PinToCore(0)` and one pinned to `PinToCore(1)`.
+// i uses the (i % 64)-th of 64 lines, or of two sets of 64 with kTwoLines)
+// between a thread pinned to `PinToCore(0)` and one pinned to `PinToCore(1)`.
 // nullopt when fewer than two cores are allowed or pinning is refused: a
 // floor measured on one core would be the scheduler's, not the hardware's.
 // `samples`, when given, receives every round trip in ns (sorted).
-std::optional<FloorSample> MeasureFloor(std::uint64_t round_trips,
-                                        std::vector<double>* samples = nullptr);
+std::optional<FloorSample> MeasureFloor(
+    std::uint64_t round_trips, std::vector<double>* samples = nullptr,
+    FloorLines lines = FloorLines::kSameLine);
 
 // A sweep's host drifted when the floor's p50 before and after the sweep
 // differ by more than this fraction (max / min - 1), or when the floor's

@@ -108,8 +108,24 @@ TEST(MeasureFloorTest, TimesEveryRoundTripOnTwoCores) {
   EXPECT_EQ(floor->p50_ns, Percentile(samples, 0.5, true));
 }
 
+TEST(MeasureFloorTest, TwoLinesTimesEveryRoundTripToo) {
+  std::vector<double> samples;
+  const auto floor = MeasureFloor(500, &samples, FloorLines::kTwoLines);
+  if (AllowedCpus().size() < 2) {
+    EXPECT_FALSE(floor.has_value()) << "one core cannot have a floor";
+    return;
+  }
+  ASSERT_TRUE(floor.has_value());
+  EXPECT_EQ(floor->round_trips, 500u);
+  EXPECT_EQ(samples.size(), 500u);
+  EXPECT_TRUE(std::is_sorted(samples.begin(), samples.end()));
+  EXPECT_GT(floor->p50_ns, 0);
+  EXPECT_EQ(floor->p50_ns, Percentile(samples, 0.5, true));
+}
+
 TEST(MeasureFloorTest, ZeroRoundTripsIsNoMeasurement) {
   EXPECT_FALSE(MeasureFloor(0).has_value());
+  EXPECT_FALSE(MeasureFloor(0, nullptr, FloorLines::kTwoLines).has_value());
 }
 
 TEST(SweepPartTest, ParsesKOfN) {

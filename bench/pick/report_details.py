@@ -76,7 +76,9 @@ def _vs_floor(fr: R.FamilyResults, res: dict[str, Any],
     """Round trips as multiples of the floor: the sweep measures the floor
     just before and after each repetition on the same two cores and records
     p50_x_floor / p99_x_floor (medians over the repetitions here), beside
-    the round trip in ns and the floor it was divided by."""
+    the round trip in ns and the floor it was divided by; and, where the
+    sweep measured it, p50 over the two-line floor (the reply on a line of
+    its own: the least a round trip through two queues can cost)."""
     rows = []
     for g in res["group_keys"]:
         for r in res.get("ranking", []):
@@ -86,7 +88,8 @@ def _vs_floor(fr: R.FamilyResults, res: dict[str, Any],
             rows.append([r["impl"], R.params_str(g[1]) or g[0],
                          ns(c.median("p50_ns")), ns(c.median("floor_ns")),
                          fmt_ratio(c.median("p50_x_floor")),
-                         fmt_ratio(c.median("p99_x_floor"))])
+                         fmt_ratio(c.median("p99_x_floor")),
+                         fmt_ratio(c.median("p50_x_two_line_floor"))])
     if not rows:
         return []
     ref = fam["floor"].reference_p50_ns
@@ -94,7 +97,8 @@ def _vs_floor(fr: R.FamilyResults, res: dict[str, Any],
             "repetition (medians over the repetitions; the run's floor: p50 "
             "%s ns):" % ns(ref), "",
             md_table(["implementation", "group", "p50 ns", "floor ns",
-                      "p50 / floor", "p99 / floor"], rows)]
+                      "p50 / floor", "p99 / floor",
+                      "p50 / two-line floor"], rows)]
 
 
 def class_details(fr: R.FamilyResults, res: dict[str, Any],

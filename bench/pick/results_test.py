@@ -21,6 +21,7 @@ from testutil import BASIC, OLD, PICK, PY, SMOKE, cls, picked
 import cli
 import results as R
 import winners as W
+from report_details import class_details
 from spec import Workload
 
 
@@ -123,6 +124,23 @@ class VocabularyTest(unittest.TestCase):
         self.assertEqual(c["winner"], "bounded-mpmc")
         self.assertAlmostEqual(c["margin_over_baseline"], 1500 / 130.0,
                                places=3)
+
+    def test_two_line_floor_column_where_the_sweep_measured_it(self) -> None:
+        # The fixture's sweep predates the two-line floor: "-" in its column.
+        loaded, res = picked(BASIC)
+        fam = res["families"]["queues"]
+        c = cls(res, "queues", "latency-bound")
+        md = "\n".join(class_details(loaded["queues"], c, fam))
+        self.assertIn("| p50 / floor | p99 / floor | p50 / two-line floor |",
+                      md)
+        self.assertIn("| bounded-mpmc | latency | 130 | 566 | 0.23x | 0.46x "
+                      "| - |", md)
+        # With the counter in the repetitions, its median is shown.
+        cell = loaded["queues"].cells[("latency", ())]["bounded-mpmc"]
+        cell.samples["p50_x_two_line_floor"] = [0.9, 1.04, 1.1]
+        md = "\n".join(class_details(loaded["queues"], c, fam))
+        self.assertIn("| bounded-mpmc | latency | 130 | 566 | 0.23x | 0.46x "
+                      "| 1.04x |", md)
 
     def test_file_without_vocabulary_is_skipped(self) -> None:
         loaded, problems = R.load_dir(OLD)
