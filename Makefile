@@ -6,7 +6,7 @@
 #                (19:34 measured on 2 cores; the sweeps as 3 processes each,
 #                bench/sweep.sh)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
-# make bench-quick          a smoke run of the whole chain (2:26 measured).
+# make bench-quick          a smoke run of the whole chain (0:38 built, 2:26 rebuilding).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
 # make lint                 flake8 and mypy on bench/pick, pingpong, http, chat.
