@@ -13,9 +13,9 @@
 //   2. Each side's position is private, on its own cache line; no atomic
 //      read-modify-write anywhere.
 //   3. Consecutive positions share a cache line (slot p % capacity), so a
-//      stream of small items moves one line per several items, and a
-//      ping-pong keeps its few recent lines hot (the layout's measurements
-//      are in queues/internal/sequenced_slots.h and the README).
+//      stream of small items moves one line per several items (the layout's
+//      measurements are in queues/internal/sequenced_slots.h and the
+//      README).
 //
 // Capacity is rounded up to a power of two (at least two). Slots honour
 // `alignof(T)`, over-aligned types included.

@@ -28,8 +28,8 @@
 //     Measured on the 2-core VM, that spreading cost more than it saved: a
 //     stream moved one line per item instead of one per four (1:1 1.39x
 //     spsc-ring, 1.93x bounded-mpmc with lines shared), and the round trip
-//     went from 1.24x the core-to-core floor to 1.00x (README, "Slot
-//     layout").
+//     went from 1.24x the core-to-core floor to 1.00x in the host's near
+//     state (no change in its far state; README, "Slot layout").
 //   - The capacity is a power of two, at least two.
 //
 // Not thread-safe by itself: the rings decide who may touch which position.
