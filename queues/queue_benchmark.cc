@@ -190,20 +190,21 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
   state.counters["p50_ns"] = Percentile(samples, 0.50, true);
   state.counters["p99_ns"] = Percentile(samples, 0.99, true);
   state.counters["p999_ns"] = Percentile(samples, 0.999, true);
+  // With one iteration per repetition: the mean of the floor just before
+  // and just after it. (No floor on one core: no ratio, and no ranking.)
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
   if (!floors.empty()) {
-    // With one iteration per repetition: the mean of the floor just before
-    // and just after it. (No floor on one core: no ratio, and no ranking.)
-    double floor_ns = 0;
-    for (double f : floors) floor_ns += f;
-    floor_ns /= static_cast<double>(floors.size());
+    const double floor_ns = mean(floors);
     state.counters["floor_ns"] = floor_ns;
     state.counters["p50_x_floor"] = state.counters["p50_ns"] / floor_ns;
     state.counters["p99_x_floor"] = state.counters["p99_ns"] / floor_ns;
   }
   if (!two_line_floors.empty()) {
-    double two_ns = 0;
-    for (double f : two_line_floors) two_ns += f;
-    two_ns /= static_cast<double>(two_line_floors.size());
+    const double two_ns = mean(two_line_floors);
     state.counters["two_line_floor_ns"] = two_ns;
     state.counters["p50_x_two_line_floor"] = state.counters["p50_ns"] / two_ns;
   }
