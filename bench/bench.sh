@@ -3,10 +3,10 @@
 # bench/bench.sh
 # -----------------------------------------------------------------------------
 #
-# `make bench`'s chain, from the workspace root: the four sweeps (each as 3
-# processes, PROCESSES=N: process 1 of every family, then process 2 of every
-# family, ..., so each family's processes are spread over the whole chain,
-# then merged into one file per family; bench/sweep.sh), pick, the
+# `make bench`'s chain, from the workspace root: the four sweeps in paired
+# rounds, each within its time budget (one process each; with PROCESSES=N,
+# process 1 of every family, then process 2 of every family, ..., then
+# merged into one file per family; bench/sweep.sh), pick, the
 # ping-pong sweep with its validation, the chat broadcast (bench/chat), HTTP
 # under wrk (bench/http), and pick again so the report includes them all.
 # Prints a progress line per step ([3/18] logger sweep ...),

@@ -7,12 +7,14 @@
 #
 #   procs=$(sweep_processes "$PROFILE" "bench") || exit 2
 #
-# Prints $PROCESSES when set, else 1 for the smoke profile (1 repetition)
-# and 3 otherwise; returns 2, with "<who>: ..." on stderr, unless the value
-# is a whole number from 1 to 64.
+# Prints $PROCESSES when set, else 1: paired rounds cancel the host's slow
+# states within one process (bench/common/rounds.h), and one process spends
+# the whole time budget where its intervals are widest. Returns 2, with
+# "<who>: ..." on stderr, unless the value is a whole number from 1 to 64.
 sweep_processes() {
   local profile=$1 who=$2 n
-  if [[ "$profile" == smoke ]]; then n="${PROCESSES:-1}"; else n="${PROCESSES:-3}"; fi
+  n="${PROCESSES:-1}"
+  [[ -n "$profile" ]] || return 2
   if ! [[ "$n" =~ ^[0-9]+$ ]] || (( n < 1 || n > 64 )); then
     echo "$who: PROCESSES must be a whole number from 1 to 64 (got '$n')" >&2
     return 2

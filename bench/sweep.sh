@@ -12,23 +12,18 @@
 #   bench/sweep.sh --merge FAMILY [OUT.json]                join parts 1..N
 #   env: PROFILE=default|full|smoke  PROCESSES=N  BAZEL=bazel  SWEEP_BIN=path
 #
-# Why processes: on this project's 2-core VM the same implementation ran at
-# 30M items/s in some processes and 50M in others, steadily within each
-# process; a whole sweep in one process lets that decide a ranking, and the
-# next run reverses it. Run as N processes (each `--part=K/N`, with
-# ceil(9 / N) of the profile's repetitions), every process lands where it
-# lands, `pick --merge` joins their files (each repetition keeps its
-# process), and pick counts X ahead of Y only when every process agrees.
+# Each process runs the family in paired rounds (bench/common/rounds.h):
+# every implementation of a benchmark group once a round, back to back in a
+# fresh random order, so the per-round ratios that bench:pick decides from
+# cancel any host state that lasts longer than a round. A sweep may still
+# run as N processes (PROCESSES=N; each `--part=K/N` gets 1/N of the time
+# budget and of the minimum rounds): `pick --merge` joins their files and
+# pairs rounds within each process. `make bench` and `make bench-repro
+# FAMILY=all` run process 1 of every family, then process 2, and so on
+# (--part=K), and merge at the end (--merge).
 #
-# The host's state also moves over minutes, unseen by the floor: one
-# family's processes back to back can all land in one state. `make bench`
-# and `make bench-repro FAMILY=all` therefore run process 1 of every family,
-# then process 2 of every family, and so on (--part=K), and merge at the end
-# (--merge), so each family's processes are spread over the whole run.
-#
-# PROCESSES defaults to 3 (1 for the smoke profile, which runs 1
-# repetition). OUT defaults to results/<family>.json under the current
-# directory; the parts are kept beside it in parts/<family>-<K>.json.
+# PROCESSES defaults to 1 (bench/processes.sh). OUT defaults to
+# results/<family>.json under the current directory; the parts are kept beside it in parts/<family>-<K>.json.
 # SWEEP_BIN runs that binary instead of `$BAZEL run -c opt //bench:FAMILY`
 # (the test does). Exit status: 0; 1 when a process or the merge failed; 2 on
 # bad arguments.

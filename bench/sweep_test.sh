@@ -17,7 +17,7 @@ PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_PY="$pick" \
   >"$tmp/log.txt" 2>&1 || { cat "$tmp/log.txt"; fail "sweep.sh exited non-zero"; }
 grep -q "^\[sweep queues: process 1 of 2, profile smoke\]" "$tmp/log.txt" || fail "no process 1 line"
 grep -q "^\[sweep queues: process 2 of 2, profile smoke\]" "$tmp/log.txt" || fail "no process 2 line"
-grep -q "^part 2 of 2: 1 repetition(s) in this process" "$tmp/log.txt" || { cat "$tmp/log.txt"; fail "no part line"; }
+grep -q "^part 2 of 2: 0 s of rounds, at least 1 a unit, in this process" "$tmp/log.txt" || { cat "$tmp/log.txt"; fail "no part line"; }
 grep -q "^merged 2 process(es) of queues, 2 repetitions, into $tmp/queues.json" "$tmp/log.txt" ||
   { cat "$tmp/log.txt"; fail "no merge line"; }
 [[ -f "$tmp/parts/queues-1.json" && -f "$tmp/parts/queues-2.json" ]] || fail "parts not kept"

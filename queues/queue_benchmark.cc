@@ -377,7 +377,9 @@ void RegisterQueue(Profile profile) {
                       {"blocking", HasNativeBlocking<Q>},
                       {"keeps_producer_order", KeepsProducerOrder<Q>()}});
 
-  const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 1'000'000, 8'000'000);
+  // The default profile's runs are short: paired rounds gain more from many
+  // rounds than from long runs.
+  const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 400'000, 8'000'000);
   DescribeScenario("throughput", {{"items", items}, {"capacity", kCapacity}});
   std::vector<std::pair<int, int>> shapes;
   for (int n : Widths(profile)) {
@@ -389,7 +391,7 @@ void RegisterQueue(Profile profile) {
     if (!AllowsProducers(Q::kTopology, p) || !AllowsConsumers(Q::kTopology, c)) {
       continue;
     }
-    benchmark::RegisterBenchmark(
+    RegisterSweepBenchmark(
         BenchName("queues", "throughput", impl, {{"producers", p}, {"consumers", c}})
             .c_str(),
         [=](benchmark::State& s) { BM_Throughput<Q>(s, p, c, items); })
@@ -402,7 +404,7 @@ void RegisterQueue(Profile profile) {
     DescribeScenario("pairs", {{"items", items}, {"capacity", kCapacity}});
     for (int t : Widths(profile)) {
       if (t < 2) continue;  // one thread alone is `burst` with K = 1
-      benchmark::RegisterBenchmark(
+      RegisterSweepBenchmark(
           BenchName("queues", "pairs", impl, {{"threads", t}}).c_str(),
           [=](benchmark::State& s) { BM_Pairs<Q>(s, t, items); })
           ->UseManualTime()
@@ -411,11 +413,11 @@ void RegisterQueue(Profile profile) {
     }
   }
 
-  const std::uint64_t trips = ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
+  const std::uint64_t trips = ByProfile<std::uint64_t>(profile, 2'000, 40'000, 1'000'000);
   DescribeScenario("latency", {{"round_trips", trips},
                                {"warmup_round_trips", kLatencyWarmup},
                                {"adjacent_floor_round_trips", kAdjacentFloorTrips}});
-  benchmark::RegisterBenchmark(
+  RegisterSweepBenchmark(
       BenchName("queues", "latency", impl).c_str(),
       [=](benchmark::State& s) { BM_Latency<Q>(s, trips); })
       ->UseManualTime()
@@ -423,11 +425,11 @@ void RegisterQueue(Profile profile) {
       ->Unit(benchmark::kMillisecond);
 
   if constexpr (TaskQ::kTopology != Topology::kSpsc) {
-    const std::uint64_t tasks = ByProfile<std::uint64_t>(profile, 5'000, 100'000, 1'000'000);
+    const std::uint64_t tasks = ByProfile<std::uint64_t>(profile, 5'000, 50'000, 1'000'000);
     DescribeScenario("eventloop", {{"tasks", tasks}, {"capacity", kCapacity}});
     for (int p : Widths(profile)) {
       for (int coalesce : {0, 1}) {
-        benchmark::RegisterBenchmark(
+        RegisterSweepBenchmark(
             BenchName("queues", "eventloop", impl,
                       {{"producers", p}, {"coalesce", coalesce}})
                 .c_str(),
@@ -441,10 +443,10 @@ void RegisterQueue(Profile profile) {
     }
   }
 
-  const double burst_min_time = ByProfile(profile, 0.001, 0.05, 0.5);
+  const double burst_min_time = ByProfile(profile, 0.001, 0.02, 0.5);
   DescribeScenario("burst", {{"min_time_s", burst_min_time}});
   for (std::uint64_t k : {std::uint64_t{64}, std::uint64_t{4096}}) {
-    benchmark::RegisterBenchmark(
+    RegisterSweepBenchmark(
         BenchName("queues", "burst", impl, {{"burst", static_cast<long>(k)}}).c_str(),
         [=](benchmark::State& s) { BM_Burst<Q>(s, k); })
         ->MinTime(burst_min_time)
@@ -491,5 +493,6 @@ int main(int argc, char** argv) {
   spec.register_benchmarks = [](Profile p) {
     RegisterAll(serverkit::AllQueues{}, p);
   };
+  spec.round_budget_s = 200;
   return RunSweep(spec, argc, argv);
 }

@@ -14,13 +14,18 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
+#include <random>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/common/floor.h"
+#include "bench/common/rounds.h"
 
 namespace serverkit::bench {
 
@@ -64,7 +69,33 @@ std::map<std::string, JsonFields>& ScenarioSizes() {
   return m;
 }
 
+// RegisterSweepBenchmark's names, in registration order, once each.
+std::vector<std::string>& SweepNames() {
+  static std::vector<std::string> names;
+  return names;
+}
+
+// The implementations whose traits say "reference": never a leader.
+std::set<std::string> ReferenceImpls() {
+  std::set<std::string> out;
+  for (const auto& [impl, traits] : ImplTraits()) {
+    for (const auto& [key, value] : traits) {
+      if (key == "reference" && value.text() == "true") out.insert(impl);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+namespace internal {
+void NoteSweepBenchmark(const std::string& name) {
+  auto& names = SweepNames();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    names.push_back(name);
+  }
+}
+}  // namespace internal
 
 bool PinToCore(int index) {
   const std::vector<int> cpus = AllowedCpus();
@@ -165,6 +196,8 @@ struct Cell {
   double median = NAN;
   bool from_aggregate = false;  // median is Google Benchmark's median aggregate
   double cv = NAN;
+  std::vector<double> values;  // every run's value, without aggregates
+  RoundValues by_round;        // round -> value, in paired rounds
   bool oversubscribed = false;
   std::map<std::string, double> extra;  // also_show counters (median)
   bool error = false;
@@ -173,6 +206,38 @@ struct Cell {
 
 constexpr std::string_view kFloorScenario = "floor";
 constexpr std::string_view kFloorImpl = "cache-line";
+// The counters a run of paired rounds is stamped with.
+constexpr const char* kRoundCounter = "round";
+constexpr const char* kRoundFloorCounter = "round_floor_ns";
+
+using CellKey = std::tuple<std::string, std::string, std::string>;
+
+double MedianOf(std::vector<double> xs) {
+  xs.erase(std::remove_if(xs.begin(), xs.end(),
+                          [](double x) { return std::isnan(x); }),
+           xs.end());
+  if (xs.empty()) return NAN;
+  std::sort(xs.begin(), xs.end());
+  const std::size_t n = xs.size();
+  return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+// Sample standard deviation over the mean, as Google Benchmark's cv; NaN
+// with fewer than two values.
+double CvOf(const std::vector<double>& all) {
+  std::vector<double> xs;
+  for (double x : all) {
+    if (!std::isnan(x)) xs.push_back(x);
+  }
+  if (xs.size() < 2) return NAN;
+  double mean = 0;
+  for (double x : xs) mean += x;
+  mean /= static_cast<double>(xs.size());
+  double ss = 0;
+  for (double x : xs) ss += (x - mean) * (x - mean);
+  return mean != 0 ? std::sqrt(ss / static_cast<double>(xs.size() - 1)) / mean
+                   : NAN;
+}
 
 // Collects every run for the ranking tables, and passes it on to Google
 // Benchmark's console reporter unchanged.
@@ -188,6 +253,24 @@ class RankingReporter : public benchmark::ConsoleReporter {
   }
 
   int errors() const { return errors_; }
+
+  // Every implementation's value by round in one group (paired rounds).
+  std::map<std::string, RoundValues> GroupRounds(const std::string& scenario,
+                                                 const std::string& params) const {
+    std::map<std::string, RoundValues> out;
+    for (const auto& [key, cell] : cells_) {
+      const auto& [s, p, impl] = key;
+      if (s == scenario && p == params && !cell.error) out[impl] = cell.by_round;
+    }
+    return out;
+  }
+
+  const RankBy* RankFor(const std::string& scenario) const {
+    for (const RankBy& r : rankings_) {
+      if (r.scenario == scenario) return &r;
+    }
+    return nullptr;
+  }
 
   // The floor row's cell (its ranking counter is p50_ns), if it ran.
   const Cell* FloorCell() const {
@@ -220,18 +303,12 @@ class RankingReporter : public benchmark::ConsoleReporter {
   }
 
  private:
-  const RankBy* RankFor(const std::string& scenario) const {
-    for (const RankBy& r : rankings_) {
-      if (r.scenario == scenario) return &r;
-    }
-    return nullptr;
-  }
-
   void Collect(const Run& run) {
     const ParsedName name = Parse(run.run_name.str());
     const RankBy* rank = RankFor(name.scenario);
     if (rank == nullptr) return;
-    Cell& cell = cells_[{name.scenario, name.params, name.impl}];
+    const CellKey key{name.scenario, name.params, name.impl};
+    Cell& cell = cells_[key];
     if (run.error_occurred) {
       ++errors_;
       cell.error = true;
@@ -256,12 +333,20 @@ class RankingReporter : public benchmark::ConsoleReporter {
       for (const auto& c : rank->also_show) cell.extra[c] = value_of(c);
     } else if (is_aggregate && run.aggregate_name == "cv") {
       cell.cv = value_of(rank->counter);
-    } else if (!is_aggregate && !cell.from_aggregate) {
-      // A repetition stands in until the median aggregate (which Google
-      // Benchmark reports after the repetitions) arrives; with a single
-      // repetition there is none, and this value is the result.
-      cell.median = value_of(rank->counter);
-      for (const auto& c : rank->also_show) cell.extra[c] = value_of(c);
+    } else if (!is_aggregate) {
+      const double v = value_of(rank->counter);
+      cell.values.push_back(v);
+      if (auto it = run.counters.find(kRoundCounter); it != run.counters.end()) {
+        cell.by_round[static_cast<int>(it->second.value)] = v;
+      }
+      if (!cell.from_aggregate) {
+        // Without aggregates (one repetition, or paired rounds) the median
+        // of the runs so far is the result.
+        cell.median = MedianOf(cell.values);
+        cell.cv = CvOf(cell.values);
+        for (const auto& c : rank->also_show) extra_values_[key][c].push_back(value_of(c));
+        for (const auto& [c, xs] : extra_values_[key]) cell.extra[c] = MedianOf(xs);
+      }
     }
   }
 
@@ -314,13 +399,38 @@ class RankingReporter : public benchmark::ConsoleReporter {
       }
       std::fprintf(out, "\n");
     }
+    if (!reference) PrintPaired(out, rank, rows);
     std::fprintf(out, "\n");
+  }
+
+  // The leading pair's median ratio over the rounds both ran, with its 95%
+  // interval: the figure bench/pick decides from (in paired rounds only).
+  static void PrintPaired(std::FILE* out, const RankBy& rank,
+                          const std::vector<std::pair<std::string, Cell>>& rows) {
+    std::map<std::string, RoundValues> by_impl;
+    for (const auto& [impl, cell] : rows) {
+      if (!cell.error && !cell.by_round.empty()) by_impl[impl] = cell.by_round;
+    }
+    if (by_impl.empty()) return;
+    const auto pair = Leading(by_impl, rank.higher_is_better, ReferenceImpls());
+    if (!pair) return;
+    if (!pair->ratio) {
+      std::fprintf(out, "  paired: %s over %s: too few rounds for a 95%% "
+                        "interval (6 needed)\n",
+                   pair->first.c_str(), pair->second.c_str());
+      return;
+    }
+    const RatioInterval& r = *pair->ratio;
+    std::fprintf(out, "  paired: %s over %s: %.3fx [%.3f, %.3f] (95%%, %d rounds)\n",
+                 pair->first.c_str(), pair->second.c_str(), r.median, r.lo, r.hi,
+                 r.n);
   }
 
   std::string family_;
   std::vector<RankBy> rankings_;
   int errors_ = 0;
-  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells_;
+  std::map<CellKey, Cell> cells_;
+  std::map<CellKey, std::map<std::string, std::vector<double>>> extra_values_;
 };
 
 // The value of the last `--flag=value` in args, if any.
@@ -502,11 +612,167 @@ std::string AddToContext(const std::string& path, std::string_view key,
   return "";
 }
 
+// Google Benchmark's filter for exactly one of our names, with its own
+// suffixes (/iterations:1, /manual_time, ...) allowed after it.
+std::string ExactFilter(const std::string& name) {
+  std::string re = "^";
+  for (char c : name) {
+    if (std::strchr(".[]()*+?{}|^$\\", c) != nullptr) re += '\\';
+    re += c;
+  }
+  return re + "(/(manual_time|real_time|process_time|iterations:[0-9]+|"
+              "repeats:[0-9]+|min_time:[^/]+|min_warmup_time:[^/]+|"
+              "threads:[0-9]+))*$";
+}
+
+// Whether `name` passes a --benchmark_filter as Google Benchmark reads it
+// (a regular expression searched for; a leading '-' negates it).
+bool PassesFilter(const std::string& name, const std::string& filter) {
+  if (filter.empty() || filter == "all") return true;
+  const bool negative = filter[0] == '-';
+  const std::regex re(negative ? filter.substr(1) : filter,
+                      std::regex::extended);
+  return std::regex_search(name, re) != negative;
+}
+
+// Paired rounds' reporter: stamps every run with its round and the floor
+// measured before its group's round, hands it to the console's ranking
+// reporter and to the file's reporter, and lets each see the context once
+// and finish once, although Google Benchmark runs one benchmark a call.
+class RoundsReporter : public benchmark::BenchmarkReporter {
+ public:
+  RoundsReporter(RankingReporter& console, benchmark::BenchmarkReporter* file)
+      : console_(console), file_(file) {}
+
+  void Stamp(int round, double floor_ns) {
+    round_ = round;
+    floor_ns_ = floor_ns;
+  }
+
+  bool ReportContext(const Context& context) override {
+    if (!context_done_) {
+      context_done_ = true;
+      console_.ReportContext(context);
+      if (file_ != nullptr) file_->ReportContext(context);
+    }
+    return true;
+  }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> stamped = runs;
+    for (Run& run : stamped) {
+      run.counters[kRoundCounter] = benchmark::Counter(round_);
+      if (!std::isnan(floor_ns_)) {
+        run.counters[kRoundFloorCounter] = benchmark::Counter(floor_ns_);
+      }
+    }
+    console_.ReportRuns(stamped);
+    if (file_ != nullptr) file_->ReportRuns(stamped);
+  }
+
+  void Finalize() override {}  // one call of many: FinishAll() ends it
+
+  void FinishAll() {
+    console_.Finalize();
+    if (file_ != nullptr) file_->Finalize();
+  }
+
+ private:
+  RankingReporter& console_;
+  benchmark::BenchmarkReporter* file_;
+  bool context_done_ = false;
+  int round_ = 0;
+  double floor_ns_ = NAN;
+};
+
+// Round trips of the floor measured before each group's round: a few ms.
+constexpr std::uint64_t kRoundFloorTrips = 20'000;
+
+// One round unit of the schedule: its scenarios and groups (each group's
+// names, one per implementation).
+struct ScheduleUnit {
+  std::string name;
+  std::vector<std::string> scenarios;
+  std::vector<std::pair<std::string, std::string>> group_keys;  // scenario, params
+  std::vector<std::vector<std::string>> group_names;
+};
+
+std::vector<ScheduleUnit> BuildSchedule(const std::vector<RankBy>& rankings,
+                                        const std::string& filter) {
+  std::vector<ScheduleUnit> units;
+  for (const std::string& name : SweepNames()) {
+    if (!PassesFilter(name, filter)) continue;
+    const ParsedName p = Parse(name);
+    std::string unit_name = p.scenario;
+    for (const RankBy& r : rankings) {
+      if (r.scenario == p.scenario && !r.round_unit.empty()) unit_name = r.round_unit;
+    }
+    auto u = std::find_if(units.begin(), units.end(),
+                          [&](const ScheduleUnit& x) { return x.name == unit_name; });
+    if (u == units.end()) {
+      units.push_back({unit_name, {}, {}, {}});
+      u = units.end() - 1;
+    }
+    if (std::find(u->scenarios.begin(), u->scenarios.end(), p.scenario) ==
+        u->scenarios.end()) {
+      u->scenarios.push_back(p.scenario);
+    }
+    const std::pair<std::string, std::string> key{p.scenario, p.params};
+    auto g = std::find(u->group_keys.begin(), u->group_keys.end(), key);
+    if (g == u->group_keys.end()) {
+      u->group_keys.push_back(key);
+      u->group_names.push_back({name});
+    } else {
+      u->group_names[static_cast<std::size_t>(g - u->group_keys.begin())].push_back(name);
+    }
+  }
+  return units;
+}
+
+// The widest leading-pair interval over a unit's groups (a fraction):
+// nullopt while a group has too few rounds for one, 0 when no group has
+// two contenders.
+std::optional<double> UnitHalfWidth(const ScheduleUnit& unit,
+                                    const RankingReporter& reporter) {
+  double widest = 0;
+  const std::set<std::string> references = ReferenceImpls();
+  for (const auto& [scenario, params] : unit.group_keys) {
+    const RankBy* rank = reporter.RankFor(scenario);
+    if (rank == nullptr) continue;
+    const auto pair = Leading(reporter.GroupRounds(scenario, params),
+                              rank->higher_is_better, references);
+    if (!pair) continue;
+    if (!pair->ratio) return std::nullopt;
+    widest = std::max(widest, HalfWidth(*pair->ratio));
+  }
+  return widest;
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> FileReporter(const std::string& format) {
+  if (format == "console") {
+    return std::make_unique<benchmark::ConsoleReporter>(
+        benchmark::ConsoleReporter::OO_None);
+  }
+  return std::make_unique<benchmark::JSONReporter>();
+}
+
+std::optional<double> ParseNumber(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == nullptr || *end != '\0' || !std::isfinite(v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
 }  // namespace
 
 int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   Profile profile = Profile::kDefault;
   SweepPart part;
+  bool rounds_mode = true;
+  std::optional<double> budget_flag, target_flag;
+  std::optional<int> min_rounds_flag, max_rounds_flag;
   std::vector<std::string> user_args;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -537,6 +803,43 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
       }
       continue;
     }
+    if (arg.rfind("--rounds=", 0) == 0) {
+      const auto b = ParseBool(arg.substr(9));
+      if (!b) {
+        std::fprintf(stderr, "%s: %s: use --rounds=on or --rounds=off\n", argv[0],
+                     arg.c_str());
+        return 2;
+      }
+      rounds_mode = *b;
+      continue;
+    }
+    const std::pair<const char*, std::optional<double>*> number_flags[] = {
+        {"--round_budget_s=", &budget_flag}, {"--round_target=", &target_flag}};
+    bool matched = false;
+    for (const auto& [flag, dest] : number_flags) {
+      if (arg.rfind(flag, 0) != 0) continue;
+      const auto v = ParseNumber(arg.substr(std::strlen(flag)));
+      if (!v || *v < 0) {
+        std::fprintf(stderr, "%s: %s: want a number >= 0\n", argv[0], arg.c_str());
+        return 2;
+      }
+      *dest = *v;
+      matched = true;
+    }
+    const std::pair<const char*, std::optional<int>*> count_flags[] = {
+        {"--min_rounds=", &min_rounds_flag}, {"--max_rounds=", &max_rounds_flag}};
+    for (const auto& [flag, dest] : count_flags) {
+      if (arg.rfind(flag, 0) != 0) continue;
+      const auto v = ParseNumber(arg.substr(std::strlen(flag)));
+      if (!v || *v < 1 || *v > 100000 || *v != std::floor(*v)) {
+        std::fprintf(stderr, "%s: %s: want a whole number from 1 to 100000\n",
+                     argv[0], arg.c_str());
+        return 2;
+      }
+      *dest = static_cast<int>(*v);
+      matched = true;
+    }
+    if (matched) continue;
     user_args.push_back(arg);
   }
 
@@ -565,30 +868,64 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
     tabular = ParseBool(*v).value_or(false);
   }
 
+  if (rounds_mode && (HasFlag(user_args, "--benchmark_repetitions") ||
+                      HasFlag(user_args, "--benchmark_enable_random_interleaving"))) {
+    std::fprintf(stderr,
+                 "%s: --benchmark_repetitions and random interleaving apply to "
+                 "--rounds=off; paired rounds run each benchmark once a round\n",
+                 argv[0]);
+    return 2;
+  }
+
+  // The rounds' schedule for this process.
+  RoundsConfig rounds;
+  rounds.min_rounds = ByProfile(profile, 1, kDefaultMinRounds, kFullMinRounds);
+  rounds.max_rounds = ByProfile(profile, 1, 60, 200);
+  rounds.budget_s = ByProfile(profile, 0.0, spec.round_budget_s,
+                              spec.round_budget_s * kFullBudgetFactor);
+  rounds.target = kRoundTarget;
+  if (part.of > 1) {
+    // Each process runs its share; the merged file pairs rounds by process,
+    // and an interval over N times the rounds is about sqrt(N) narrower.
+    rounds.budget_s /= part.of;
+    rounds.min_rounds = std::max(1, (rounds.min_rounds + part.of - 1) / part.of);
+    rounds.target *= std::sqrt(static_cast<double>(part.of));
+  }
+  if (budget_flag) rounds.budget_s = *budget_flag;
+  if (target_flag) rounds.target = *target_flag;
+  if (min_rounds_flag) rounds.min_rounds = *min_rounds_flag;
+  if (max_rounds_flag) rounds.max_rounds = *max_rounds_flag;
+  rounds.max_rounds = std::max(rounds.max_rounds, rounds.min_rounds);
+
   // Defaults first; the user's flags come later and win.
   std::vector<std::string> args = {argv[0]};
-  long repetitions = PartRepetitions(
-      profile == Profile::kSmoke ? 1 : kDefaultRepetitions, part.of);
+  long repetitions = rounds_mode ? 1
+                                 : PartRepetitions(profile == Profile::kSmoke
+                                                       ? 1
+                                                       : kDefaultRepetitions,
+                                                   part.of);
   if (auto v = FlagValue(user_args, "--benchmark_repetitions")) {
     repetitions = std::strtol(v->c_str(), nullptr, 10);
   } else {
     args.push_back("--benchmark_repetitions=" + std::to_string(repetitions));
   }
-  bool interleaved = true;
+  bool interleaved = !rounds_mode;
   if (auto v = FlagValue(user_args, "--benchmark_enable_random_interleaving")) {
     interleaved = ParseBool(*v).value_or(true);
   } else {
-    args.push_back("--benchmark_enable_random_interleaving=true");
+    args.push_back(std::string("--benchmark_enable_random_interleaving=") +
+                   (interleaved ? "true" : "false"));
   }
   if (!HasFlag(user_args, "--benchmark_display_aggregates_only") &&
       !HasFlag(user_args, "--benchmark_report_aggregates_only")) {
     args.push_back("--benchmark_display_aggregates_only=true");
   }
   std::string out_path;
-  bool out_is_json = true;
+  const std::string out_format =
+      FlagValue(user_args, "--benchmark_out_format").value_or("json");
+  const bool out_is_json = out_format == "json";
   if (auto v = FlagValue(user_args, "--benchmark_out")) {
     out_path = *v;
-    out_is_json = FlagValue(user_args, "--benchmark_out_format").value_or("json") == "json";
   } else {
     const std::string dir = ResultsDir();
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -601,6 +938,29 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
     args.push_back("--benchmark_out_format=json");
   }
   args.insert(args.end(), user_args.begin(), user_args.end());
+  const std::string filter = FlagValue(user_args, "--benchmark_filter").value_or("");
+  if (rounds_mode) {
+    // Google Benchmark would reopen (truncate) its output file at every
+    // call, and its filter would replace the one each round passes: this
+    // sweep writes the file and applies the filter itself.
+    std::erase_if(args, [](const std::string& a) {
+      return a.rfind("--benchmark_out=", 0) == 0 ||
+             a.rfind("--benchmark_out_format=", 0) == 0 ||
+             a.rfind("--benchmark_filter=", 0) == 0;
+    });
+    if (out_format != "json" && out_format != "console") {
+      std::fprintf(stderr, "%s: --benchmark_out_format=%s: paired rounds write "
+                           "json or console\n", argv[0], out_format.c_str());
+      return 2;
+    }
+    try {
+      PassesFilter("", filter);
+    } catch (const std::regex_error& e) {
+      std::fprintf(stderr, "%s: --benchmark_filter=%s: not a regular expression (%s)\n",
+                   argv[0], filter.c_str(), e.what());
+      return 2;
+    }
+  }
 
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
@@ -613,8 +973,14 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
                                                           : "default";
   benchmark::AddCustomContext("profile", profile_name);
   if (part.of > 1) {
-    std::printf("part %d of %d: %ld repetition(s) in this process\n",
-                part.index, part.of, repetitions);
+    if (rounds_mode) {
+      std::printf("part %d of %d: %.0f s of rounds, at least %d a unit, in this "
+                  "process\n",
+                  part.index, part.of, rounds.budget_s, rounds.min_rounds);
+    } else {
+      std::printf("part %d of %d: %ld repetition(s) in this process\n",
+                  part.index, part.of, repetitions);
+    }
   }
   benchmark::AddCustomContext("cores", std::to_string(Cores()));
   benchmark::AddCustomContext(
@@ -640,9 +1006,10 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   const auto floor_cpus = FloorCpus();
   const std::optional<FloorSample> before = MeasureFloorEdge(edge_trips);
   PrintFloorSample("before", before);
+  const std::string floor_name = BenchName(spec.family, kFloorScenario, kFloorImpl);
   if (floor_cpus) {
     benchmark::RegisterBenchmark(
-        BenchName(spec.family, kFloorScenario, kFloorImpl).c_str(),
+        floor_name.c_str(),
         [=](benchmark::State& s) { BM_Floor(s, row_trips); })
         ->UseManualTime()
         ->Iterations(1)
@@ -656,7 +1023,96 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
       static_cast<benchmark::ConsoleReporter::OutputOptions>(
           (color ? benchmark::ConsoleReporter::OO_Color : 0) |
           (tabular ? benchmark::ConsoleReporter::OO_Tabular : 0)));
-  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::size_t ran = 0;
+  JsonFields rounds_units;
+  double rounds_elapsed_s = 0;
+  if (!rounds_mode) {
+    ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    std::ofstream file;
+    std::unique_ptr<benchmark::BenchmarkReporter> file_reporter;
+    if (!out_path.empty()) {
+      file.open(out_path, std::ios::binary | std::ios::trunc);
+      if (!file) {
+        std::fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], out_path.c_str(),
+                     std::strerror(errno));
+        return 1;
+      }
+      file_reporter = FileReporter(out_format);
+      file_reporter->SetOutputStream(&file);
+      file_reporter->SetErrorStream(&file);
+    }
+    RoundsReporter both(reporter, file_reporter.get());
+    std::vector<ScheduleUnit> units = BuildSchedule(rankings, filter);
+    std::vector<UnitState> state(units.size());
+    std::mt19937_64 rng(std::random_device{}());
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto seconds_since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    std::printf("paired rounds: %zu unit(s); at least %d round(s) each, then "
+                "more until each unit's leading pairs are within ±%.1f%% or "
+                "%.0f s are spent (at most %d rounds)\n",
+                units.size(), rounds.min_rounds, 100 * rounds.target,
+                rounds.budget_s, rounds.max_rounds);
+    std::fflush(stdout);
+    for (int u; (u = NextUnit(state, rounds, seconds_since(start))) >= 0;) {
+      ScheduleUnit& unit = units[static_cast<std::size_t>(u)];
+      UnitState& st = state[static_cast<std::size_t>(u)];
+      const int round = st.rounds + 1;
+      const auto unit_start = Clock::now();
+      if (floor_cpus) {
+        both.Stamp(round, NAN);
+        ran += benchmark::RunSpecifiedBenchmarks(&both, ExactFilter(floor_name));
+      }
+      std::vector<std::size_t> order(unit.group_names.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::shuffle(order.begin(), order.end(), rng);
+      for (std::size_t g : order) {
+        const auto f = MeasureFloor(kRoundFloorTrips);
+        both.Stamp(round, f ? f->p50_ns : NAN);
+        std::vector<std::string> names = unit.group_names[g];
+        std::shuffle(names.begin(), names.end(), rng);
+        for (const std::string& name : names) {
+          ran += benchmark::RunSpecifiedBenchmarks(&both, ExactFilter(name));
+        }
+      }
+      st.rounds = round;
+      st.seconds += seconds_since(unit_start);
+      st.half_width = UnitHalfWidth(unit, reporter);
+      char width[48] = "no interval yet";
+      if (st.half_width) {
+        std::snprintf(width, sizeof(width), "leading pairs within ±%.1f%%",
+                      100 * *st.half_width);
+      }
+      std::printf("[round %d of %s/%s: %.1f s; %s; %.0f s of %.0f s]\n", round,
+                  spec.family.c_str(), unit.name.c_str(), seconds_since(unit_start),
+                  width, seconds_since(start), rounds.budget_s);
+      std::fflush(stdout);
+    }
+    rounds_elapsed_s = seconds_since(start);
+    both.FinishAll();
+    file.close();
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      const UnitState& st = state[i];
+      std::vector<JsonValue> scenarios(units[i].scenarios.begin(),
+                                       units[i].scenarios.end());
+      rounds_units.emplace_back(
+          units[i].name,
+          JsonValue::Object({{"scenarios", JsonValue::Array(scenarios)},
+                             {"rounds", st.rounds},
+                             {"stop", st.stop},
+                             {"seconds", st.seconds},
+                             {"half_width", st.half_width ? JsonValue(*st.half_width)
+                                                          : JsonValue()}}));
+      std::printf("rounds: %s/%s ran %d round(s) in %.0f s, ended by %s\n",
+                  spec.family.c_str(), units[i].name.c_str(), st.rounds, st.seconds,
+                  st.stop == "target"   ? "its target (leading pairs within the target)"
+                  : st.stop == "budget" ? "the time budget"
+                                        : "the round limit");
+    }
+  }
   benchmark::Shutdown();
   if (ran == 0) {
     std::fprintf(stderr, "%s: no benchmark matched the filter\n", argv[0]);
@@ -676,22 +1132,32 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
       std::snprintf(cv, sizeof(cv), "%.1f%%", floor_row->cv * 100);
       row_cv = floor_row->cv;
     }
-    std::printf("floor interleaved: median p50 %.0f ns, CV %s over %ld "
-                "repetition(s)\n",
-                floor_row->median, cv, repetitions);
+    std::printf("floor interleaved: median p50 %.0f ns, CV %s over %zu "
+                "run(s)\n",
+                floor_row->median, cv, floor_row->values.size());
   }
   const std::vector<std::string> drift = FloorDrift(
       before ? std::optional<double>(before->p50_ns) : std::nullopt,
       after ? std::optional<double>(after->p50_ns) : std::nullopt, row_cv);
   std::fflush(stdout);  // the warnings on stderr come after the tables
   for (const std::string& reason : drift) {
-    std::printf("WARNING: host drifted: %s\n", reason.c_str());
-    std::fprintf(stderr, "%s: WARNING: host drifted: %s\n", argv[0],
-                 reason.c_str());
+    if (rounds_mode) {
+      std::printf("note: host drifted: %s\n", reason.c_str());
+    } else {
+      std::printf("WARNING: host drifted: %s\n", reason.c_str());
+      std::fprintf(stderr, "%s: WARNING: host drifted: %s\n", argv[0],
+                   reason.c_str());
+    }
   }
   if (!drift.empty()) {
-    std::printf("WARNING: bench:pick will name no winner from this file "
-                "(\"host drifted: rerun\"); run the sweep again\n");
+    if (rounds_mode) {
+      std::printf("note: paired rounds cancel a host state that lasts longer "
+                  "than a round; bench:pick checks whether the ratios differ "
+                  "between the host's states\n");
+    } else {
+      std::printf("WARNING: bench:pick will name no winner from this file "
+                  "(\"host drifted: rerun\"); run the sweep again\n");
+    }
   }
 
   if (!out_path.empty() && out_is_json) {
@@ -703,7 +1169,7 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
     for (const auto& [name, sizes] : ScenarioSizes()) {
       scenarios.emplace_back(name, JsonValue::Object(sizes));
     }
-    const JsonValue doc = JsonValue::Object({
+    JsonFields doc_fields = {
         {"schema", 1},
         {"family", spec.family},
         {"profile", profile_name},
@@ -728,7 +1194,18 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
         {"rankings", RulesJson(rankings)},
         {"impls", JsonValue::Object(impls)},
         {"scenarios", JsonValue::Object(scenarios)},
-    });
+    };
+    if (rounds_mode) {
+      doc_fields.emplace_back(
+          "rounds", JsonValue::Object({{"target", rounds.target},
+                                       {"budget_s", rounds.budget_s},
+                                       {"min_rounds", rounds.min_rounds},
+                                       {"max_rounds", rounds.max_rounds},
+                                       {"elapsed_s", rounds_elapsed_s},
+                                       {"floor_round_trips", kRoundFloorTrips},
+                                       {"units", JsonValue::Object(rounds_units)}}));
+    }
+    const JsonValue doc = JsonValue::Object(doc_fields);
     if (const std::string error = AddToContext(out_path, "serverkit", doc);
         !error.empty()) {
       std::fprintf(stderr,
@@ -739,7 +1216,8 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
     }
   }
   if (!out_path.empty()) {
-    std::printf("Google Benchmark JSON: %s\n", out_path.c_str());
+    std::printf("Google Benchmark %s: %s\n", out_is_json ? "JSON" : "output",
+                out_path.c_str());
   }
   if (reporter.errors() > 0) {
     std::fprintf(stderr, "%s: %d benchmark run(s) failed (see ERROR above)\n",

@@ -9,16 +9,20 @@
 //     Google Benchmark sees it. Families scale their sweeps with it.
 //   - `BenchName(...)`: names in the project's contract,
 //     `<family>/<scenario>/<impl>/<param>:<value>/...`.
-//   - `RunSweep(...)`: the main: default flags (9 repetitions, randomly
-//     interleaved, aggregates on the console, JSON to
-//     `$BUILD_WORKSPACE_DIRECTORY/results/<family>.json`), context lines
+//   - `RunSweep(...)`: the main: paired rounds (bench/common/rounds.h; each
+//     run stamped with its `round` and the `round_floor_ns` measured just
+//     before its group's round) until every unit's leading pair is within
+//     ±5% or the time budget is spent, or with `--rounds=off` the older
+//     9 randomly interleaved repetitions; JSON to
+//     `$BUILD_WORKSPACE_DIRECTORY/results/<family>.json`; context lines
 //     (cores, pinning), the core-to-core floor (bench/common/floor.h) before
 //     and after the sweep and as a reference row `<family>/floor/cache-line`
 //     interleaved with the family's benchmarks, Google Benchmark's own table,
 //     then one ranking table per scenario: best first, ratio to the best, CV,
 //     and a `*` on oversubscribed runs (more threads than cores). It warns
 //     when the host drifted during the sweep (the floor moved by more than
-//     20%, or its repetitions vary by a CV above 20%).
+//     20%, or its repetitions vary by a CV above 20%): data for bench/pick,
+//     which checks whether the paired ratios differ between host states.
 //   - The vocabulary: the sweep writes its ranking rules (`RankBy`), each
 //     implementation's traits (`DescribeImpl`) and each scenario's workload
 //     size (`DescribeScenario`), with the floor, the CPU model and the core
@@ -28,8 +32,11 @@
 //     `ThreadCounters()`.
 //
 //   - `--part=K/N`: this process is part K of a sweep run as N processes
-//     (bench/sweep.sh); it runs ceil(9 / N) of the repetitions and records
+//     (bench/sweep.sh); it runs 1/N of the time budget and of the minimum
+//     rounds (ceil(9 / N) of the repetitions with --rounds=off) and records
 //     the part in the context, and `pick --merge` joins the N files.
+//   - Rounds flags: `--rounds=on|off`, `--round_budget_s=S`,
+//     `--min_rounds=N`, `--max_rounds=N`, `--round_target=F`.
 //
 // Any `--benchmark_*` flag the user passes wins over the defaults. Colour
 // only when stdout is a terminal (`--benchmark_color=true|false|auto`).
@@ -134,6 +141,10 @@ struct RankBy {
   // The metric is a multiple of the floor (bench/common/floor.h) measured
   // beside each repetition on the same two cores (the queue round trip).
   bool vs_floor = false;
+  // The round unit (bench/common/rounds.h) the scenario's groups advance
+  // in; empty: a unit of its own. Scenarios that one workload class of
+  // bench/pick joins share a unit, so that their rounds pair up.
+  std::string round_unit = {};
 };
 
 // Records an implementation's traits (topology, bounded, blocking, ...;
@@ -155,9 +166,38 @@ struct SweepSpec {
   // Whether the family's benchmarks pin their threads with PinToCore (pools
   // and loggers own their threads and do not); reported in the output.
   bool pins_threads = true;
-  // Registers the family's benchmarks for the chosen profile.
+  // Registers the family's benchmarks for the chosen profile, each through
+  // RegisterSweepBenchmark.
   std::function<void(Profile)> register_benchmarks;
+  // Seconds after which the default profile starts no new round (the full
+  // profile: kFullBudgetFactor times this); the minimum rounds run anyway.
+  // Split evenly between the processes of a sweep run as several.
+  double round_budget_s = 120;
 };
+
+// Every unit runs at least this many rounds (default profile; the full
+// profile kFullMinRounds, smoke one round): the fewest that give the sign
+// test's 95% interval for a median (bench/common/rounds.h).
+inline constexpr int kDefaultMinRounds = 6;
+inline constexpr int kFullMinRounds = 10;
+inline constexpr double kFullBudgetFactor = 6;
+// A unit stops adding rounds once its leading pair's interval is within
+// ±kRoundTarget in every group (or its budget is spent).
+inline constexpr double kRoundTarget = 0.05;
+
+namespace internal {
+// Keeps a registered name for the rounds' schedule.
+void NoteSweepBenchmark(const std::string& name);
+}  // namespace internal
+
+// benchmark::RegisterBenchmark for a sweep's benchmarks: the harness runs
+// them in paired rounds, one by name, so it keeps the names.
+template <typename Fn>
+benchmark::internal::Benchmark* RegisterSweepBenchmark(const std::string& name,
+                                                       Fn&& fn) {
+  internal::NoteSweepBenchmark(name);
+  return benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
+}
 
 // The whole main of a sweep binary. Returns the process exit code.
 int RunSweep(const SweepSpec& spec, int argc, char** argv);

@@ -206,7 +206,10 @@ def main(argv: list[str]) -> int:
     print(text_table(recommendation_rows(picked)))
     print("\nReactor policy: " + ", ".join(
         ["%s %s (%s vs %s)" % (k, e["winner"], fmt_ratio(e["micro_ratio"]),
-                               e["baseline"]) if e["measured"] else
+                               e["baseline"])
+         if e["measured"] and e.get("adopted", True) else
+         "%s %s (baseline kept: a tie or no verdict)" % (k, e["winner"])
+         if e["measured"] else
          "%s %s (baseline, not measured)" % (k, e["winner"])
          for k, e in picked["reactor"].items()] +
         ["%s not chosen (%s)" % (k, why)

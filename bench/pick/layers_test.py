@@ -25,7 +25,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LAYERS = [
     ["records", "outcome"],
     ["results"],
-    ["merge", "spec", "stats", "validation"],
+    ["merge", "spec", "stats", "validation", "paired"],
+    ["rounds"],
     ["picking", "tables", "markdown", "plotting"],
     ["winners", "compare", "repro", "report_details", "report_pingpong",
      "report_servers", "charts_micro", "charts_servers"],

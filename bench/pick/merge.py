@@ -12,6 +12,11 @@
 # agrees, so that a process-level effect (where the heap landed, which vCPUs
 # the host gave) makes a tie, never a confident winner.
 #
+# A sweep in paired rounds (context.serverkit.rounds): each run keeps its
+# round, so its pairing key becomes (process, round) (rounds.py); the
+# merged rounds object keeps every part's (rounds.parts, with its process)
+# and sums them per unit (merge_rounds()).
+#
 # Exit 2 from `pick --merge` (cli.py) when the files are not the N parts of
 # one sweep: MergeError says which file and why.
 
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, Optional
 
 import results as R
 
@@ -118,6 +123,10 @@ def merge_parts(paths: list[str]) -> dict[str, Any]:
     for b in benchmarks:
         if "repetitions" in b:
             b["repetitions"] = total
+    rounds = merge_rounds([d["context"]["serverkit"].get("rounds")
+                           for _, d in docs])
+    if rounds is not None:
+        sk["rounds"] = rounds
     out["benchmarks"] = benchmarks
     sk.pop("part", None)
     sk["repetitions"] = total
@@ -129,4 +138,57 @@ def merge_parts(paths: list[str]) -> dict[str, Any]:
         fl["drifted"] = any(p["drifted"] is True for p in parts)
         fl["drift_reasons"] = reasons
         fl["parts"] = parts
+    return out
+
+
+def _stop(stops: list[Any]) -> Any:
+    """A unit's stop over its parts: the budget if any part ran out of
+    it, else the most rounds if any part reached them, else the target."""
+    for stop in ("budget", "max_rounds", "target"):
+        if stop in stops:
+            return stop
+    return next((x for x in stops if x), None)
+
+
+def _sum(xs: list[Any]) -> Any:
+    nums = [x for x in xs if isinstance(x, (int, float)) and
+            not isinstance(x, bool)]
+    return sum(nums) if nums else None
+
+
+def merge_rounds(parts: list[Any]) -> Optional[dict[str, Any]]:
+    """The parts' context.serverkit.rounds joined (None when no part has
+    one): the first part's schedule (target, budget_s, min_rounds,
+    max_rounds), elapsed_s summed, `parts` [{process: K, ...part K's
+    rounds...}], and per unit its rounds and seconds summed over the parts,
+    the widest half-width, and the stop (see _stop())."""
+    have = [(k, r) for k, r in enumerate(parts, start=1)
+            if isinstance(r, dict)]
+    if not have:
+        return None
+    first = have[0][1]
+    out: dict[str, Any] = {k: first.get(k) for k in
+                           ("target", "budget_s", "min_rounds", "max_rounds")}
+    out["elapsed_s"] = _sum([r.get("elapsed_s") for _, r in have])
+    part_units: list[dict[str, Any]] = [
+        r["units"] if isinstance(r.get("units"), dict) else {}
+        for _, r in have]
+    names: list[str] = []
+    for units in part_units:
+        names += [n for n in units if n not in names]
+    summary = {}
+    for name in names:
+        us = [u for units in part_units for u in [units.get(name)]
+              if isinstance(u, dict)]
+        widths: list[float] = [u["half_width"] for u in us
+                               if isinstance(u.get("half_width"),
+                                             (int, float))]
+        summary[name] = dict(
+            scenarios=us[0].get("scenarios"),
+            rounds=_sum([u.get("rounds") for u in us]),
+            stop=_stop([u.get("stop") for u in us]),
+            seconds=_sum([u.get("seconds") for u in us]),
+            half_width=max(widths) if widths else None)
+    out["units"] = summary
+    out["parts"] = [dict(process=k, **r) for k, r in have]
     return out

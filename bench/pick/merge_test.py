@@ -5,21 +5,26 @@
 #
 # --merge (merge.py): a sweep run as 3 processes (bench/sweep.sh) merged into
 # one file, a winner that is not ahead in every process is a tie, parts
-# that are not one sweep.
+# that are not one sweep; a sweep in paired rounds merged keeps its
+# (process, round) pairing and each part's rounds.
 
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
-from testutil import BASIC, OLD, PARTS, PICK, PY, REPRO, cls
+from testutil import BASIC, HERE, OLD, PARTS, PICK, PY, REPRO, cls
 
 import merge as M
 import results as R
 import winners as W
 from spec import Workload
+
+sys.path.insert(0, os.path.join(HERE, "testdata"))
+import roundsfix as F  # noqa: E402
 
 
 class MergeTest(unittest.TestCase):
@@ -93,6 +98,47 @@ class MergeTest(unittest.TestCase):
         loaded, _ = R.load_dir(self.merged_dir(strip_process=True))
         c = cls(W.pick_all(loaded, Workload()), "queues", "1:1")
         self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+
+    def test_merge_keeps_round_pairing(self) -> None:
+        """Two processes of a sweep in paired rounds (4 rounds each): the
+        pairing key is (process, round), so the merged class has 8 paired
+        rounds; the rounds object keeps each part and sums each unit."""
+        paths = [F.write_doc(self.tmp, "part%d" % k,
+                             F.part(k, 1.5, stop))
+                 for k, stop in ((1, "target"), (2, "budget"))]
+        doc = M.merge_parts(paths)
+        rounds = doc["context"]["serverkit"]["rounds"]
+        self.assertEqual([p["process"] for p in rounds["parts"]], [1, 2])
+        self.assertEqual([p["units"]["throughput"]["stop"]
+                          for p in rounds["parts"]], ["target", "budget"])
+        unit = rounds["units"]["throughput"]
+        self.assertEqual((unit["rounds"], unit["stop"], unit["scenarios"]),
+                         (8, "budget", ["throughput"]))
+        self.assertAlmostEqual(rounds["elapsed_s"], 63.0)
+        self.assertEqual(rounds["budget_s"], 70.0)
+        d = os.path.join(self.tmp, "merged")
+        F.write_doc(d, "queues", doc)
+        loaded, problems = R.load_dir(d)
+        self.assertFalse(problems)
+        fr = loaded["queues"]
+        self.assertEqual(fr.rounds().processes, 2)  # type: ignore[union-attr]
+        g = ("throughput", (("producers", 1), ("consumers", 1)))
+        self.assertEqual(sorted(fr.cells[g]["moodycamel"].by_round),
+                         [(p, r) for p in (1, 2) for r in range(1, 5)])
+        c = cls(W.pick_all(loaded, Workload()), "queues", "1:1")
+        self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+        self.assertEqual(c["paired"]["n"], 8)
+        self.assertEqual((c["rounds"], c["budget_ended"]), (8, True))
+        # Without the processes, rounds 1..4 of the two parts would collide.
+        for b in doc["benchmarks"]:
+            b.pop("process")
+        F.write_doc(d, "queues", doc)
+        loaded, _ = R.load_dir(d)
+        c = cls(W.pick_all(loaded, Workload()), "queues", "1:1")
+        self.assertEqual((c["paired"]["n"], c["noise"]), (4, "unknown"))
+        # Files without rounds merge as before: no rounds object.
+        self.assertNotIn("rounds", M.merge_parts(PARTS)["context"][
+            "serverkit"])
 
     def test_merge_cli(self) -> None:
         out = os.path.join(self.tmp, "queues.json")

@@ -27,7 +27,10 @@
 #   results                      result files -> FamilyResults (the records
 #                                read through it; standard library only)
 #   merge, spec, stats,          --merge; the workload classes; U-test,
-#   validation                   noise and drift; pingpong.json's validation
+#   validation, paired           noise and drift; pingpong.json's validation;
+#                                paired rounds' median, interval, sign test
+#   rounds                       a class decided from paired rounds, with
+#                                its host states
 #   picking, tables, markdown,   one class decided; the recommendation
 #   plotting                     table; Markdown and matplotlib helpers
 #   winners, compare, repro,     pick_all, reactor policy, winners.json;

@@ -13,7 +13,9 @@
 #   winners_test   winners.json's reactor contract, the floor and drift
 #   report_test    REPORT.md and the charts, --compare, no matplotlib
 #   repro_test     --repro
-#   merge_test     --merge, a winner not ahead in every process
+#   merge_test     --merge, a winner not ahead in every process, rounds
+#   rounds_test    paired rounds: interval, sign test, host states, ties,
+#                  budgets, the reactor's baseline kept, --repro
 #   validation_test  the validation's exact outcome field, old files refused
 #   layers_test    each module imports only the layers below it
 #

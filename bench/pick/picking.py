@@ -20,8 +20,14 @@
 # The rule comes from the file (class_rule()): each sweep writes its ranking
 # rules per scenario into the file's context (results.py); a class whose
 # scenarios disagree on metric or direction is an error (VocabularyError,
-# exit 2). A drifted family's classes name no winner ("host drifted:
-# rerun", stats.drift()).
+# exit 2).
+#
+# A file from a sweep in paired rounds (context.serverkit.rounds) is decided
+# from the per-round ratios of the leader over the runner-up
+# (rounds.decide_paired()): a median with its interval, host states checked,
+# no drift veto. A file without rounds is decided as before: the U-test per
+# group (stats.noise()), and a drifted family's classes name no winner
+# ("host drifted: rerun", stats.drift()).
 #
 # A class's decision is a dict (pick_class()); winners.py gathers them into
 # winners.json and the reactor policy, report.py into REPORT.md.
@@ -36,13 +42,16 @@ from typing import Any, Iterable, Optional
 
 import results as R
 from spec import FAMILY_SPECS, ClassDef, Workload
+from rounds import class_rounds, decide_paired
 from stats import (MIN_MARGIN, Drift, Noise, better_ratio, family_drift,
                    geomean, noise)
 
 # One class's decision: family, cls, title, metric, unit, higher, latency,
 # show, vs_floor, scenarios, baseline, groups, group_keys, notes,
 # oversubscribed, winner, runner_up, margins, noise, verdict, p_max, cv,
-# repetitions, group_noise, ranking, partial (see pick_class()).
+# repetitions, group_noise, ranking, partial (see pick_class()); from paired
+# rounds also paired, baseline_paired, group_paired, host_note, rounds,
+# budget_ended, rounds_stop (rounds.py).
 ClassPick = dict[str, Any]
 
 
@@ -186,8 +195,10 @@ def rank_groups(fr: R.FamilyResults, groups: list[R.Group], metric: str,
 def decide(fr: R.FamilyResults, groups: list[R.Group], metric: str,
            higher: bool, baseline: Optional[str], candidates: list[str],
            scores: dict[str, float], alpha: float,
-           min_margin: float = MIN_MARGIN) -> ClassPick:
-    """Winner, runner-up, margins and the noise verdict over `groups`."""
+           min_margin: float = MIN_MARGIN,
+           drift_threshold: Optional[float] = None) -> ClassPick:
+    """Winner, runner-up, margins and the noise verdict over `groups`
+    (from paired rounds when the file has them)."""
     out: ClassPick = dict(
         winner=None, runner_up=None, margin_over_runner_up=None,
         baseline=baseline, margin_over_baseline=None, noise="n/a",
@@ -211,6 +222,16 @@ def decide(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     r = candidates[1]
     out["runner_up"] = r
     out["margin_over_runner_up"] = scores[w] / scores[r]
+    if fr.rounds() is not None:
+        out.update(decide_paired(fr, groups, metric, higher, w, r, baseline,
+                                 list(scores), alpha, min_margin,
+                                 drift_threshold))
+        lead = out["paired"]["a"]
+        if lead != w:  # the paired rounds swapped the two
+            out["margin_over_runner_up"] = scores[lead] / scores[w]
+            out["margin_over_baseline"] = (scores[lead] / scores[baseline]
+                                           if baseline in scores else None)
+        return out
     per: list[Noise] = []
     for g in groups:
         n = noise(fr.cells[g][w], fr.cells[g][r], metric, higher, alpha,
@@ -257,10 +278,13 @@ def _drifted(res: ClassPick, dr: Drift) -> ClassPick:
 def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
                alpha: float, min_margin: float = MIN_MARGIN,
                allowed: Optional[set[str]] = None,
-               drifted: Optional[Drift] = None) -> ClassPick:
+               drifted: Optional[Drift] = None,
+               drift_threshold: Optional[float] = None) -> ClassPick:
     """One class of one family, ranked by the file's rule. `allowed`
     narrows the candidates further (the reactor's logger); `drifted`, the
-    family's drift() when it drifted, withholds the winner."""
+    family's drift() when it drifted, withholds the winner (only in a file
+    without paired rounds); `drift_threshold` replaces the file's where
+    paired rounds split host states."""
     notes: list[str] = []
     rule = class_rule(fr, cdef)
     groups = class_groups(fr, cdef, workload, notes) if rule else []
@@ -276,6 +300,9 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
         groups=[R.group_name(fr.family, s, p) for s, p in groups],
         group_keys=groups, notes=notes, oversubscribed=any(
             c.oversubscribed for g in groups for c in fr.cells[g].values()))
+    paired_rounds = fr.rounds() is not None
+    if paired_rounds:
+        res.update(class_rounds(fr, list(cdef.scenarios)))
     if rule is None:
         res.update(winner=None, verdict="not ranked: %s has no ranking rule "
                    "for %s" % (os.path.basename(fr.path),
@@ -293,7 +320,10 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
     ranking, candidates, scores, partial = rank_groups(
         fr, groups, rule.metric, rule.higher, cands)
     res.update(decide(fr, groups, rule.metric, rule.higher, rule.baseline,
-                      candidates, scores, alpha, min_margin))
+                      candidates, scores, alpha, min_margin, drift_threshold))
+    res["notes"].extend(res.pop("paired_notes", None) or [])
+    if res.get("host_note"):
+        res["notes"].append(res["host_note"])
     res["ranking"] = [dict(impl=i, score=scores[i],
                            candidate=i in candidates) for i in ranking]
     res["partial"] = partial
@@ -304,7 +334,7 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
                else "not accepted by the server")
         res["notes"].append("%s ranks first but is not a candidate here "
                             "(%s)" % (excluded[0], why))
-    if drifted:
+    if drifted and not paired_rounds:
         _drifted(res, drifted)
     return res
 
@@ -313,9 +343,12 @@ def pick_family(fr: R.FamilyResults, workload: Workload, alpha: float,
                 min_margin: float = MIN_MARGIN,
                 drift_threshold: Optional[float] = None) -> list[ClassPick]:
     """The family's classes that fit the workload, each decided;
-    `drift_threshold` replaces the file's (stats.drift())."""
+    `drift_threshold` replaces the file's (stats.drift(), and the host
+    states of paired rounds). Paired rounds: no drift veto."""
     spec = FAMILY_SPECS[fr.family]
     dr = family_drift(fr, drift_threshold)
+    if fr.rounds() is not None:
+        dr = Drift(drifted=False, reason=None, verdict=None)
     out = []
     has_latency = any(c.latency for c in spec.classes)
     for cdef in spec.classes:
@@ -324,7 +357,8 @@ def pick_family(fr: R.FamilyResults, workload: Workload, alpha: float,
         if workload.latency_bound and has_latency and not cdef.latency:
             continue
         out.append(pick_class(fr, cdef, workload, alpha, min_margin,
-                              drifted=dr if dr["drifted"] else None))
+                              drifted=dr if dr["drifted"] else None,
+                              drift_threshold=drift_threshold))
     return out
 
 

@@ -65,10 +65,17 @@ class PickTest(unittest.TestCase):
         c = cls(res, "logger", "latency-bound")
         # async-queue-tbb is fastest and a candidate in the family table.
         self.assertEqual(c["winner"], "async-queue-tbb")
-        # Between the two overlapping loggers, the reactor's pick is a tie.
+        # Between the two overlapping loggers, the reactor's pick is a tie:
+        # a tie stays a tie, and the reactor keeps the baseline.
         rx = res["reactor"]["logger"]
-        self.assertIn(rx["winner"], ("async-queue-moodycamel",
+        self.assertIn(rx["leader"], ("async-queue-moodycamel",
                                      "async-double-buffer"))
+        self.assertEqual(rx["winner"], "sync")
+        self.assertFalse(rx["adopted"])
+        self.assertEqual(rx["micro_ratio"], 1.0)
+        self.assertTrue(rx["note"].startswith(
+            "kept the baseline sync: %s leads, not above the noise "
+            "(within: " % rx["leader"]), rx["note"])
         self.assertEqual(rx["noise"], "within")
         self.assertIn("tie", rx["verdict"])
         self.assertIn("no: tie", T.noise_cell(dict(

@@ -7,7 +7,9 @@
 # implementation in one benchmark group, every counter's repetitions with
 # its median and CV), Rule (one ranking rule of a file's vocabulary) and
 # FloorSummary (the floor's raw numbers, from which stats.drift() decides
-# whether the host drifted); and the names that key them.
+# whether the host drifted), RoundsInfo (how the paired rounds of a sweep
+# ran: context.serverkit.rounds, rounds_info()); and the names that key
+# them.
 #
 # Names follow the project's contract,
 # `<family>/<scenario>/<impl>/<k>:<v>/...`; Google Benchmark's own segments
@@ -39,6 +41,9 @@ ParamValue = Union[int, float, str, None]
 Params = tuple[tuple[str, ParamValue], ...]
 # A benchmark group: one scenario with one set of parameters.
 Group = tuple[str, Params]
+# A run's pairing key in a sweep run in paired rounds: (process, round); the
+# process is 1 in a file that was not merged.
+RoundKey = tuple[int, int]
 
 
 class VocabularyError(ValueError):
@@ -108,6 +113,10 @@ class Cell:
     # counter -> {process: [value per repetition]}, for a file merged from a
     # sweep run as several processes (merge.merge_parts); else empty.
     by_process: dict[str, dict[int, list[float]]] = dataclasses.field(
+        default_factory=dict)
+    # (process, round) -> {counter: value}: the runs of a sweep run in
+    # paired rounds (a "round" counter on each run); else empty.
+    by_round: dict[RoundKey, dict[str, float]] = dataclasses.field(
         default_factory=dict)
 
     def reps(self, counter: str) -> list[float]:
@@ -190,3 +199,80 @@ class FloorSummary:
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name)
                 for f in dataclasses.fields(self)}
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundsUnit:
+    """One round unit of a sweep run in paired rounds: the scenarios that
+    share round numbers, how many rounds ran (over every process of a merged
+    file) and what ended them: "target" (the leading pair's interval
+    reached the target), "budget" (the time budget) or "max_rounds"."""
+
+    name: str
+    scenarios: tuple[str, ...]
+    rounds: Optional[int]
+    stop: Optional[str]
+    seconds: Optional[float]
+    half_width: Optional[float]
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundsInfo:
+    """context.serverkit.rounds: the sweep's round schedule (target
+    half-width, time budget, bounds on the rounds) and its units."""
+
+    target: Optional[float]
+    budget_s: Optional[float]
+    min_rounds: Optional[int]
+    max_rounds: Optional[int]
+    elapsed_s: Optional[float]
+    units: dict[str, RoundsUnit]
+    processes: int           # parts merged (merge.py), else 1
+
+    def units_for(self, scenarios: Any) -> list[RoundsUnit]:
+        """The units that ran any of the scenarios, in name order."""
+        want = set(scenarios)
+        return [u for _, u in sorted(self.units.items())
+                if want & set(u.scenarios)]
+
+
+def _opt_num(x: Any) -> Optional[float]:
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and \
+            math.isfinite(x):
+        return float(x)
+    return None
+
+
+def _opt_int(x: Any) -> Optional[int]:
+    v = _opt_num(x)
+    return int(v) if v is not None else None
+
+
+def rounds_info(sk: dict[str, Any]) -> Optional[RoundsInfo]:
+    """context.serverkit.rounds as a RoundsInfo; None for a sweep that did
+    not run in paired rounds (an older file: the U-test decides)."""
+    r = sk.get("rounds")
+    if not isinstance(r, dict):
+        return None
+    units = {}
+    raw = r.get("units")
+    for name, u in (raw.items() if isinstance(raw, dict) else []):
+        if not isinstance(u, dict):
+            continue
+        sc = u.get("scenarios")
+        stop = u.get("stop")
+        units[str(name)] = RoundsUnit(
+            name=str(name), scenarios=tuple(
+                s for s in sc if isinstance(s, str))
+            if isinstance(sc, list) else (str(name),),
+            rounds=_opt_int(u.get("rounds")),
+            stop=stop if isinstance(stop, str) else None,
+            seconds=_opt_num(u.get("seconds")),
+            half_width=_opt_num(u.get("half_width")))
+    parts = r.get("parts")
+    return RoundsInfo(
+        target=_opt_num(r.get("target")), budget_s=_opt_num(r.get("budget_s")),
+        min_rounds=_opt_int(r.get("min_rounds")),
+        max_rounds=_opt_int(r.get("max_rounds")),
+        elapsed_s=_opt_num(r.get("elapsed_s")), units=units,
+        processes=len(parts) if isinstance(parts, list) and parts else 1)

@@ -21,6 +21,7 @@ from markdown import md_table
 from report_details import class_details, floor_section
 from report_pingpong import pingpong_section, validation_section
 from report_servers import chat_section, http_section
+from paired import MIN_ROUNDS
 from spec import FAMILY_SPECS, Workload
 from stats import MIN_MARGIN, fmt_ratio, scipy_available
 from tables import HEADER, recommendation_rows
@@ -119,15 +120,51 @@ def _reactor_line(picked: dict[str, Any]) -> str:
         if e.get("measured") is False:
             parts.append("%s `%s` (not measured: %s)" % (
                 label, e["winner"], e.get("note", "")))
+        elif e.get("adopted") is False:
+            parts.append("%s `%s` (%s)" % (label, e["winner"], e["note"]))
         else:
+            mp = e.get("micro_paired")
+            ratio = ("%.2fx [%.2f, %.2f]" % (mp["ratio"], mp["lo"], mp["hi"])
+                     if mp else fmt_ratio(e.get("micro_ratio")))
             parts.append("%s `%s` (%s %s, %s)" % (
-                label, e["winner"], fmt_ratio(e.get("micro_ratio")),
-                e["baseline"], e.get("source")))
+                label, e["winner"], ratio, e["baseline"], e.get("source")))
     return ("**Reactor policy** (`winners.json`, \"reactor\"): " +
             "; ".join(parts) + ".")
 
 
+def _how_to_read_paired(picked: dict[str, Any]) -> str:
+    """Paired rounds in five lines."""
+    level = 100 * (1 - picked.get("alpha", 0.05))
+    margin = 100 * picked.get("min_margin", MIN_MARGIN)
+    return "\n".join([
+        "How to read it (paired rounds):",
+        "- A round runs every implementation of a group once, back to back "
+        "in a fresh random order; a ratio within one round cancels whatever "
+        "the host did for longer than the round.",
+        "- A margin is the median of the per-round ratios with its %.0f%% "
+        "interval (sign test), e.g. \"1.32x [1.21, 1.45]\"; \"above "
+        "noise\": the interval excludes 1 and the median clears %.0f%%. "
+        "Else a tie, \"within ±x%%\"; under %d rounds: unknown." % (
+            level, margin, MIN_ROUNDS),
+        "- Host states (rounds split by the floor measured before them) are "
+        "data: when the ratios differ between them both answers are given; "
+        "\"rerun\" only when a state has too few rounds to tell.",
+        "- Rounds stop when the leading pair's interval is within the "
+        "target, or when the time budget ends them (\"budget ended\"); the "
+        "reactor adopts only a winner above the noise."])
+
+
 def _how_to_read(picked: dict[str, Any]) -> str:
+    fams = [f for f in picked["families"].values() if not f["missing"]]
+    if fams and all(f.get("rounds") for f in fams):
+        return _how_to_read_paired(picked)
+    text = _how_to_read_old(picked)
+    if any(f.get("rounds") for f in fams):
+        text += "\n\n" + _how_to_read_paired(picked)
+    return text
+
+
+def _how_to_read_old(picked: dict[str, Any]) -> str:
     alpha = picked.get("alpha", 0.05)
     min_margin = picked.get("min_margin", MIN_MARGIN)
     rule = ("the two-sided Mann-Whitney U test over the repetitions (as "
@@ -223,8 +260,11 @@ def render(picked: dict[str, Any], loaded: Loaded,
     L.append("**End to end:** %s." % validation_summary(pingpong)[0])
     L.append("")
     L.append(_how_to_read(picked))
+    # With paired rounds a drifted floor is data (each class's host
+    # states), not a reason to rerun.
     drifted = [f for f in R.FAMILIES
-               if picked["families"][f].get("drifted")]
+               if picked["families"][f].get("drifted") and
+               not picked["families"][f].get("rounds")]
     if drifted:
         L.append("")
         L.append("**Host drifted: rerun** %s (see each family's floor "

@@ -3,10 +3,12 @@
 # -----------------------------------------------------------------------------
 #
 # REPORT.md's details per family (report.py puts them under "## Details per
-# family"): the family's floor and drift, then each workload class: its
-# rule, the ranking with every group's median and CV, the verdict with the
-# noise test per group, the winner's other counters, and round-trip
-# latencies also as multiples of the floor.
+# family"): the family's floor and drift (and how its paired rounds ran),
+# then each workload class: its rule, the ranking with every group's median
+# and CV, the verdict with the noise test per group (from paired rounds: the
+# paired ratio per group, the margin over the baseline with its interval,
+# the host states), the winner's other counters, and round-trip latencies
+# also as multiples of the floor.
 
 from __future__ import annotations
 
@@ -15,7 +17,34 @@ from typing import Any, Optional
 
 import results as R
 from markdown import cv, md_table, ns, num
+from paired import fmt_interval, fmt_p
 from stats import fmt_ratio
+from tables import as_paired
+
+
+def _iv(d: Optional[dict[str, Any]]) -> str:
+    x = as_paired(d)
+    return fmt_interval(x) if x is not None else "-"
+
+
+def rounds_section(info: R.RoundsInfo) -> list[str]:
+    """How the family's paired rounds ran, unit by unit."""
+    stops = {"target": "the target reached", "budget": "budget ended",
+             "max_rounds": "the most rounds reached"}
+    units = ["%s (%s): %s rounds, %s%s" % (
+        u.name, ", ".join(u.scenarios), "?" if u.rounds is None else u.rounds,
+        stops.get(u.stop or "", u.stop or "stop unknown"),
+        "" if u.seconds is None else ", %.1f s" % u.seconds)
+        for u in info.units.values()]
+    return ["Paired rounds%s: until the leading pair's interval is within "
+            "±%s, %s to %s rounds, budget %s s (%s s used). %s." % (
+                " (%d processes)" % info.processes
+                if info.processes > 1 else "",
+                "?" if info.target is None else "%.0f%%" % (100 * info.target),
+                info.min_rounds or "?", info.max_rounds or "?",
+                "?" if info.budget_s is None else "%g" % info.budget_s,
+                "?" if info.elapsed_s is None else "%g" % info.elapsed_s,
+                "; ".join(units) or "No units")]
 
 
 def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
@@ -49,7 +78,12 @@ def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
                      fl.cores or "?", fl.repetitions or "?",
                      {True: "yes", False: "no"}.get(fl.interleaved, "?"),
                      100 * fl.threshold))
-    if fam["drifted"]:
+    if fam["drifted"] and fam.get("rounds"):
+        lines.append("")
+        lines.append("The floor moved (%s). With paired rounds that is not a "
+                     "veto: each class checks whether its paired ratios "
+                     "differ between host states." % fam["drift_reason"])
+    elif fam["drifted"]:
         lines.append("")
         lines.append("**%s**: no winner in this family." %
                      fam["drift_verdict"])
@@ -60,6 +94,9 @@ def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
              else "no before/after floor"] +
             ["interleaved CV within it" if fl.row_cv is not None
              else "no interleaved CV"]))
+    if fam.get("rounds"):
+        lines.append("")
+        lines.extend(rounds_section(fam["rounds"]))
     sizes = fr.scenario_sizes()
     if sizes:
         lines.append("")
@@ -161,12 +198,14 @@ def class_details(fr: R.FamilyResults, res: dict[str, Any],
                  "(CV).%s" % (" Partial rows ran only some groups, or failed "
                               "in one, and are not ranked."
                               if res.get("partial") else ""))
-    if res.get("noise") == "drifted":
+    if res.get("noise") in ("drifted", "split", "inconsistent"):
         lines.append("")
         lines.append("Verdict: **%s**." % res["verdict"])
     if res.get("vs_floor") and fam is not None:
         lines.extend(_vs_floor(fr, res, fam))
-    if res.get("winner"):
+    if res.get("paired"):
+        lines.extend(_paired_details(res))
+    elif res.get("winner"):
         lines.append("")
         lines.append("Verdict: **%s** %s; %s." % (
             res["winner"],
@@ -201,4 +240,44 @@ def class_details(fr: R.FamilyResults, res: dict[str, Any],
             lines.append("")
             lines.append("%s, other counters (median): %s." % (
                 res["winner"], "; ".join(extras)))
+    return lines
+
+
+def _paired_details(res: dict[str, Any]) -> list[str]:
+    """A class decided from paired rounds: the verdict, the margin over the
+    baseline, the paired ratio per group and per host state."""
+    x = res["paired"]
+    a, b = x["a"], x["b"]
+    lines = [""]
+    if res.get("winner") and res.get("noise") == "above":
+        lines.append("Verdict: **%s**: %s." % (res["winner"], res["verdict"]))
+    elif res.get("winner"):
+        lines.append("Verdict: %s (first on the class score: **%s**)." % (
+            res["verdict"], res["winner"]))
+    lines.append("Rounds: %s%s; the class's paired rounds of %s and %s: "
+                 "%d." % ("-" if res.get("rounds") is None else res["rounds"],
+                          " (budget ended)" if res.get("budget_ended")
+                          else "", a, b, x["n"]))
+    bp = as_paired(res.get("baseline_paired"))
+    if bp is not None:
+        lines.append("Over the baseline %s: %s, %d paired rounds, sign test "
+                     "p %s." % (res["baseline_paired"]["b"], fmt_interval(bp),
+                                bp.n, fmt_p(bp.p)))
+    rows = [[g["group"], _iv(g), str(g["n"]), fmt_p(g["p"])]
+            for g in res.get("group_paired") or []]
+    if len(rows) > 1:
+        lines.append("")
+        lines.append(md_table(["group", "%s vs %s (paired)" % (a, b),
+                               "rounds", "sign test p"], rows))
+    st = x.get("states")
+    if st:
+        lines.append("")
+        lines.append(md_table(
+            ["host state", "floor ns", "rounds", "%s vs %s" % (a, b)],
+            [[name, ns(st[name + "_floor_ns"]), str(st[name]["n"]),
+              _iv(st[name])] for name in ("near", "far")]))
+        lines.append("")
+        lines.append("The ratios %s between the states (U-test on the log "
+                     "ratios, p %s)." % ("differ" if st["differ"] else
+                                         "do not differ", fmt_p(st["p"])))
     return lines

@@ -28,7 +28,8 @@ class ReproTest(unittest.TestCase):
         rc, text, _ = self.repro(RUN1, RUN2)
         self.assertEqual(rc, 1)
         closing = ("3 contradictions (1 winner, 2 pair) in 3 classes, 9 pairs "
-                   "compared")
+                   "compared; 0 half-disagreements (confident in one run, a "
+                   "tie in the other)")
         self.assertEqual(text.rstrip().splitlines()[-1], closing)
         row = [ln for ln in text.splitlines() if ln.startswith("1:1 ")][0]
         self.assertIn("bounded-mpmc (above, 1.50x over moodycamel)", row)

@@ -16,6 +16,10 @@
 # it (an older sweep) is refused: pick does not guess the rules. Each ranking
 # entry becomes a Rule.
 #
+# Paired rounds (context.serverkit.rounds, FamilyResults.rounds()): runs
+# carry their round and the floor measured before it (round_floor_ns);
+# Cell.by_round keys them by (process, round), for rounds.py to pair.
+#
 # Processes: a file merged from a sweep run as N processes (merge.py) keeps
 # each repetition's process (`"process": K`); Cell.process_medians() gives
 # each process's median, which the noise rule (stats.py) reads: X is ahead
@@ -23,11 +27,10 @@
 #
 # The floor: every family file has a reference row `<family>/floor/cache-line`
 # (two pinned threads bouncing cache lines, the next of 64 each round trip;
-# p50_ns, p99_ns, p999_ns),
-# measured interleaved with the sweep, besides the floor measured once before
-# and once after it (context.serverkit.floor). floor_summary() gathers those
-# raw numbers into a FloorSummary; stats.drift() decides from them whether
-# the host drifted.
+# p50_ns, p99_ns, p999_ns), measured interleaved with the sweep, besides the
+# floor measured before and after it (context.serverkit.floor).
+# floor_summary() gathers those raw numbers into a FloorSummary;
+# stats.drift() decides from them whether the host drifted.
 #
 # Standard library only (and records.py, the layer below).
 
@@ -42,17 +45,18 @@ from typing import Any, Optional, cast
 
 from records import (AGGREGATES, DEFAULT_DRIFT_THRESHOLD, FAMILIES,
                      FLOOR_IMPL, FLOOR_SCENARIO, Cell, FloorSummary, Group,
-                     Params, ParamValue, Rule, VocabularyError, group_name,
-                     group_sort_key, params_str, parse_name)
+                     Params, ParamValue, RoundKey, RoundsInfo, RoundsUnit,
+                     Rule, VocabularyError, group_name, group_sort_key,
+                     params_str, parse_name, rounds_info)
 
 # The records and names, read through this module by the layers above.
 __all__ = [
     "AGGREGATES", "DEFAULT_DRIFT_THRESHOLD", "FAMILIES", "FLOOR_IMPL",
     "FLOOR_SCENARIO", "OLD_SWEEP", "SCHEMA", "Cell", "FamilyResults",
-    "FloorSummary", "Group", "Params", "ParamValue", "Rule",
-    "VocabularyError", "check_vocabulary", "floor_summary", "group_name",
-    "group_sort_key", "load_dir", "load_family", "load_pingpong",
-    "params_str", "parse_name", "parse_rules",
+    "FloorSummary", "Group", "Params", "ParamValue", "RoundKey", "RoundsInfo",
+    "RoundsUnit", "Rule", "VocabularyError", "check_vocabulary",
+    "floor_summary", "group_name", "group_sort_key", "load_dir",
+    "load_family", "load_pingpong", "params_str", "parse_name", "parse_rules",
 ]
 
 SCHEMA = 1                      # context.serverkit's schema this reads
@@ -108,6 +112,10 @@ class FamilyResults:
         if self._rules is None:
             self._rules = parse_rules(self.path, self.sk)
         return self._rules
+
+    def rounds(self) -> Optional[RoundsInfo]:
+        """How the paired rounds ran; None without them (older files)."""
+        return rounds_info(self.sk)
 
     def rule(self, scenario: str) -> Optional[Rule]:
         return self.rules().get(scenario)
@@ -328,6 +336,10 @@ def load_family(path: str, family: Optional[str] = None) -> FamilyResults:
                 cell.aggregates[(agg, k)] = v
         else:
             proc = b.get("process")
+            rnd = counters.get("round", math.nan)
+            if rnd >= 1 and rnd.is_integer():  # a sweep in paired rounds
+                cell.by_round[(proc if isinstance(proc, int) else 1,
+                               int(rnd))] = counters
             for k, v in counters.items():
                 if k == "process":
                     continue

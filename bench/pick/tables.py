@@ -3,25 +3,59 @@
 # -----------------------------------------------------------------------------
 #
 # The recommendation table (one row per family and workload class: winner,
-# margins, whether the margin is above the noise), shared by pick's output
-# (plain text, text_table()) and REPORT.md (Markdown, report.py), and the
-# plain-text table that --compare and --repro print too.
+# margins, whether the margin is above the noise, and the paired rounds that
+# decided it), shared by pick's output (plain text, text_table()) and
+# REPORT.md (Markdown, report.py), and the plain-text table that --compare
+# and --repro print too. From paired rounds a margin is the median paired
+# ratio with its interval ("1.32x [1.21, 1.45]"); from an older file the
+# ratio of class scores.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import results as R
+from paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p
+from rounds import fmt_band, rounds_text
 from spec import FAMILY_SPECS
 from stats import fmt_ratio
 
 HEADER = ["family", "workload class", "winner", "margin over runner-up",
-          "margin over baseline", "above noise?"]
+          "margin over baseline", "above noise?", "rounds"]
+
+
+def as_paired(d: Optional[dict[str, Any]]) -> Optional[Paired]:
+    """A ClassPick's paired / baseline_paired as a Paired; None."""
+    if not d:
+        return None
+    return Paired(n=d["n"], ratio=d["ratio"], lo=d["lo"], hi=d["hi"],
+                  coverage=d.get("coverage"), p=d.get("p"))
+
+
+def _paired_noise_cell(res: dict[str, Any], x: Paired) -> str:
+    n = res.get("noise")
+    if n == "above":
+        return "yes (sign test p %s)" % fmt_p(x.p)
+    if n == "within":
+        apart = x.lo is not None and x.hi is not None and (x.lo > 1 or
+                                                           x.hi < 1)
+        if apart:
+            return "no: ahead by less than the minimum margin"
+        return "no: tie within %s" % fmt_band(x.band())
+    if n == "unknown":
+        return "unknown (%d round%s; %d needed)" % (
+            x.n, "" if x.n == 1 else "s", MIN_ROUNDS)
+    if n == "split":
+        return "split by host state"
+    return "paired ratios inconsistent: rerun"
 
 
 def noise_cell(res: dict[str, Any]) -> str:
     """The "above noise?" column for one class's decision."""
     n = res.get("noise")
+    x = as_paired(res.get("paired"))
+    if x is not None:
+        return _paired_noise_cell(res, x)
     if n == "above":
         extra = []
         if res.get("p_max") is not None:
@@ -49,18 +83,28 @@ def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
         title = FAMILY_SPECS[family].title
         if fam["missing"]:
             rows.append([title, "-", "not measured (results/%s.json missing)"
-                         % family, "-", "-", "-"])
+                         % family, "-", "-", "-", "-"])
             continue
         for res in fam["classes"]:
+            n_rounds = rounds_text(res) if res.get("group_keys") else "-"
             if res.get("noise") == "drifted":
                 detail = res["verdict"][len("host drifted: rerun "):]
                 rows.append([title, res["cls"], "host drifted: rerun", "-",
-                             "-", detail])
+                             "-", detail, n_rounds])
+                continue
+            if res.get("noise") in ("split", "inconsistent"):
+                rows.append([title, res["cls"], "none adopted: " +
+                             res["verdict"], "-", "-", noise_cell(res),
+                             n_rounds])
                 continue
             if res.get("winner") is None:
-                rows.append([title, res["cls"], res["verdict"], "-", "-", "-"])
+                rows.append([title, res["cls"], res["verdict"], "-", "-", "-",
+                             n_rounds])
                 continue
             vs_base = fmt_ratio(res.get("margin_over_baseline"))
+            bp = as_paired(res.get("baseline_paired"))
+            if bp is not None and bp.n:
+                vs_base = fmt_interval(bp)
             if res["baseline"] is None:
                 vs_base = "- (no baseline)"
             elif res["winner"] == res["baseline"]:
@@ -70,12 +114,15 @@ def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
             else:
                 vs_base = "- (%s not run)" % res["baseline"]
             runner = fmt_ratio(res.get("margin_over_runner_up"))
+            x = as_paired(res.get("paired"))
+            if x is not None and x.n:
+                runner = fmt_interval(x)
             if res.get("runner_up"):
                 runner += " " + res["runner_up"]
             else:
                 runner = "- (only one)"
             rows.append([title, res["cls"], res["winner"], runner, vs_base,
-                         noise_cell(res)])
+                         noise_cell(res), n_rounds])
     return rows
 
 

@@ -13,8 +13,12 @@
 # multi-producer queues); the buffer the stream class's; the logger the
 # latency-bound class's among the loggers the server accepts ("server":
 # true). Without its family's file (or the file's rule) a component has no
-# entry and the validation uses its own default; a drifted family's
-# component keeps its baseline.
+# entry and the validation uses its own default. A component is adopted only
+# when its class's leader is above the noise (noise "above": in a file of
+# paired rounds, the interval over the runner-up excludes 1 and the median
+# clears the minimum margin); a tie, a split by host state, an unknown noise
+# or a drifted family (files without rounds) keeps the baseline, and the
+# entry's note says why.
 
 from __future__ import annotations
 
@@ -28,7 +32,8 @@ from picking import (ClassPick, candidates_for, class_groups, class_rule,
                      decide, family_baselines, nearest, pick_class,
                      pick_family, rank_groups)
 from spec import Workload, class_of, server_logger
-from stats import MIN_MARGIN, drift, family_drift, noise_rule
+from rounds import paired_rule
+from stats import MIN_MARGIN, Drift, drift, family_drift, noise_rule
 from validation import validation_summary
 
 # pick_all()'s result: families {family: {missing, profile, file, cores,
@@ -45,6 +50,17 @@ def finite(x: Any) -> Optional[float]:
         return None if math.isnan(x) or math.isinf(x) else round(float(x), 4)
     except TypeError:
         return None
+
+
+def json_safe(x: Any) -> Any:
+    """x with every float rounded for JSON (NaN and infinities: None)."""
+    if isinstance(x, float):
+        return finite(x)
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x
 
 
 def _compact_groups(family: str, groups: list[R.Group]) -> str:
@@ -72,19 +88,41 @@ def _reactor_entry(baseline: Optional[str], note: Optional[str]
                 source=None, cv=None, measured=False, note=note)
 
 
+def _kept_why(res: ClassPick) -> str:
+    """Why a class's leader was not adopted, for the entry's note."""
+    lead = res["winner"] or (res.get("paired") or {}).get("a")
+    if lead is None:
+        return str(res.get("verdict") or "no leader")
+    return "%s leads, not above the noise (%s: %s)" % (
+        lead, res.get("noise"), res.get("verdict"))
+
+
 def _entry_from_class(res: ClassPick, groups: list[R.Group]
                       ) -> dict[str, Any]:
-    e = dict(winner=res["winner"] or res["baseline"],
-             baseline=res["baseline"],
+    adopted = res["winner"] is not None and res.get("noise") == "above"
+    base = res["baseline"]
+    e = dict(winner=res["winner"] if adopted else (base or res["winner"]),
+             baseline=base,
              micro_ratio=finite(res.get("margin_over_baseline")),
              source=_compact_groups(res["family"], groups),
-             cv=finite(res.get("cv")), measured=res["winner"] is not None,
+             cv=finite(res.get("cv")), adopted=adopted,
+             leader=res["winner"] or (res.get("paired") or {}).get("a"),
              metric=res["metric"], higher_is_better=res["higher"],
              runner_up=res.get("runner_up"),
              margin_over_runner_up=finite(res.get("margin_over_runner_up")),
              noise=res.get("noise"), verdict=res.get("verdict"),
-             repetitions=res.get("repetitions"), groups=res["groups"])
-    if res["winner"] == res["baseline"]:
+             repetitions=res.get("repetitions"), rounds=res.get("rounds"),
+             budget_ended=res.get("budget_ended"), groups=res["groups"])
+    e["measured"] = e["leader"] is not None
+    bp = res.get("baseline_paired")
+    if adopted and bp and bp.get("lo") is not None:
+        # The margin over the baseline with its own interval.
+        e["micro_paired"] = dict(ratio=finite(bp["ratio"]),
+                                 lo=finite(bp["lo"]), hi=finite(bp["hi"]),
+                                 n=bp["n"])
+    if not adopted:
+        e["note"] = "kept the baseline %s: %s" % (base, _kept_why(res))
+    if e["winner"] == base:
         e["micro_ratio"] = 1.0
     scores = {r["impl"]: r["score"] for r in res.get("ranking", [])}
     e["micro_ratios"] = micro_ratios(scores, res["baseline"])
@@ -127,6 +165,8 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
             os.path.basename(fr.path))
     else:
         dr = family_drift(fr, drift_threshold)
+        if fr.rounds() is not None:  # paired rounds: no drift veto
+            dr = Drift(drifted=False, reason=None, verdict=None)
         groups = class_groups(fr, cdef, Workload(), [])
         present: set[Any] = {dict(p).get("producers") for _, p in groups}
         prods = sorted(present)
@@ -152,7 +192,7 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
                                           for s, p in groups])
             res.update(decide(fr, groups, rule.metric, rule.higher,
                               rule.baseline, cands, scores, alpha,
-                              min_margin))
+                              min_margin, drift_threshold))
             e = _entry_from_class(res, groups)
             e["source"] = res["groups"][0]
             e["micro_ratios"] = micro_ratios(scores, rule.baseline)
@@ -172,14 +212,14 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
                 os.path.basename(fr.path), "/".join(cdef.scenarios))
             continue
         dr = family_drift(fr, drift_threshold)
-        if dr["drifted"]:
+        if dr["drifted"] and fr.rounds() is None:
             out[comp] = _reactor_entry(rule.baseline, dr["verdict"])
             continue
         allowed = None
         if comp == "logger":
             allowed = {i for i in fr.impls() if server_logger(fr.traits(i))}
         res = pick_class(fr, cdef, workload, alpha, min_margin,
-                         allowed=allowed)
+                         allowed=allowed, drift_threshold=drift_threshold)
         out[comp] = _entry_from_class(res, res["group_keys"])
     return out, missing
 
@@ -202,7 +242,7 @@ def pick_all(loaded: dict[str, R.FamilyResults], workload: Workload,
                 missing=False, profile=fr.profile(), file=fr.path,
                 cores=fr.cores(), baselines=family_baselines(fr), floor=fl,
                 drifted=dr["drifted"], drift_reason=dr["reason"],
-                drift_verdict=dr["verdict"],
+                drift_verdict=dr["verdict"], rounds=fr.rounds(),
                 classes=pick_family(fr, workload, alpha, min_margin,
                                     drift_threshold))
     reactor, reactor_missing = pick_reactor(loaded, workload, alpha,
@@ -242,6 +282,13 @@ def winners_json(picked: Picked, workload: Workload, results_dir: str,
                 groups=res["groups"], notes=res["notes"],
                 ranking=[dict(impl=r["impl"], score=finite(r["score"]))
                          for r in res.get("ranking", [])])
+            if "rounds" in res:  # a sweep in paired rounds
+                classes[res["cls"]].update(json_safe(dict(
+                    paired=res.get("paired"),
+                    baseline_paired=res.get("baseline_paired"),
+                    rounds=res.get("rounds"),
+                    budget_ended=res.get("budget_ended"),
+                    rounds_stop=res.get("rounds_stop"))))
         fams[family] = dict(missing=False, profile=fam["profile"],
                             baselines=fam["baselines"],
                             floor=floor_json(fam["floor"]),
@@ -254,7 +301,10 @@ def winners_json(picked: Picked, workload: Workload, results_dir: str,
         generated=datetime.datetime.now().astimezone().isoformat(
             timespec="seconds"),
         results_dir=os.path.abspath(results_dir), workload=workload.as_dict(),
-        noise_rule=noise_rule(alpha, min_margin), alpha=alpha,
+        noise_rule=noise_rule(alpha, min_margin) + (
+            "; " + paired_rule(alpha, min_margin) if any(
+                f.get("rounds") for f in picked["families"].values())
+            else ""), alpha=alpha,
         min_margin=min_margin, families=fams, reactor=picked["reactor"],
         reactor_missing=picked.get("reactor_missing", {}),
         validation=summary)
