@@ -36,7 +36,7 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # extrapolated (not measured end to end).
 case "$PROFILE" in
   smoke)   est=(1 1 1 1 4 42 6 19 3) ;;
-  default) est=(234 174 134 131 3 320 61 160 4) ;;
+  default) est=(215 125 120 90 3 320 61 160 4) ;;
   full)    est=(1600 1100 1600 550 20 2000 400 600 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;

@@ -632,7 +632,10 @@ bool PassesFilter(const std::string& name, const std::string& filter) {
   const bool negative = filter[0] == '-';
   const std::regex re(negative ? filter.substr(1) : filter,
                       std::regex::extended);
-  return std::regex_search(name, re) != negative;
+  // Google Benchmark's names go on with its own suffixes ("/iterations:1"):
+  // a filter that expects a "/" after ours matches as it would there.
+  const bool found = std::regex_search(name, re) || std::regex_search(name + "/", re);
+  return found != negative;
 }
 
 // Paired rounds' reporter: stamps every run with its round and the floor

@@ -36,7 +36,9 @@
 //     rounds (ceil(9 / N) of the repetitions with --rounds=off) and records
 //     the part in the context, and `pick --merge` joins the N files.
 //   - Rounds flags: `--rounds=on|off`, `--round_budget_s=S`,
-//     `--min_rounds=N`, `--max_rounds=N`, `--round_target=F`.
+//     `--min_rounds=N`, `--max_rounds=N`, `--round_target=F`. In rounds,
+//     `--benchmark_filter` is matched against the names of the contract
+//     (and the name with a "/" after it), not Google Benchmark's suffixes.
 //
 // Any `--benchmark_*` flag the user passes wins over the defaults. Colour
 // only when stdout is a terminal (`--benchmark_color=true|false|auto`).
