@@ -1,10 +1,10 @@
 # The two front-door commands:
 #   make test    installs missing Debian packages, runs every test
 #   make bench   installs missing Debian packages, then the whole chain with
-#                -c opt: the four sweeps, pick, the ping-pong and its
+#                -c opt: the four sweeps in paired rounds (each within its
+#                time budget, bench/sweep.sh), pick, the ping-pong and its
 #                validation, chat, HTTP under wrk, and results/REPORT.md
-#                (19:34 measured on 2 cores; the sweeps as 3 processes each,
-#                bench/sweep.sh)
+#                (about 20 minutes on 2 cores; docs/methods.md)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
 # make bench-quick          a smoke run of the whole chain (0:38 built, 2:26 rebuilding).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
@@ -50,8 +50,8 @@ test-asan: deps
 test-ubsan: deps
 	$(BAZEL) test --config=ubsan $(BAZEL_TEST_FLAGS) //buffer/... //reactor/...
 
-# The whole chain (bench/bench.sh): the four sweeps (3 processes each,
-# spread), merge, pick, ping-pong + validation, chat broadcast, HTTP under
+# The whole chain (bench/bench.sh): the four sweeps (paired rounds, one
+# process each unless PROCESSES=N), merge, pick, ping-pong + validation, chat broadcast, HTTP under
 # wrk, report (pick again, now with all of them). Prints a total estimate up
 # front, each step's time, and where REPORT.md is.
 # PICK_FLAGS='--producers=4 --latency-bound' narrows the recommendation.
@@ -59,12 +59,12 @@ PICK_FLAGS ?=
 bench: deps
 	@PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/bench.sh
 
-# Every step with --profile=smoke: checks the chain end to end in minutes.
+# Every step with --profile=smoke (one round): checks the chain end to end.
 bench-quick: deps
 	@PROFILE=smoke BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/bench.sh
 
-# One step at a time. Each sweep runs as 3 processes merged into
-# results/<family>.json (bench/sweep.sh; PROCESSES=N to change).
+# One step at a time. Each sweep writes results/<family>.json
+# (bench/sweep.sh; PROCESSES=N splits it into N merged processes).
 bench-queues: deps
 	PROFILE=$(PROFILE) BAZEL="$(BAZEL)" bench/sweep.sh queues
 

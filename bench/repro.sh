@@ -4,15 +4,16 @@
 # -----------------------------------------------------------------------------
 #
 # `make bench-repro FAMILY=queues` (threadpool, logger, buffer, or all): runs a
-# family's sweep twice, back to back (each as 3 processes merged into one
-# file, as make bench runs it: bench/sweep.sh; with FAMILY=all, process 1 of
-# every family, then process 2 of every family, ..., as make bench does),
-# then asks bench:pick whether the two runs agree (`pick --repro`). Per workload class it prints each run's winner and
-# whether the runs agree; a contradiction is run 1 saying X beats Y above the
-# noise while run 2 says Y beats X above the noise, or the two runs naming
-# different winners both above the noise.
+# family's sweep twice, back to back, as make bench runs it (bench/sweep.sh;
+# with PROCESSES=N and FAMILY=all, process 1 of every family, then process 2
+# of every family, ...), then asks bench:pick whether the two runs agree
+# (`pick --repro`). Per workload class it prints each run's rounds and the
+# leading pair's median paired ratio with its interval, and whether the runs
+# agree; a contradiction is two confident runs whose intervals exclude each
+# other's median, and "confident in one run, a tie in the other" is counted
+# as a half-disagreement.
 #
-#   FAMILY=queues PROFILE=default PROCESSES=3 BAZEL=bazel bench/repro.sh
+#   FAMILY=queues PROFILE=default PROCESSES=1 BAZEL=bazel bench/repro.sh
 #
 # Writes results/repro/<family>-1.json, -2.json, their logs, and the verdict
 # results/repro/<family>.txt. A run whose host drifted (its floor moved) is

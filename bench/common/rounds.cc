@@ -93,8 +93,8 @@ int NextUnit(std::vector<UnitState>& units, const RoundsConfig& config,
   }
   if (fewest >= 0) return fewest;
 
-  int widest = -1;
-  double widest_width = -1;
+  int best = -1;
+  double best_gain = -1;
   for (int i = 0; i < static_cast<int>(units.size()); ++i) {
     UnitState& u = units[i];
     if (!u.stop.empty()) continue;
@@ -111,14 +111,19 @@ int NextUnit(std::vector<UnitState>& units, const RoundsConfig& config,
       u.stop = "budget";
       continue;
     }
-    const double width = u.half_width ? *u.half_width
-                                      : std::numeric_limits<double>::infinity();
-    if (width > widest_width) {
-      widest = i;
-      widest_width = width;
+    // An interval narrows about as 1 / sqrt(rounds): what one more round
+    // should take off this unit's width, per second it costs.
+    const double gain =
+        !u.half_width ? std::numeric_limits<double>::infinity()
+                      : *u.half_width *
+                            (1 - std::sqrt(static_cast<double>(u.rounds) / (u.rounds + 1))) /
+                            std::max(per_round, 1e-3);
+    if (gain > best_gain) {
+      best = i;
+      best_gain = gain;
     }
   }
-  return widest;
+  return best;
 }
 
 }  // namespace serverkit::bench

@@ -88,9 +88,11 @@ struct UnitState {
 // The unit to run next, or -1 when every unit is done (and then each one's
 // `stop` is set). First every unit runs `min_rounds` (the fewest rounds
 // first, so the units' rounds interleave in time). Then a unit within
-// ±target stops ("target"); among the others, the one with the widest
-// interval runs next, if a round of it (its mean so far) fits in the time
-// left; one that does not fit stops ("budget"), as does one at max_rounds.
+// ±target stops ("target"); among the others, the one whose next round
+// should narrow its widest interval the most per second (width x (1 -
+// sqrt(n / (n + 1))) / seconds a round; unknown widths first) runs next,
+// if a round of it (its mean so far) fits in the time left; one that does
+// not fit stops ("budget"), as does one at max_rounds.
 int NextUnit(std::vector<UnitState>& units, const RoundsConfig& config,
              double elapsed_s);
 

@@ -119,6 +119,17 @@ TEST(NextUnitTest, MinimumRoundsFirstThenWidestThatFits) {
   EXPECT_EQ(units[1].stop, "budget");
 }
 
+TEST(NextUnitTest, ACheapRoundCanBeatAWiderDearOne) {
+  RoundsConfig cfg{.budget_s = 1000, .min_rounds = 6, .max_rounds = 100, .target = 0.05};
+  std::vector<UnitState> units(2);
+  units[0] = {.rounds = 6, .seconds = 60, .half_width = 0.40};  // 10 s a round
+  units[1] = {.rounds = 6, .seconds = 6, .half_width = 0.20};   // 1 s a round
+  EXPECT_EQ(NextUnit(units, cfg, 100), 1);
+  units[1].rounds = 60;  // more rounds narrow it less
+  units[1].seconds = 60;
+  EXPECT_EQ(NextUnit(units, cfg, 100), 0);
+}
+
 TEST(NextUnitTest, UnknownWidthRunsBeforeAKnownOne) {
   RoundsConfig cfg{.budget_s = 100, .min_rounds = 1, .max_rounds = 10, .target = 0.05};
   std::vector<UnitState> units(2);
