@@ -37,7 +37,7 @@ from typing import Any, Optional, TextIO
 import results as R
 from paired import Paired, fmt_interval, paired
 from picking import ClassPick, pick_class
-from rounds import fmt_band, paired_rule, round_ratios, rounds_text
+from rounds import fmt_band, paired_rule, round_ratios
 from spec import FAMILY_SPECS, ClassDef, Workload
 from stats import (MIN_MARGIN, Drift, drift, family_drift, floor_detail,
                    fmt_ratio, noise, noise_rule)
@@ -77,8 +77,10 @@ def paired_state(res: ClassPick) -> str:
     rounds)', 'tie: x / y within ±2% (12 rounds)'."""
     x = res["paired"]
     st = Paired(x["n"], x["ratio"], x["lo"], x["hi"], x["coverage"], x["p"])
-    n = "%s rounds" % rounds_text(res) if res.get("rounds") is not None \
-        else "%d paired rounds" % st.n
+    n = "%d paired rounds" % st.n
+    if res.get("rounds") is not None:
+        n = "%d rounds%s" % (res["rounds"], ", budget ended"
+                             if res.get("budget_ended") else "")
     if res["noise"] == "above":
         return "%s %s over %s (%s)" % (x["a"], fmt_interval(st), x["b"], n)
     if res["noise"] == "within":
