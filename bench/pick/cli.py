@@ -204,6 +204,8 @@ def main(argv: list[str]) -> int:
 
     print("Recommendation (workload: %s)\n" % workload.describe())
     print(text_table(recommendation_rows(picked)))
+    print("'*': some of the class's groups ran more threads than cores "
+          "(oversubscribed).")
     print("\nReactor policy: " + ", ".join(
         ["%s %s (%s vs %s)" % (k, e["winner"], fmt_ratio(e["micro_ratio"]),
                                e["baseline"])

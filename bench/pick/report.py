@@ -255,6 +255,9 @@ def render(picked: dict[str, Any], loaded: Loaded,
     L.append("")
     L.append(md_table(HEADER, recommendation_rows(picked)))
     L.append("")
+    L.append("`*`: some of the class's groups ran more threads than cores "
+             "(oversubscribed).")
+    L.append("")
     L.append(_reactor_line(picked))
     L.append("")
     L.append("**End to end:** %s." % validation_summary(pingpong)[0])

@@ -43,7 +43,7 @@ def rounds_section(info: R.RoundsInfo) -> list[str]:
                 "?" if info.target is None else "%.0f%%" % (100 * info.target),
                 info.min_rounds or "?", info.max_rounds or "?",
                 "?" if info.budget_s is None else "%g" % info.budget_s,
-                "?" if info.elapsed_s is None else "%g" % info.elapsed_s,
+                "?" if info.elapsed_s is None else "%.0f" % info.elapsed_s,
                 "; ".join(units) or "No units")]
 
 
@@ -71,13 +71,15 @@ def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
                               rows))
         lines.append("")
     pair = fl.core_pair
-    lines.append("Core pair %s; CPU %s, cores: %s; %s repetitions, "
-                 "interleaved: %s; drift threshold %.0f%%." % (
+    schedule = "paired rounds" if fam.get("rounds") else \
+        "%s repetitions, interleaved: %s" % (
+            fl.repetitions or "?",
+            {True: "yes", False: "no"}.get(fl.interleaved, "?"))
+    lines.append("Core pair %s; CPU %s, cores: %s; %s; drift threshold "
+                 "%.0f%%." % (
                      ",".join(str(c) for c in pair) if pair else "none "
                      "(no floor before/after)", fl.cpu_model or "?",
-                     fl.cores or "?", fl.repetitions or "?",
-                     {True: "yes", False: "no"}.get(fl.interleaved, "?"),
-                     100 * fl.threshold))
+                     fl.cores or "?", schedule, 100 * fl.threshold))
     if fam["drifted"] and fam.get("rounds"):
         lines.append("")
         lines.append("The floor moved (%s). With paired rounds that is not a "

@@ -87,18 +87,19 @@ def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
             continue
         for res in fam["classes"]:
             n_rounds = rounds_text(res) if res.get("group_keys") else "-"
+            cls = res["cls"] + (" *" if res.get("oversubscribed") else "")
             if res.get("noise") == "drifted":
                 detail = res["verdict"][len("host drifted: rerun "):]
-                rows.append([title, res["cls"], "host drifted: rerun", "-",
+                rows.append([title, cls, "host drifted: rerun", "-",
                              "-", detail, n_rounds])
                 continue
             if res.get("noise") in ("split", "inconsistent"):
-                rows.append([title, res["cls"], "none adopted: " +
+                rows.append([title, cls, "none adopted: " +
                              res["verdict"], "-", "-", noise_cell(res),
                              n_rounds])
                 continue
             if res.get("winner") is None:
-                rows.append([title, res["cls"], res["verdict"], "-", "-", "-",
+                rows.append([title, cls, res["verdict"], "-", "-", "-",
                              n_rounds])
                 continue
             vs_base = fmt_ratio(res.get("margin_over_baseline"))
@@ -121,7 +122,7 @@ def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
                 runner += " " + res["runner_up"]
             else:
                 runner = "- (only one)"
-            rows.append([title, res["cls"], res["winner"], runner, vs_base,
+            rows.append([title, cls, res["winner"], runner, vs_base,
                          noise_cell(res), n_rounds])
     return rows
 
