@@ -23,7 +23,9 @@
 # they do not differ, or differ with the same answer, the verdict stands
 # with a note; when the answers differ, the class is "split" (both answers,
 # no winner adopted); when they differ and a state has fewer than 6 rounds,
-# "inconsistent" (rerun): the only refusal left, and it says why. The floor
+# the verdict stands if that state's median points the other state's way
+# (a difference in size), else "inconsistent" (rerun): the only refusal
+# left, and it says why. The floor
 # never vetoes on its own here (stats.drift() is for files without rounds).
 
 from __future__ import annotations
@@ -146,6 +148,16 @@ def answer(a: str, b: str, x: Paired, min_margin: float,
         state, fmt_band(x.band()), x.n)
 
 
+def point_outcome(x: Paired, min_margin: float) -> str:
+    """Paired.outcome() from the median alone, for a state too short for an
+    interval: "a", "b" or "tie"."""
+    if x.ratio > 1 + min_margin:
+        return "a"
+    if x.ratio > 0 and 1 / x.ratio > 1 + min_margin:
+        return "b"
+    return "tie"
+
+
 def tie_verdict(a: str, b: str, x: Paired, min_margin: float,
                 level: str) -> str:
     """A paired comparison that is not above the noise, in words."""
@@ -222,12 +234,24 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
                             "the states (%s): the drift did not matter" % (
                                 hs.describe(), test))
         return out
-    short = min((hs.near, "near"), (hs.far, "far"), key=lambda s: s[0].n)
-    if short[0].n < MIN_ROUNDS:
+    (short, short_name), (long, _) = sorted(
+        ((hs.near, "near"), (hs.far, "far")), key=lambda s: s[0].n)
+    if short.n < MIN_ROUNDS:
+        # Too few rounds for the short state's own interval: its median
+        # either points to the long state's answer (a difference in size
+        # only) or not, and then nothing can be said.
+        if point_outcome(short, min_margin) == long.outcome(min_margin):
+            out["host_note"] = (
+                "%s; the paired ratio differs between the states (%s) in "
+                "size, not in answer: the %s state's %d rounds (median "
+                "%.2fx) point the same way as the other's (%s)" % (
+                    hs.describe(), test, short_name, short.n, short.ratio,
+                    fmt_interval(long)))
+            return out
         out.update(noise="inconsistent", winner=None, verdict=(
             "the paired ratios differ between host states (%s) and the %s "
-            "state has only %d rounds: rerun" % (test, short[1],
-                                                 short[0].n)))
+            "state has only %d rounds, which point another way (median "
+            "%.2fx): rerun" % (test, short_name, short.n, short.ratio)))
         out["host_note"] = hs.describe()
         return out
     near = answer(w, r, hs.near, min_margin, "near")

@@ -211,8 +211,25 @@ class PairedClassTest(unittest.TestCase):
         self.assertIsNone(c["winner"])
         self.assertEqual(c["verdict"], "the paired ratios differ between "
                          "host states (p 0.0028) and the far state has only "
-                         "4 rounds: rerun")
+                         "4 rounds, which point another way (median 1.00x): "
+                         "rerun")
         self.assertEqual(res["reactor"]["buffer"]["winner"], "linear")
+
+    @unittest.skipUnless(S.scipy_available(), "without scipy a state "
+                         "under 6 rounds has no interval to compare")
+    def test_short_state_that_differs_in_size_only_keeps_the_verdict(
+            self) -> None:
+        # 4 far rounds at 2.2x against 9 near ones at 1.5x: they differ,
+        # and both say bounded-mpmc.
+        _, res = self.load(F.stable_bimodal(far_ratio=2.2, far=4))
+        c = cls(res, "queues", "1:1")
+        self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+        self.assertTrue(c["paired"]["states"]["differ"])
+        self.assertRegex(c["host_note"], (
+            r"^host drifted \(floor ~150 ns in 9 rounds, ~450 ns in 4\); "
+            r"the paired ratio differs between the states \(p .*\) in size, "
+            r"not in answer: the far state's 4 rounds \(median 2\.\d\dx\) "
+            r"point the same way as the other's \(1\.50x \[.*\]\)$"))
 
     def test_real_tie_and_budget(self) -> None:
         _, res = self.load(F.tie_budget())

@@ -126,8 +126,8 @@ def _queues_1to1(ratios: list[float], floors: list[float],
             "moodycamel": moody, "mutex": [m / 3 for m in moody]}, floors)
 
 
-def stable_bimodal(far_ratio: float = 1.5) -> dict[str, Any]:
-    floors = states(9, 6)
+def stable_bimodal(far_ratio: float = 1.5, far: int = 6) -> dict[str, Any]:
+    floors = states(9, far)
     ratios = [(far_ratio if f > 300 else 1.5) * JITTER[k]
               for k, f in enumerate(floors)]
     b = _queues_1to1(ratios, floors) + floor_rows("queues", floors)
