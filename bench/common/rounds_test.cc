@@ -122,8 +122,12 @@ TEST(NextUnitTest, MinimumRoundsFirstThenWidestThatFits) {
 TEST(NextUnitTest, ACheapRoundCanBeatAWiderDearOne) {
   RoundsConfig cfg{.budget_s = 1000, .min_rounds = 6, .max_rounds = 100, .target = 0.05};
   std::vector<UnitState> units(2);
-  units[0] = {.rounds = 6, .seconds = 60, .half_width = 0.40};  // 10 s a round
-  units[1] = {.rounds = 6, .seconds = 6, .half_width = 0.20};   // 1 s a round
+  units[0].rounds = 6;  // 10 s a round
+  units[0].seconds = 60;
+  units[0].half_width = 0.40;
+  units[1].rounds = 6;  // 1 s a round
+  units[1].seconds = 6;
+  units[1].half_width = 0.20;
   EXPECT_EQ(NextUnit(units, cfg, 100), 1);
   units[1].rounds = 60;  // more rounds narrow it less
   units[1].seconds = 60;
