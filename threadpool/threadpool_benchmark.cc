@@ -34,20 +34,18 @@
 // before its timed region and shut down after it.
 //
 // Sized by time, not by the core count. Pools have one worker per core, so
-// how fast a point runs depends on the machine (a mutex pool with 16 workers
-// moves only ~300k empty tasks/s). Every tiny, latency and fanout point
-// therefore stops at its count or at its time cap (0.25 s in the default
-// profile), whichever comes first, and the cap covers the whole run: a tiny
-// point that reaches its cap with tasks still queued counts the tasks that
-// finished by then and discards the rest (`shutdown(kDiscard)`, outside the
-// timed region), instead of waiting for a backlog that grows with a slow
-// pool. The `capped` counter marks a point that stopped early; its rate
-// counts what it finished. The sleep scenario has a fixed size (100 workers,
-// about 0.42 s). So a default pass runs the same 80 points on any machine,
-// each bounded by its cap: 72 x 0.25 s + 8 x 0.43 s of timed work, about
-// 25 s a pass with pool start-up and discards, against 18.5 s measured on
-// 2 cores (22 s there with 16 workers forced). Only the thread count, and so
-// the `oversubscribed` mark, follows the machine.
+// how fast a point runs depends on the machine (a slow pool with many
+// workers drains a flood slowly). Every tiny, latency and fanout point
+// therefore stops at its count or at its time cap (TimeCap()), whichever
+// comes first, and the cap covers the whole run: a tiny point that reaches
+// its cap with tasks still queued counts the tasks that finished by then and
+// discards the rest (`shutdown(kDiscard)`, outside the timed region),
+// instead of waiting for a backlog that grows with a slow pool. The `capped`
+// counter marks a point that stopped early; its rate counts what it
+// finished. The sleep scenario has a fixed size. So a pass runs the same
+// points on any machine, each bounded by its cap (the README gives the
+// times); only the thread count, and so the `oversubscribed` mark, follows
+// the machine.
 
 #include <algorithm>
 #include <atomic>
