@@ -212,16 +212,6 @@ constexpr const char* kRoundFloorCounter = "round_floor_ns";
 
 using CellKey = std::tuple<std::string, std::string, std::string>;
 
-double MedianOf(std::vector<double> xs) {
-  xs.erase(std::remove_if(xs.begin(), xs.end(),
-                          [](double x) { return std::isnan(x); }),
-           xs.end());
-  if (xs.empty()) return NAN;
-  std::sort(xs.begin(), xs.end());
-  const std::size_t n = xs.size();
-  return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
-
 // Sample standard deviation over the mean, as Google Benchmark's cv; NaN
 // with fewer than two values.
 double CvOf(const std::vector<double>& all) {
@@ -342,10 +332,10 @@ class RankingReporter : public benchmark::ConsoleReporter {
       if (!cell.from_aggregate) {
         // Without aggregates (one repetition, or paired rounds) the median
         // of the runs so far is the result.
-        cell.median = MedianOf(cell.values);
+        cell.median = Median(cell.values);
         cell.cv = CvOf(cell.values);
         for (const auto& c : rank->also_show) extra_values_[key][c].push_back(value_of(c));
-        for (const auto& [c, xs] : extra_values_[key]) cell.extra[c] = MedianOf(xs);
+        for (const auto& [c, xs] : extra_values_[key]) cell.extra[c] = Median(xs);
       }
     }
   }

@@ -19,13 +19,15 @@ double BinomialHalfCdf(int n, int k) {
   return sum;
 }
 
+}  // namespace
+
 double Median(std::vector<double> xs) {
+  std::erase_if(xs, [](double x) { return std::isnan(x); });
+  if (xs.empty()) return NAN;
   std::sort(xs.begin(), xs.end());
   const std::size_t n = xs.size();
   return n % 2 == 1 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
 }
-
-}  // namespace
 
 std::optional<RatioInterval> MedianInterval(std::vector<double> ratios,
                                             double alpha) {
@@ -38,7 +40,8 @@ std::optional<RatioInterval> MedianInterval(std::vector<double> ratios,
   while (k + 1 <= n / 2 && 2 * BinomialHalfCdf(n, k) <= alpha) ++k;
   if (k == 0) return std::nullopt;
   std::sort(ratios.begin(), ratios.end());
-  return RatioInterval{n, Median(ratios), ratios[static_cast<std::size_t>(k - 1)],
+  return RatioInterval{n, Median(ratios),
+                       ratios[static_cast<std::size_t>(k - 1)],
                        ratios[static_cast<std::size_t>(n - k)]};
 }
 
@@ -113,11 +116,12 @@ int NextUnit(std::vector<UnitState>& units, const RoundsConfig& config,
     }
     // An interval narrows about as 1 / sqrt(rounds): what one more round
     // should take off this unit's width, per second it costs.
-    const double gain =
-        !u.half_width ? std::numeric_limits<double>::infinity()
-                      : *u.half_width *
-                            (1 - std::sqrt(static_cast<double>(u.rounds) / (u.rounds + 1))) /
-                            std::max(per_round, 1e-3);
+    const double gain = !u.half_width
+                            ? std::numeric_limits<double>::infinity()
+                            : *u.half_width *
+                                  (1 - std::sqrt(static_cast<double>(u.rounds) /
+                                                 (u.rounds + 1))) /
+                                  std::max(per_round, 1e-3);
     if (gain > best_gain) {
       best = i;
       best_gain = gain;

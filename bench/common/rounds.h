@@ -51,6 +51,10 @@ std::optional<RatioInterval> MedianInterval(std::vector<double> ratios,
 // max(hi / median, median / lo) - 1 (0.05 is "within ±5%").
 double HalfWidth(const RatioInterval& interval);
 
+// The median of the values that are not NaN (the mean of the middle two
+// for an even count); NaN when none is left.
+double Median(std::vector<double> values);
+
 // One implementation's value in each round of one group: round -> value.
 using RoundValues = std::map<int, double>;
 
@@ -69,8 +73,8 @@ std::optional<LeadingPair> Leading(
 
 // The schedule's knobs for one process.
 struct RoundsConfig {
-  double budget_s = 0;   // the time after which no unit starts a new round
-  int min_rounds = 1;    // every unit runs these, whatever the budget
+  double budget_s = 0;  // the time after which no unit starts a new round
+  int min_rounds = 1;   // every unit runs these, whatever the budget
   int max_rounds = 1;
   double target = 0.05;  // a unit is done when its widest leading-pair
                          // interval reaches ±target
@@ -80,8 +84,8 @@ struct RoundsConfig {
 // it ended: "target", "budget" or "max_rounds".
 struct UnitState {
   int rounds = 0;
-  double seconds = 0;                     // spent in its rounds so far
-  std::optional<double> half_width;       // nullopt: not known yet
+  double seconds = 0;                // spent in its rounds so far
+  std::optional<double> half_width;  // nullopt: not known yet
   std::string stop;
 };
 

@@ -9,6 +9,13 @@
 namespace serverkit::bench {
 namespace {
 
+TEST(MedianTest, SkipsNanAndAveragesTheMiddleTwo) {
+  EXPECT_DOUBLE_EQ(Median({3, NAN, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(Median({4, 1, 3, 2}), 2.5);
+  EXPECT_TRUE(std::isnan(Median({NAN})));
+  EXPECT_TRUE(std::isnan(Median({})));
+}
+
 TEST(MedianIntervalTest, NoIntervalUnderSixValues) {
   EXPECT_FALSE(MedianInterval({1.0, 1.1, 1.2, 1.3, 1.4}).has_value());
 }
@@ -99,7 +106,8 @@ TEST(LeadingTest, OnlyRoundsBothRan) {
 }
 
 TEST(NextUnitTest, MinimumRoundsFirstThenWidestThatFits) {
-  RoundsConfig cfg{.budget_s = 100, .min_rounds = 2, .max_rounds = 10, .target = 0.05};
+  RoundsConfig cfg{
+      .budget_s = 100, .min_rounds = 2, .max_rounds = 10, .target = 0.05};
   std::vector<UnitState> units(3);
   units[0].rounds = 2;
   units[1].rounds = 1;
@@ -120,7 +128,8 @@ TEST(NextUnitTest, MinimumRoundsFirstThenWidestThatFits) {
 }
 
 TEST(NextUnitTest, ACheapRoundCanBeatAWiderDearOne) {
-  RoundsConfig cfg{.budget_s = 1000, .min_rounds = 6, .max_rounds = 100, .target = 0.05};
+  RoundsConfig cfg{
+      .budget_s = 1000, .min_rounds = 6, .max_rounds = 100, .target = 0.05};
   std::vector<UnitState> units(2);
   units[0].rounds = 6;  // 10 s a round
   units[0].seconds = 60;
@@ -135,7 +144,8 @@ TEST(NextUnitTest, ACheapRoundCanBeatAWiderDearOne) {
 }
 
 TEST(NextUnitTest, UnknownWidthRunsBeforeAKnownOne) {
-  RoundsConfig cfg{.budget_s = 100, .min_rounds = 1, .max_rounds = 10, .target = 0.05};
+  RoundsConfig cfg{
+      .budget_s = 100, .min_rounds = 1, .max_rounds = 10, .target = 0.05};
   std::vector<UnitState> units(2);
   for (auto& u : units) {
     u.rounds = 1;

@@ -43,7 +43,7 @@ from typing import Any, Iterable, Optional
 import results as R
 from spec import FAMILY_SPECS, ClassDef, Workload
 from rounds import class_rounds, decide_paired
-from stats import (MIN_MARGIN, Drift, Noise, better_ratio, family_drift,
+from stats import (MIN_MARGIN, Drift, Noise, better_ratio, drift_veto,
                    geomean, noise)
 
 # One class's decision: family, cls, title, metric, unit, higher, latency,
@@ -282,9 +282,8 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
                drift_threshold: Optional[float] = None) -> ClassPick:
     """One class of one family, ranked by the file's rule. `allowed`
     narrows the candidates further (the reactor's logger); `drifted`, the
-    family's drift() when it drifted, withholds the winner (only in a file
-    without paired rounds); `drift_threshold` replaces the file's where
-    paired rounds split host states."""
+    family's stats.drift_veto(), withholds the winner; `drift_threshold`
+    replaces the file's where paired rounds split host states."""
     notes: list[str] = []
     rule = class_rule(fr, cdef)
     groups = class_groups(fr, cdef, workload, notes) if rule else []
@@ -300,8 +299,7 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
         groups=[R.group_name(fr.family, s, p) for s, p in groups],
         group_keys=groups, notes=notes, oversubscribed=any(
             c.oversubscribed for g in groups for c in fr.cells[g].values()))
-    paired_rounds = fr.rounds() is not None
-    if paired_rounds:
+    if fr.rounds() is not None:
         res.update(class_rounds(fr, list(cdef.scenarios)))
     if rule is None:
         res.update(winner=None, verdict="not ranked: %s has no ranking rule "
@@ -334,7 +332,7 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
                else "not accepted by the server")
         res["notes"].append("%s ranks first but is not a candidate here "
                             "(%s)" % (excluded[0], why))
-    if drifted and not paired_rounds:
+    if drifted:
         _drifted(res, drifted)
     return res
 
@@ -346,9 +344,7 @@ def pick_family(fr: R.FamilyResults, workload: Workload, alpha: float,
     `drift_threshold` replaces the file's (stats.drift(), and the host
     states of paired rounds). Paired rounds: no drift veto."""
     spec = FAMILY_SPECS[fr.family]
-    dr = family_drift(fr, drift_threshold)
-    if fr.rounds() is not None:
-        dr = Drift(drifted=False, reason=None, verdict=None)
+    veto = drift_veto(fr, drift_threshold)
     out = []
     has_latency = any(c.latency for c in spec.classes)
     for cdef in spec.classes:
@@ -357,7 +353,7 @@ def pick_family(fr: R.FamilyResults, workload: Workload, alpha: float,
         if workload.latency_bound and has_latency and not cdef.latency:
             continue
         out.append(pick_class(fr, cdef, workload, alpha, min_margin,
-                              drifted=dr if dr["drifted"] else None,
+                              drifted=veto,
                               drift_threshold=drift_threshold))
     return out
 

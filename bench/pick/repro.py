@@ -39,8 +39,8 @@ from paired import Paired, fmt_interval, paired
 from picking import ClassPick, pick_class
 from rounds import fmt_band, paired_rule, round_ratios
 from spec import FAMILY_SPECS, ClassDef, Workload
-from stats import (MIN_MARGIN, Drift, drift, family_drift, floor_detail,
-                   fmt_ratio, noise, noise_rule)
+from stats import (MIN_MARGIN, drift, drift_veto, floor_detail, fmt_ratio,
+                   noise, noise_rule)
 from tables import text_table
 
 
@@ -259,7 +259,6 @@ def repro(path1: str, path2: str, alpha: float = 0.05,
         fr1.family, path1, path2,
         paired_rule(alpha, min_margin) if fr1.rounds() and fr2.rounds()
         else noise_rule(alpha, min_margin)), file=out)
-    drifts: list[Drift] = [family_drift(fr, drift_threshold) for fr in runs]
     rows, n_winner, n_pair, n_pairs, n_classes, n_half = [], 0, 0, 0, 0, 0
     try:
         for cdef in FAMILY_SPECS[fr1.family].classes:
@@ -279,8 +278,8 @@ def repro(path1: str, path2: str, alpha: float = 0.05,
     print("", file=out)
     for k, fr in enumerate(runs, 1):
         print(floor_line("run %d" % k, fr, drift_threshold), file=out)
-    drifted = ["run %d" % k for k, d in enumerate(drifts, 1) if d["drifted"]
-               and runs[k - 1].rounds() is None]
+    drifted = ["run %d" % k for k, fr in enumerate(runs, 1)
+               if drift_veto(fr, drift_threshold)]
     if drifted:
         print("host drifted during %s: the recommendation withholds that "
               "family's winners (\"host drifted: rerun\"); this check still "

@@ -26,8 +26,9 @@
 # repetitions exceeds it; drift()
 # computes this from the numbers, never from a flag in the file. The
 # threshold is the file's unless the caller passes one (--drift-threshold).
-# A drifted family names no winner ("host drifted: rerun") and the reactor
-# keeps its baselines for it.
+# A drifted family of a file without paired rounds names no winner ("host
+# drifted: rerun") and the reactor keeps its baselines for it
+# (drift_veto(), the one place that decides the veto).
 #
 # scipy is imported on first use and remembered here (_mannwhitneyu()), the
 # one cache of pick's; without it the rules fall back as described.
@@ -207,3 +208,14 @@ def drift(fl: R.FloorSummary, threshold: Optional[float] = None) -> Drift:
 def family_drift(fr: R.FamilyResults,
                  threshold: Optional[float] = None) -> Drift:
     return drift(fr.floor_summary(), threshold)
+
+
+def drift_veto(fr: R.FamilyResults,
+               threshold: Optional[float] = None) -> Optional[Drift]:
+    """The family's drift when it withholds the family's winners, else None:
+    only a file without paired rounds is vetoed (paired rounds check the
+    host's states class by class instead, rounds.py)."""
+    if fr.rounds() is not None:
+        return None
+    dr = family_drift(fr, threshold)
+    return dr if dr["drifted"] else None

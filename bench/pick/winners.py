@@ -33,7 +33,7 @@ from picking import (ClassPick, candidates_for, class_groups, class_rule,
                      pick_family, rank_groups)
 from spec import Workload, class_of, server_logger
 from rounds import paired_rule
-from stats import MIN_MARGIN, Drift, drift, family_drift, noise_rule
+from stats import MIN_MARGIN, drift, drift_veto, noise_rule
 from validation import validation_summary
 
 # pick_all()'s result: families {family: {missing, profile, file, cores,
@@ -164,14 +164,12 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
         missing["task_queue"] = "%s has no eventloop ranking rule" % (
             os.path.basename(fr.path))
     else:
-        dr = family_drift(fr, drift_threshold)
-        if fr.rounds() is not None:  # paired rounds: no drift veto
-            dr = Drift(drifted=False, reason=None, verdict=None)
+        veto = drift_veto(fr, drift_threshold)
         groups = class_groups(fr, cdef, Workload(), [])
         present: set[Any] = {dict(p).get("producers") for _, p in groups}
         prods = sorted(present)
-        if dr["drifted"]:
-            out["task_queue"] = _reactor_entry(rule.baseline, dr["verdict"])
+        if veto:
+            out["task_queue"] = _reactor_entry(rule.baseline, veto["verdict"])
         elif not prods:
             out["task_queue"] = _reactor_entry(
                 rule.baseline, "no queues/eventloop coalesce:1 runs")
@@ -211,9 +209,9 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
             missing[comp] = "%s has no ranking rule for %s" % (
                 os.path.basename(fr.path), "/".join(cdef.scenarios))
             continue
-        dr = family_drift(fr, drift_threshold)
-        if dr["drifted"] and fr.rounds() is None:
-            out[comp] = _reactor_entry(rule.baseline, dr["verdict"])
+        veto = drift_veto(fr, drift_threshold)
+        if veto:
+            out[comp] = _reactor_entry(rule.baseline, veto["verdict"])
             continue
         allowed = None
         if comp == "logger":
