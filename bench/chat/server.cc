@@ -8,6 +8,7 @@
 //   server <addr> <port> <threads> [--max_message=N] [--max_queued=N]
 //          [--buffer=NAME] [--task_queue=NAME] [--coalesce=0|1]
 //          [--logger=NAME] [--log_file=PATH]
+//          [--task_queue_slowdown_ns=N] [--log_slowdown_ns=N]
 //
 //   - threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
 //     I/O loops, connections handed round-robin (as the ping-pong server).
@@ -26,7 +27,11 @@
 //     stderr (the rest of the room keeps going); so a client that never
 //     reads costs at most about --max_queued bytes of our memory.
 //   - --logger writes one line per message read ("<conn> <bytes>").
-//   - SIGINT / SIGTERM stop it cleanly; it then prints its counters.
+//   - SIGINT / SIGTERM stop it cleanly; it then prints its counters:
+//       server: stopped; messages in N, frames delivered N, closed oversized
+//       N, closed slow N, refused for descriptors N, tasks run N
+//     (tasks run: the tasks popped by every loop, the base loop's and every
+//     I/O loop's, one --task_queue_slowdown_ns each).
 
 #include <atomic>
 #include <cstdio>
@@ -201,17 +206,22 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
     delivered += room->delivered.load(std::memory_order_relaxed);
     closed_slow += room->closed_slow.load(std::memory_order_relaxed);
   }
+  std::uint64_t tasks = base.tasks_run();
+  for (EventLoop* l : server->loops()) {
+    if (l != &base) tasks += l->tasks_run();
+  }
   std::fprintf(stderr,
                "server: stopped; messages in %llu, frames delivered %llu, "
                "closed oversized %llu, closed slow %llu, refused for "
-               "descriptors %llu\n",
+               "descriptors %llu, tasks run %llu\n",
                static_cast<unsigned long long>(messages_in.load()),
                static_cast<unsigned long long>(delivered),
                static_cast<unsigned long long>(closed_oversized.load()),
                static_cast<unsigned long long>(closed_slow),
                static_cast<unsigned long long>(
                    server->rejected_for_descriptors() +
-                   server->failed_connections()));
+                   server->failed_connections()),
+               static_cast<unsigned long long>(tasks));
   server.reset();  // joins the I/O loops; the rooms go after
   return 0;
 }

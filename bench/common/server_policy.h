@@ -17,8 +17,11 @@
 //   --log_file=PATH     where the logger writes (default /dev/null)
 //   --log_flush_every_line  flush every record (slow on purpose: the
 //                       validation's positive control for the logger)
-//   --task_queue_slowdown_ns=N  every task popped costs N ns more, a busy
-//                       wait (slow on purpose: the task queue's control)
+//   --task_queue_slowdown_ns=N  every task popped costs N ns more of CPU
+//                       time (slow on purpose: the task queue's control)
+//   --log_slowdown_ns=N  every log call costs N ns more of CPU time on the
+//                       calling thread (slow on purpose: the logger's
+//                       control, sized in ns per line)
 //
 // plus the stop signals (SIGINT / SIGTERM quit the base loop, so loggers
 // flush on the way out). An unknown name exits with status 2 and the list of
@@ -39,6 +42,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/type_list.h"
@@ -60,9 +64,13 @@ struct PolicyOptions {
   // Flush every record (one write(2) per line): the validation's slowed
   // logger control. Default: the logger's own policy.
   bool log_flush_every_line = false;
-  // Each task popped from a loop's task queue costs this much more (a busy
-  // wait): the validation's slowed task-queue control. 0: off.
+  // Each task popped from a loop's task queue costs this much more CPU
+  // time (SpinCpuNs): the validation's slowed task-queue control. 0: off.
   std::uint32_t task_queue_slowdown_ns = 0;
+  // Each call of the logger MakeLogger returns costs this much more CPU
+  // time on the calling thread (SpinCpuNs): the validation's slowed logger
+  // control. 0: off.
+  std::uint32_t log_slowdown_ns = 0;
   // Every loop's poller (reactor/poller.h): epoll or io_uring; without the
   // flag, SERVERKIT_REACTOR_BACKEND or epoll (reactor::DefaultPollerBackend).
   reactor::PollerBackend backend = reactor::DefaultPollerBackend();
@@ -76,6 +84,18 @@ extern const char* const kPolicyHelp;
 
 // "a, b, c".
 std::string Join(const std::vector<std::string>& names);
+
+// Busy-waits `ns` nanoseconds of this thread's CPU time: a slowed-on-purpose
+// control then costs its stated CPU. From kCpuClockFromNs on it counts
+// CLOCK_THREAD_CPUTIME_ID, so a spin preempted midway still costs all of it;
+// below, the steady clock alone (reading the CPU clock costs a system call).
+inline constexpr std::uint64_t kCpuClockFromNs = 20'000;
+void SpinCpuNs(std::uint64_t ns);
+
+// The value of a slowdown flag (`--flag=value`): 0 to 1000000000 ns; fails
+// (exit 2) naming `flag` on anything else.
+std::uint32_t ParseSlowdownNs(std::string_view program, std::string_view flag,
+                              const std::string& value);
 
 // Takes the policy flags out of argv into `po` and returns the rest (argv[0]
 // first). `extra_flag` sees every other argument first and returns true when
@@ -94,8 +114,8 @@ using TaskQueueFactory = std::function<std::unique_ptr<reactor::TaskQueue>()>;
 TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
                                       const PolicyOptions& po);
 
-// A task queue whose every successful try_pop busy-waits `ns` more: a
-// component slowed on purpose, named "<queue>+slowed-<ns>ns".
+// A task queue whose every successful try_pop costs `ns` more CPU time
+// (SpinCpuNs): a component slowed on purpose, named "<queue>+slowed-<ns>ns".
 class SlowedTaskQueue final : public reactor::TaskQueue {
  public:
   SlowedTaskQueue(std::unique_ptr<reactor::TaskQueue> inner, std::uint32_t ns);
@@ -113,12 +133,26 @@ class SlowedTaskQueue final : public reactor::TaskQueue {
 reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
                                       const PolicyOptions& po);
 
+// A call of `inner` that first spins `ns` of CPU time (SpinCpuNs) on the
+// calling thread: MakeLogger's slowed logger.
+namespace internal {
+template <typename R, typename... Args>
+std::function<R(Args...)> Slowed(std::function<R(Args...)> inner, std::uint32_t ns) {
+  return [inner = std::move(inner), ns](Args... args) -> R {
+    SpinCpuNs(ns);
+    return inner(std::forward<Args>(args)...);
+  };
+}
+}  // namespace internal
+
 // The logger named by po.logger, writing to po.log_file, turned into a
 // type-erased call by `bind(Logger*)`, a generic lambda returning
 // std::function<Sig> (so the caller keeps the formatting, and a server is
 // instantiated once per buffer, not once per buffer and logger). Returns the
-// owner of the logger (null for "none"; *out stays empty). Fails on an
-// unknown name or a log that cannot be opened.
+// owner of the logger (null for "none"; *out stays empty). With
+// po.log_slowdown_ns, every call of *out first spins that much CPU time
+// (SpinCpuNs) on the calling thread. Fails on an unknown name or a log that
+// cannot be opened.
 template <typename Sig, typename Bind>
 std::shared_ptr<void> MakeLogger(std::string_view program, const PolicyOptions& po,
                                  Bind bind, std::function<Sig>* out) {
@@ -146,6 +180,7 @@ std::shared_ptr<void> MakeLogger(std::string_view program, const PolicyOptions& 
         ...);
   }(AllLoggers{});
   if (!owner) Fail(program, "unknown --logger '" + po.logger + "'; loggers: " + Join(names));
+  if (po.log_slowdown_ns > 0) *out = internal::Slowed(std::move(*out), po.log_slowdown_ns);
   return owner;
 }
 

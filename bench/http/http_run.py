@@ -132,7 +132,8 @@ class PointRecord:
 
 
 def group_cpu_seconds(pgid: int) -> float:
-    """utime + stime of every live process in process group pgid."""
+    """The CPU seconds of every live process in process group pgid
+    (procs.proc_cpu_seconds: schedstat's nanoseconds where present)."""
     total = 0.0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -143,8 +144,7 @@ def group_cpu_seconds(pgid: int) -> float:
         except (OSError, IndexError):
             continue
         if len(fields) > 12 and fields[2] == str(pgid):
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf(
-                "SC_CLK_TCK")
+            total += procs.proc_cpu_seconds(int(entry))
     return total
 
 

@@ -3,6 +3,7 @@
 //
 //   server <addr> <port> <threads> [--buffer=NAME] [--task_queue=NAME]
 //          [--coalesce=0|1] [--logger=NAME] [--log_file=PATH]
+//          [--task_queue_slowdown_ns=N] [--log_slowdown_ns=N]
 //
 // threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
 // I/O loops (as the ping-pong server and the peers). GET /collect answers

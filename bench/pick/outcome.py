@@ -7,15 +7,17 @@
 # "validation" ("outcome": "held", ...) and read back by validation.py by
 # equality, never by matching words in the human "verdict" text beside it.
 #
-#   held                 the winner is better end to end (U-test p < 0.05),
-#                        and the run detected its positive control
-#   no-difference        the control was detected, the winner was not
-#   refuted              the winner is worse end to end (p < 0.05)
-#   too-weak             the run could not tell the positive control (a
-#                        variant the micro sweep ranks far worse) from the
-#                        baseline: no verdict on the winner; the row gives
-#                        the minimum detectable effect
-#   nothing-to-validate  the winner is its baseline: nothing ran
+#   held                 the candidate (the micro pick, or the best
+#                        alternative to a kept baseline) is better end to
+#                        end (paired signed-rank p < 0.05), and the rounds
+#                        detected the positive control
+#   no-difference        the control was detected, the candidate was not
+#   refuted              the candidate is worse end to end (p < 0.05)
+#   too-weak             the rounds could not tell the positive control
+#                        (the baseline slowed on purpose) from the
+#                        baseline: no verdict on the candidate; the row
+#                        gives the minimum detectable effect
+#   nothing-to-validate  no implementation but the baseline: nothing ran
 #   error                a run failed (or the validation was interrupted):
 #                        no ratio
 #

@@ -89,7 +89,7 @@ def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
 
 def validation_section(pp: Optional[dict[str, Any]]) -> list[str]:
     summary, entries = validation_summary(pp)
-    lines = ["## Validation: did the micro winners hold end to end?", ""]
+    lines = ["## Validation: does the choice matter end to end?", ""]
     problem = validation_problem(pp)
     if problem is not None:
         lines.append("Validation unreadable: %s." % problem)
@@ -102,44 +102,84 @@ def validation_section(pp: Optional[dict[str, Any]]) -> list[str]:
         return lines
     lines.append("**%s.**" % (summary[0].upper() + summary[1:]))
     lines.append("")
-    head = ["component", "case", "baseline -> winner", "micro ratio",
-            "winner end to end", "control (micro ratio)",
-            "control end to end", "MDE", "metric", "verdict"]
+    head = ["component", "case", "question", "baseline -> candidate",
+            "micro ratio", "candidate end to end", "control end to end",
+            "control cost per op (injected, measured)", "rounds", "MDE",
+            "metric", "verdict"]
     rows = []
     for e in entries:
         rows.append([
             str(e.get("component", "-")), str(e.get("case", "-")),
+            _question(e),
             "%s -> %s" % (e.get("baseline", "?"), e.get("winner", "?")),
             _ratio(e.get("micro_ratio")),
             _comparison(e.get("e2e"), e.get("e2e_ratio")),
-            "%s (%s)" % (e["control"], _ratio(e.get("control_micro_ratio")))
-            if e.get("control") else "-",
-            _comparison(e.get("control_e2e"), None),
+            _comparison(e.get("control_e2e"), None), _cost(e),
+            "%d (%s)" % (len(e["rounds"]), e.get("stop") or "-")
+            if isinstance(e.get("rounds"), list) and e["rounds"] else "-",
             "%.1f%%" % (100 * e["mde"]) if isinstance(
                 e.get("mde"), (int, float)) else "-",
-            str(e.get("metric_used", "-")), str(e.get("verdict", "-"))])
+            _metric(e), str(e.get("verdict", "-"))])
     lines.append(md_table(head, rows))
     v = pp.get("validation")
     if not isinstance(v, dict):
         v = {}
     lines.append("")
     lines.append(
-        "Each case runs the baseline, the winner and a positive control (a "
-        "variant the micro sweep ranks far worse, or one slowed on purpose) "
-        "in rotation, %s repetition(s) of %s s. End to end: median over the "
-        "baseline's median, oriented so > 1 is better (throughput, or the "
-        "server's CPU per unit of work where the client was at its "
-        "ceiling), [bootstrap 95%% interval], two-sided U-test p. A verdict "
-        "(held, no difference, refuted at p < %s) is given only when the "
-        "run detected the control as worse; otherwise \"instrument too "
-        "weak\". MDE: the smallest change the case's runs could detect "
-        "(80%% power)." % (v.get("repetitions", "?"),
-                           v.get("seconds_per_run", "?"),
-                           v.get("alpha", 0.05)))
+        "Each case runs the baseline, the candidate and a positive control "
+        "(the baseline slowed by a stated CPU cost per operation, sized to "
+        "%s of the server CPU per operation of the case's first baseline "
+        "run) in rounds, each round the three in a rotated order, %s s per "
+        "run: at least %s rounds, then more until the candidate's MDE is at "
+        "most %s or the time budget (%s s) is spent. The candidate is the "
+        "micro pick, or, where the pick kept the baseline, the best "
+        "alternative: does leaving the baseline matter? End to end: the "
+        "Hodges-Lehmann estimate of the per-round ratios to the baseline, "
+        "oriented so > 1 is better, [exact 95%% interval], exact "
+        "signed-rank p. The metric is the throughput where the server had "
+        "its own cores and the client stayed below its ceiling, else the "
+        "server's CPU per unit of work (then \"held\" means cheaper, not "
+        "faster). A verdict (held, no difference, refuted at p < %s) is "
+        "given only when the rounds detected the control; otherwise "
+        "\"instrument too weak\". MDE: the smallest change the rounds "
+        "detect with 80%% power, simulated for the exact test at that "
+        "number of rounds." % (
+            _pct(v.get("control_fraction")), v.get("seconds_per_run", "?"),
+            v.get("min_rounds", "?"), _pct(v.get("target_mde")),
+            v.get("budget_s", "?"), v.get("alpha", 0.05)))
     for n in v.get("notes", []) or []:
         lines.append("")
         lines.append("Note: %s" % n)
     return lines
+
+
+def _pct(x: Any) -> str:
+    return "%.0f%%" % (100 * x) if isinstance(x, (int, float)) and \
+        not isinstance(x, bool) else "?"
+
+
+def _question(e: dict[str, Any]) -> str:
+    q = e.get("question")
+    if e.get("origin") == "default" or q == "default":
+        return "default pair, not a micro pick"
+    return {"pick": "micro pick", "alternative": "best alternative (pick "
+            "kept the baseline)"}.get(str(q), "-")
+
+
+def _metric(e: dict[str, Any]) -> str:
+    kind = e.get("metric_kind")
+    return str(kind) if isinstance(kind, str) and kind else "-"
+
+
+def _cost(e: dict[str, Any]) -> str:
+    c = e.get("control_cost")
+    if not isinstance(c, dict) or not isinstance(
+            c.get("injected_ns"), (int, float)):
+        return "-"
+    m = c.get("measured_ns")
+    return "%.0f ns per %s, %s" % (
+        c["injected_ns"], c.get("op", "op"),
+        "%.0f ns" % m if isinstance(m, (int, float)) else "n/a")
 
 
 def _ratio(x: Any) -> str:

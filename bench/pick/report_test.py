@@ -61,16 +61,21 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(os.path.getsize(path) > 1000, png)
             with open(path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        self.assertIn("1 of 2 micro-benchmark winners held end to end "
-                      "(2 of 3 cases); 1 case too weak to tell (the positive "
-                      "control was not detected)", md)
-        self.assertIn("| buffer | echo-16k | linear -> ring | 1.17x | 0.95x "
-                      "[0.93, 0.97] p 0.016 | string (0.50x) | 0.60x [0.55, "
-                      "0.64] p 0.0079 | 4.0% | mib_per_s | refuted |", md)
-        self.assertIn("| task_queue | chat | swap-vector -> moodycamel | "
-                      "1.50x | 1.01x [0.90, 1.10] p 0.69 | tbb-bounded "
-                      "(0.20x) | 0.98x [0.90, 1.05] p 0.42 | 12.0% | "
-                      "mib_per_s | instrument too weak |", md)
+        self.assertIn("end to end, 4 cases: held 2, no difference 0, "
+                      "refuted 1, too weak 1, error 0, nothing to validate "
+                      "1 (no implementation but the baseline); metric: the "
+                      "server's CPU per unit of work in 4", md)
+        self.assertIn("| buffer | echo-16k | micro pick | linear -> ring | "
+                      "1.17x | 0.95x [0.93, 0.97] p 0.016 | 0.60x [0.55, "
+                      "0.64] p 0.0079 | 2000 ns per KiB consumed, 1950 ns | "
+                      "6 (target) | 4.0% | server CPU per mib | refuted |",
+                      md)
+        self.assertIn("| task_queue | chat | micro pick | swap-vector -> "
+                      "moodycamel | 1.50x | 1.01x [0.90, 1.10] p 0.69 | "
+                      "0.98x [0.90, 1.05] p 0.42 | 2000 ns per task popped, "
+                      "1950 ns | 12 (budget) | 12.0% | server CPU per mib | "
+                      "instrument too weak |", md)
+        self.assertIn("sized to 10% of the server CPU per operation", md)
         self.assertIn("## Ping-pong", md)
         self.assertIn("serverkit/asio", md)
         # The server workloads follow the ping-pong, with their commands.

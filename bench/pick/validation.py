@@ -4,11 +4,11 @@
 #
 # The ping-pong validation as bench/pingpong/sweep.py writes it into
 # results/pingpong.json ("validation"): for each component of the reactor
-# policy (winners.json's "reactor"), did the micro-benchmark winner hold end
-# to end against the baseline? Each row carries one exact "outcome"
+# policy (winners.json's "reactor"), does its candidate (the micro pick, or
+# the best alternative to the baseline the pick kept, or a default pair)
+# differ from the baseline end to end? Each row carries one exact "outcome"
 # (outcome.py: held, no-difference, refuted, too-weak, nothing-to-validate,
-# error),
-# read here by equality; the "verdict" beside it is text for people.
+# error), read here by equality; the "verdict" beside it is text for people.
 #
 # A file whose rows lack "outcome" (written before the field) or carry a
 # value outside the set is refused, not guessed at: validation_entries()
@@ -87,13 +87,19 @@ def held(entry: dict[str, Any]) -> bool:
     return outcome_of(entry) is Outcome.HELD
 
 
-def validated(entry: dict[str, Any]) -> bool:
-    """False for rows with nothing to validate (the winner is the baseline)
-    or that failed to run."""
-    if "winner" in entry and entry.get("winner") == entry.get("baseline"):
-        return False
-    return outcome_of(entry) not in (Outcome.NOTHING_TO_VALIDATE,
-                                     Outcome.ERROR)
+# The headline's words per outcome, in its order.
+COUNTED = ((Outcome.HELD, "held"), (Outcome.NO_DIFFERENCE, "no difference"),
+           (Outcome.REFUTED, "refuted"), (Outcome.TOO_WEAK, "too weak"),
+           (Outcome.ERROR, "error"))
+
+
+def metric_of(entry: dict[str, Any]) -> str:
+    """"cpu" (the server's CPU per unit of work), "throughput", or "-"
+    (no verdict ran)."""
+    kind = entry.get("metric_kind")
+    if not isinstance(kind, str) or not kind:
+        return "-"
+    return "cpu" if kind.startswith("server CPU") else "throughput"
 
 
 def validation_problem(pingpong: Optional[dict[str, Any]]) -> Optional[str]:
@@ -108,36 +114,42 @@ def validation_problem(pingpong: Optional[dict[str, Any]]) -> Optional[str]:
 
 def validation_summary(pingpong: Optional[dict[str, Any]]
                        ) -> tuple[str, list[dict[str, Any]]]:
-    """One line: how many micro winners held end to end. A component with
-    several cases (e.g. 4 KiB and 16 KiB echo) held when every case held.
-    A too-weak case (its positive control not detected) gives no verdict:
-    it is counted apart.
-    An unreadable validation gives "validation unreadable: <why>" and no
-    entries."""
+    """One line that counts every case's outcome ("end to end, 6 cases:
+    held 1, no difference 4, refuted 0, too weak 1, error 0"), then which
+    metric the verdicts used, how many cases asked about the best
+    alternative to a kept baseline, and how many ran a default pair rather
+    than a micro pick. An unreadable validation gives "validation
+    unreadable: <why>" and no entries."""
     problem = validation_problem(pingpong)
     if problem is not None:
         return "validation unreadable: %s" % problem, []
     entries = validation_entries(pingpong)
     if not entries:
         return "validation not run", entries
-    rows = [e for e in entries if validated(e)]
-    if not rows:
-        return ("validation ran, but nothing to validate (every winner is "
-                "its baseline, or the runs failed)", entries)
-    weak = [e for e in rows if outcome_of(e) is Outcome.TOO_WEAK]
-    rows = [e for e in rows if outcome_of(e) is not Outcome.TOO_WEAK]
-    weak_note = ("%d case%s too weak to tell (the positive control was not "
-                 "detected)" % (len(weak), "" if len(weak) == 1 else "s"))
-    if not rows:
-        return "no end-to-end verdict: " + weak_note, entries
-    comps: dict[str, list[bool]] = {}
-    for e in rows:
-        comps.setdefault(e["component"], []).append(held(e))
-    n_held = sum(1 for v in comps.values() if all(v))
-    line = "%d of %d micro-benchmark winners held end to end" % (
-        n_held, len(comps))
-    if len(rows) != len(comps):
-        line += " (%d of %d cases)" % (sum(held(e) for e in rows), len(rows))
-    if weak:
-        line += "; " + weak_note
+    outcomes = [outcome_of(e) for e in entries]
+    cases = [e for e, o in zip(entries, outcomes)
+             if o is not Outcome.NOTHING_TO_VALIDATE]
+    line = "end to end, %d case%s: %s" % (
+        len(cases), "" if len(cases) == 1 else "s",
+        ", ".join("%s %d" % (word, outcomes.count(o))
+                  for o, word in COUNTED))
+    nothing = outcomes.count(Outcome.NOTHING_TO_VALIDATE)
+    if nothing:
+        line += ", nothing to validate %d (no implementation but the " \
+            "baseline)" % nothing
+    metrics = [metric_of(e) for e in cases]
+    used = [(metrics.count(m), words) for m, words in (
+        ("throughput", "throughput"),
+        ("cpu", "the server's CPU per unit of work"))]
+    if any(n for n, _ in used):
+        line += "; metric: %s" % ", ".join(
+            "%s in %d" % (words, n) for n, words in used if n)
+    alt = sum(1 for e in cases if e.get("question") == "alternative")
+    if alt:
+        line += "; %d case%s asked whether leaving the baseline matters " \
+            "(the micro pick kept it)" % (alt, "" if alt == 1 else "s")
+    default = sum(1 for e in cases if e.get("origin") == "default")
+    if default:
+        line += "; %d case%s ran a default pair, not a micro pick" % (
+            default, "" if default == 1 else "s")
     return line, entries

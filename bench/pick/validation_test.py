@@ -71,14 +71,12 @@ class ValidationTest(unittest.TestCase):
             ("logger", "nothing-to-validate")])
         self.assertEqual([V.held(e) for e in entries],
                          [True, False, True, False, False])
-        self.assertEqual([V.validated(e) for e in entries],
-                         [True, True, True, True, False])
-        # The too-weak case gives no verdict: the task queue held on the
-        # case that could tell.
+        # Every case counted, whatever its outcome.
         self.assertEqual(V.validation_summary(fixture())[0],
-                         "1 of 2 micro-benchmark winners held end to end "
-                         "(2 of 3 cases); 1 case too weak to tell (the "
-                         "positive control was not detected)")
+                         "end to end, 4 cases: held 2, no difference 0, "
+                         "refuted 1, too weak 1, error 0, nothing to "
+                         "validate 1 (no implementation but the baseline); "
+                         "metric: the server's CPU per unit of work in 4")
         self.assertIsNone(V.validation_problem(fixture()))
 
     def test_the_field_not_the_words(self) -> None:
@@ -91,21 +89,59 @@ class ValidationTest(unittest.TestCase):
         self.assertEqual([V.held(e) for e in V.validation_entries(pp)],
                          [True, False, False])
         self.assertEqual(V.validation_summary(pp)[0],
-                         "1 of 3 micro-benchmark winners held end to end")
+                         "end to end, 3 cases: held 1, no difference 1, "
+                         "refuted 1, too weak 0, error 0")
 
-    def test_error_and_nothing_to_validate_are_not_validated(self) -> None:
-        pp = with_rows(row("task_queue", "error", e2e_ratio=None),
-                       row("logger", "nothing-to-validate"))
+    def test_every_outcome_is_counted(self) -> None:
+        """Fed held, error and too-weak for the task queue, error for the
+        buffer and the logger: the three errors are in the headline."""
+        pp = with_rows(row("task_queue", "held", metric_kind="throughput"),
+                       row("task_queue", "error", e2e_ratio=None),
+                       row("task_queue", "too-weak",
+                           metric_kind="server CPU per mib"),
+                       row("buffer", "error", e2e_ratio=None),
+                       row("logger", "error", e2e_ratio=None))
         self.assertEqual(V.validation_summary(pp)[0],
-                         "validation ran, but nothing to validate (every "
-                         "winner is its baseline, or the runs failed)")
+                         "end to end, 5 cases: held 1, no difference 0, "
+                         "refuted 0, too weak 1, error 3; metric: "
+                         "throughput in 1, the server's CPU per unit of "
+                         "work in 1")
 
-    def test_only_too_weak_cases_give_no_verdict(self) -> None:
-        pp = with_rows(row("task_queue", "too-weak"),
-                       row("buffer", "too-weak"))
-        self.assertEqual(V.validation_summary(pp)[0],
-                         "no end-to-end verdict: 2 cases too weak to tell "
-                         "(the positive control was not detected)")
+    def test_each_outcome_alone(self) -> None:
+        for outcome, words in (("held", "held 1"),
+                               ("no-difference", "no difference 1"),
+                               ("refuted", "refuted 1"),
+                               ("too-weak", "too weak 1"),
+                               ("error", "error 1")):
+            with self.subTest(outcome=outcome):
+                line = V.validation_summary(with_rows(
+                    row("buffer", outcome)))[0]
+                self.assertTrue(line.startswith("end to end, 1 case: "),
+                                line)
+                self.assertIn(words, line)
+                self.assertEqual(line.split(": ", 1)[1].count(" 1"), 1,
+                                 line)
+
+    def test_questions_and_default_pairs_are_named(self) -> None:
+        pp = with_rows(
+            row("task_queue", "no-difference", question="alternative",
+                origin="winners.json",
+                metric_kind="server CPU per message"),
+            row("buffer", "held", question="default", origin="default",
+                metric_kind="server CPU per mib"),
+            row("logger", "nothing-to-validate", question="alternative",
+                origin="winners.json"))
+        self.assertEqual(
+            V.validation_summary(pp)[0],
+            "end to end, 2 cases: held 1, no difference 1, refuted 0, too "
+            "weak 0, error 0, nothing to validate 1 (no implementation but "
+            "the baseline); metric: the server's CPU per unit of work in 2; "
+            "1 case asked whether leaving the baseline matters (the micro "
+            "pick kept it); 1 case ran a default pair, not a micro pick")
+        section = "\n".join(validation_section(pp))
+        self.assertIn("| default pair, not a micro pick |", section)
+        self.assertIn("| best alternative (pick kept the baseline) |",
+                      section)
 
     def test_absent(self) -> None:
         self.assertEqual(V.validation_summary(None), ("validation not run",

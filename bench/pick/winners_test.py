@@ -71,9 +71,10 @@ class ReactorContractTest(unittest.TestCase):
         self.assertEqual(doc["min_margin"], 0.05)
         self.assertIn("min margin 0.05", doc["noise_rule"])
         self.assertEqual(doc["validation"],
-                         "1 of 2 micro-benchmark winners held end to end "
-                         "(2 of 3 cases); 1 case too weak to tell (the "
-                         "positive control was not detected)")
+                         "end to end, 4 cases: held 2, no difference 0, "
+                         "refuted 1, too weak 1, error 0, nothing to "
+                         "validate 1 (no implementation but the baseline); "
+                         "metric: the server's CPU per unit of work in 4")
         # Every ranked queue over the baseline, for the validation's
         # positive control (tbb-bounded is not in the fixture).
         self.assertEqual(tq["micro_ratios"]["swap-vector"], 1.0)

@@ -23,10 +23,11 @@ import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
-    ["procs", "outcome", "validate_stats", "msgcost_parse"],
+    ["procs", "outcome", "validate_paired", "msgcost_parse"],
     ["validate_cases", "validate_kinds", "sweep_tables"],
     ["validate_decide"],
     ["validate_report", "sweep_run"],
+    ["validate_case"],
     ["validate"],
     ["sweep", "msgcost"],
 ]

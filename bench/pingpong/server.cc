@@ -3,6 +3,8 @@
 //   server <addr> <port> <threads> [--protocol=echo|header] [--max_body=N]
 //          [--buffer=NAME] [--task_queue=NAME] [--coalesce=0|1]
 //          [--reply_via_queue] [--logger=NAME] [--log_file=PATH]
+//          [--task_queue_slowdown_ns=N] [--log_slowdown_ns=N]
+//          [--buffer_slowdown_ns_per_kib=N]
 //
 // The first five arguments are those of every server in the sweep (muduo's
 // `server <addr> <port> <threads>`, plus the protocol). The rest pick the
@@ -21,8 +23,22 @@
 //   --logger        a logger of logger/all_loggers.h, writing one line per
 //                   message to --log_file (default /dev/null); "none" (the
 //                   default) logs nothing
+//   --buffer_slowdown_ns_per_kib  every byte the message callback takes out
+//                   of the input buffer costs N/1024 ns more CPU time, spun
+//                   (bench::SpinCpuNs) before the bytes are consumed: the
+//                   baseline buffer slowed on purpose, the validation's
+//                   control for the buffer (sized in ns per KiB consumed)
+//   (--task_queue_slowdown_ns and --log_slowdown_ns, the task queue's and the
+//   logger's controls, are the policy's: bench/common/server_policy.h.)
 //
-// SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr.
+// SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr:
+//   server: stopped; messages N, closed for oversized body N, refused for
+//   descriptors N, loop wake-ups N, tasks run N, bytes in N
+// messages: replies (one log line each when a logger is on); tasks run: the
+// tasks popped by every loop, the --reply_via_queue worker's included (one
+// --task_queue_slowdown_ns each); bytes in: the bytes of every message the
+// message callback consumed, on every protocol and path (the bytes of an
+// oversized body, discarded with its connection, are not counted nor slowed).
 
 #include <atomic>
 #include <cstdio>
@@ -50,7 +66,9 @@ using reactor::TcpServer;
 constexpr const char* kProgram = "server";
 
 constexpr const char* kExtraHelp =
-    "  --reply_via_queue   reply through a worker loop (two cross-thread posts)\n";
+    "  --reply_via_queue   reply through a worker loop (two cross-thread posts)\n"
+    "  --buffer_slowdown_ns_per_kib=N  every KiB taken out of the input buffer costs\n"
+    "                      N ns more CPU (slow on purpose)\n";
 
 // One log line per message: "<conn> <bytes>". Type-erased so the server is
 // instantiated once per buffer, not once per buffer and logger.
@@ -62,6 +80,7 @@ std::atomic<EventLoop*> g_base_loop{nullptr};
 
 template <typename B>
 int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue,
+          std::uint32_t buffer_slowdown_ns_per_kib,
           const bench::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
   auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
@@ -82,7 +101,16 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
   std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
       kProgram, &base, so.addr, so.port, so.threads, "pingpong", loop_options);
 
-  std::atomic<std::uint64_t> messages{0}, closed_oversized{0};
+  std::atomic<std::uint64_t> messages{0}, closed_oversized{0}, bytes_in{0};
+  // Called with the bytes the message callback is about to take out of the
+  // input buffer: counts them and, with --buffer_slowdown_ns_per_kib, spins
+  // their cost first.
+  auto consume = [&bytes_in, buffer_slowdown_ns_per_kib](std::size_t bytes) {
+    bytes_in.fetch_add(bytes, std::memory_order_relaxed);
+    if (buffer_slowdown_ns_per_kib > 0) {
+      bench::SpinCpuNs(static_cast<std::uint64_t>(bytes) * buffer_slowdown_ns_per_kib / 1024);
+    }
+  };
   auto reply = [&](const reactor::TcpConnectionPtr<B>& conn, std::string&& data) {
     if (log_line) log_line(conn->name(), data.size());
     messages.fetch_add(1, std::memory_order_relaxed);
@@ -120,6 +148,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
   if (so.protocol == Protocol::kEcho) {
     server->set_message_callback(
         [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
+          consume(in->readable_bytes());
           if (!reply_via_queue && !log_line) {
             messages.fetch_add(1, std::memory_order_relaxed);
             conn->send(in);  // the plain echo: no copy out of the buffer
@@ -145,6 +174,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
             }
             const std::size_t total = kHeaderSize + h.body_size;
             if (in->readable_bytes() < total) return;  // wait for the rest
+            consume(total);
             reply(conn, in->retrieve_as_string(total));
           }
         });
@@ -169,15 +199,21 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
       tasks += l->tasks_run();
     }
   }
+  if (reply_via_queue) {
+    wakeups += worker.load()->wakeups();
+    tasks += worker.load()->tasks_run();
+  }
   std::fprintf(stderr,
                "server: stopped; messages %llu, closed for oversized body %llu, "
-               "refused for descriptors %llu, loop wake-ups %llu, tasks run %llu\n",
+               "refused for descriptors %llu, loop wake-ups %llu, tasks run %llu, "
+               "bytes in %llu\n",
                static_cast<unsigned long long>(messages.load()),
                static_cast<unsigned long long>(closed_oversized.load()),
                static_cast<unsigned long long>(server->rejected_for_descriptors() +
                                                server->failed_connections()),
                static_cast<unsigned long long>(wakeups),
-               static_cast<unsigned long long>(tasks));
+               static_cast<unsigned long long>(tasks),
+               static_cast<unsigned long long>(bytes_in.load()));
   server.reset();
   if (worker_thread) {
     worker.load()->quit();
@@ -189,11 +225,19 @@ int Serve(const ServerOptions& so, const PolicyOptions& po, bool reply_via_queue
 int Main(int argc, char** argv) {
   PolicyOptions po;
   bool reply_via_queue = false;
+  std::uint32_t buffer_slowdown_ns_per_kib = 0;
   std::vector<char*> rest =
       bench::TakePolicyFlags(argc, argv, kProgram, &po, [&](std::string_view a) {
-        if (a != "--reply_via_queue") return false;
-        reply_via_queue = true;
-        return true;
+        if (a == "--reply_via_queue") {
+          reply_via_queue = true;
+          return true;
+        }
+        if (auto v = bench::FlagValue(a, "--buffer_slowdown_ns_per_kib")) {
+          buffer_slowdown_ns_per_kib =
+              bench::ParseSlowdownNs(kProgram, "--buffer_slowdown_ns_per_kib", *v);
+          return true;
+        }
+        return false;
       });
   const std::string help = std::string(bench::kPolicyHelp) + kExtraHelp;
   const ServerOptions so =
@@ -216,7 +260,8 @@ int Main(int argc, char** argv) {
 
   RaiseFdLimit();
   return bench::WithBuffer(kProgram, po, [&]<typename B>() {
-    return Serve<B>(so, po, reply_via_queue, make_queue, log_line);
+    return Serve<B>(so, po, reply_via_queue, buffer_slowdown_ns_per_kib, make_queue,
+                    log_line);
   });
 }
 

@@ -9,15 +9,19 @@
 #       [--server 'NAME=PATH-OR-TARGET [server flags...]'] ... [--no_peers]
 #       [--client_threads=N] [--pin=auto|yes|no] [--seconds=S] [--out=PATH]
 #       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
-#       [--validate_repetitions=N] [--validate_components=a,b]
+#       [--validate_rounds=N] [--validate_budget_s=S]
+#       [--validate_components=a,b]
 #
 # The side-by-side sweep runs first, then the validation (validate.py: our
-# server with each component's micro winner swapped in against the baseline,
-# in the mode where that component matters; one verdict per component and
-# case, printed last). --validate runs the validation alone (keeping the
-# sweep's records already in the JSON); --no_validate skips it. Pairs of
-# baseline and winner runs per case: smoke 1 x 0.3 s, default 3 x 2 s (about
-# a minute in all), full 5 x 5 s; validate.py's header says how it decides.
+# server with each component's candidate, the micro pick or the best
+# alternative to the baseline it kept, against the baseline and a slowed
+# control, in the modes where that component matters; one verdict per
+# component and case, printed last). --validate runs the validation alone
+# (keeping the sweep's records already in the JSON); --no_validate skips
+# it. Rounds per case (validate_cases.PROFILES): smoke one round of 0.3 s
+# runs; default 6 to 30 rounds of 1 s runs within about 330 s in all; full
+# 8 to 60 rounds of 2 s runs; --validate_rounds=N runs exactly N rounds
+# per case. validate.py's header says how it decides.
 #
 # Servers. Ours, `serverkit` (//bench/pingpong:server, the reactor with the
 # baseline policy) and `serverkit-uring` (the same with --backend=uring:
@@ -132,8 +136,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="winners JSON (default results/winners.json)")
     ap.add_argument("--validate_seconds", type=float, default=0,
                     help="seconds per validation run (default: the profile's)")
-    ap.add_argument("--validate_repetitions", type=int, default=0,
-                    help="baseline/winner pairs per case (default: the "
+    ap.add_argument("--validate_rounds", type=int, default=0,
+                    help="exactly N rounds per case (default: the "
+                         "profile's minimum, then until the MDE target or "
+                         "the budget)")
+    ap.add_argument("--validate_budget_s", type=float, default=0,
+                    help="the validation's time budget (default: the "
                          "profile's)")
     ap.add_argument("--validate_components", default=",".join(comps),
                     help="comma-separated subset of %s" % ",".join(comps))
@@ -144,6 +152,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         ap.error("--validate_components: unknown %s; choose from %s" % (
             ",".join(bad) or "(none)", ",".join(comps)))
     args.validate_components = chosen
+    if args.validate_rounds < 0 or args.validate_budget_s < 0 or \
+            args.validate_seconds < 0:
+        ap.error("--validate_rounds, --validate_budget_s and "
+                 "--validate_seconds take a number >= 0 (0: the profile's)")
     return args
 
 
@@ -186,6 +198,16 @@ def failed_cases(v: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in v["rows"] if r["outcome"] == Outcome.ERROR.value]
 
 
+def log_parent(out: str) -> str:
+    """Where the validation's loggers write: /dev/shm where there is one (a
+    disk's writeback adds noise common to every variant; docs/methods.md),
+    else beside the results."""
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        return shm
+    return os.path.dirname(os.path.abspath(out))
+
+
 def run_validation(args: argparse.Namespace, client: str, out: str
                    ) -> dict[str, Any]:
     """The validation, its table printed and its failures listed."""
@@ -193,9 +215,9 @@ def run_validation(args: argparse.Namespace, client: str, out: str
         v = validate.run_validation(
             client, args.profile, args.pin,
             args.winners or os.path.join(results_dir(), "winners.json"),
-            log_parent=os.path.dirname(os.path.abspath(out)),
+            log_parent=log_parent(out),
             seconds=args.validate_seconds,
-            repetitions=args.validate_repetitions,
+            rounds=args.validate_rounds, budget_s=args.validate_budget_s,
             components=args.validate_components)
     finally:
         procs.stop_all()

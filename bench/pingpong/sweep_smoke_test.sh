@@ -20,8 +20,8 @@ grep -q "libevent/asio" "$out.txt" || { echo "FAIL: no ratio column"; exit 1; }
 grep -q "^header, " "$out.txt" || { echo "FAIL: no header table"; exit 1; }
 grep -q "4096 bytes per read call" "$out.txt" ||
   { echo "FAIL: no libevent read-cap note"; exit 1; }
-grep -q "^validation verdicts (winners from defaults" "$out.txt" ||
+grep -q "^validation verdicts (candidates from defaults" "$out.txt" ||
   { echo "FAIL: no validation table"; exit 1; }
-tail -n 30 "$out.txt" | grep -q "^verdict: logger: async-queue-bounded-mpmc against sync" ||
+tail -n 30 "$out.txt" | grep -q "^verdict: logger (default pair, not a micro pick): async-queue-bounded-mpmc against sync" ||
   { echo "FAIL: the output does not end with the validation verdicts"; exit 1; }
 /usr/bin/python3 bench/pingpong/sweep_test.py --smoke "$out.json"

@@ -69,8 +69,9 @@ def check_smoke(t: unittest.TestCase, d: dict[str, Any]) -> None:
     t.assertEqual({r["server"] for r in recs},
                   {"serverkit", "serverkit-uring", "asio", "libevent"})
     v = d["validation"]
+    # The smoke profile: the first case of each component, one round.
     t.assertEqual([r["component"] for r in v["rows"]],
-                  ["task_queue"] * 4 + ["buffer"] * 3 + ["logger"] * 2)
+                  ["task_queue", "buffer", "logger"])
     for r in v["rows"]:
         t.assertTrue(r["origin"] == "default" and r["e2e_ratio"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])

@@ -4,13 +4,15 @@
 #
 # What the ping-pong validation (validate.py) compares: the swappable
 # components, their default pairs and positive controls, the cases where
-# each matters, the repetitions per profile, the verdict words, and the
-# winners file.
+# each matters, the rounds per profile, the question each row answers (the
+# candidate), the verdict words, and the winners file.
 #
 # Winners. results/winners.json (written by `bazel run //bench:pick`, or
 # --winners=PATH) holds, under "reactor", one entry per swappable component:
 #     {"winner": NAME, "baseline": NAME, "micro_ratio": float|null,
 #      "source": "<benchmark group>", "cv": float|null,
+#      "leader": NAME,                  (optional: the micro leader the
+#                                        pick did not adopt)
 #      "micro_ratios": {NAME: float}}   (optional: every ranked
 #                                        implementation / the baseline)
 # NAMEs are those of the server's --task_queue/--buffer/--logger flags. A
@@ -20,7 +22,8 @@
 # Outcomes. Each row of the validation carries one exact "outcome"
 # (bench/pick/outcome.py, read back by bench/pick/validation.py by equality)
 # and a "verdict" for people: VERDICT's words, with " (micro n/a)" when the
-# winner came without a micro ratio.
+# candidate came without a micro ratio. The row's "winner" key holds the
+# candidate, whatever its question (candidate_of).
 
 from __future__ import annotations
 
@@ -48,9 +51,18 @@ DEFAULTS = {
 }
 
 # Where each component matters. Flags other than the component's own are the
-# same for the baseline and the winner runs.
+# same for the baseline, candidate and control runs. The default profile
+# runs the cases marked default (two per component), full runs them all.
 CASES: dict[str, list[dict[str, Any]]] = {
     "task_queue": [
+        # Few sessions, so each message's hops through the worker loop are
+        # a large part of its cost and the rounds stay steady (many
+        # sessions made them far noisier: docs/methods.md).
+        dict(name="reply-via-queue-10", default=True, protocol="echo",
+             threads=1, client_threads=1, block=1024, sessions=10,
+             flags=["--reply_via_queue"],
+             mode="echo 1 KiB, 10 sessions, 1 I/O thread, every reply posted "
+                  "through a worker loop and back: --reply_via_queue"),
         dict(name="reply-via-queue", protocol="echo", threads=2,
              client_threads=2, block=4096, sessions=100,
              flags=["--reply_via_queue"],
@@ -60,8 +72,8 @@ CASES: dict[str, list[dict[str, Any]]] = {
         # while both loops idle in between, so a queue that parks and
         # wakes slowly (or wakes its consumer late) adds to every round
         # trip: the latency at the lowest offered load.
-        dict(name="reply-via-queue-1", protocol="echo", threads=2,
-             client_threads=1, block=64, sessions=1,
+        dict(name="reply-via-queue-1", default=True, protocol="echo",
+             threads=2, client_threads=1, block=64, sessions=1,
              flags=["--reply_via_queue"],
              mode="echo 64 bytes, 1 session (one message in flight), 2 "
                   "threads, every reply posted through a worker loop and "
@@ -69,8 +81,8 @@ CASES: dict[str, list[dict[str, Any]]] = {
         # The broadcast: every message is one task posted to every I/O
         # loop (bench/chat). 2 loops and the accept loop on the server's
         # core, the load test on the other.
-        dict(name="chat-1000", kind="chat", protocol="chat", threads=2,
-             client_threads=1, block=64, sessions=1000, rounds=50,
+        dict(name="chat-1000", kind="chat", protocol="chat",
+             threads=2, client_threads=1, block=64, sessions=1000, rounds=50,
              flags=[],
              mode="chat broadcast to 1000 clients, 2 I/O loops, 50 rounds "
                   "of one 64-byte message (bench/chat)"),
@@ -81,88 +93,143 @@ CASES: dict[str, list[dict[str, Any]]] = {
                   "of one 64-byte message (bench/chat)"),
     ],
     "buffer": [
-        dict(name="echo-16k", protocol="echo", threads=1, client_threads=1,
-             block=16384, sessions=100, flags=[],
+        dict(name="echo-16k", default=True, protocol="echo", threads=1,
+             client_threads=1, block=16384, sessions=100, flags=[],
              mode="echo 16 KiB, 100 sessions, 1 thread"),
         dict(name="stream-64k", protocol="echo", threads=1,
              client_threads=1, block=65536, sessions=10, flags=[],
              mode="echo 64 KiB blocks (streaming), 10 sessions, 1 thread"),
-        dict(name="header-growing", protocol="header", threads=1,
-             client_threads=1, block=1024, sessions=100, flags=[],
+        dict(name="header-growing", default=True, protocol="header",
+             threads=1, client_threads=1, block=1024, sessions=100, flags=[],
              mode="evpp's header/body, every reply's body one byte longer "
                   "(100 to 1123 bytes), 100 sessions, 1 thread"),
     ],
     # The server gets a core more than its I/O threads (server_cores), so
-    # an async logger's backend has somewhere to run; on 2 cores that leaves
-    # none to the client alone, so nothing is pinned (each record says
-    # which cores each process had).
+    # an async logger's backend has somewhere to run, where the machine has
+    # a core left for the client (validate_kinds.apart: on 2 cores the
+    # server has one, the client the other; each record says which).
     "logger": [
-        dict(name="log-per-message", protocol="echo", threads=1,
-             client_threads=1, block=4096, sessions=100, flags=[],
+        # One session: a strict ping-pong, every message one log line on
+        # the I/O thread's path, and steady rounds (docs/methods.md).
+        dict(name="log-per-message-1", default=True, protocol="echo",
+             threads=1, client_threads=1, block=4096, sessions=1, flags=[],
+             server_cores=2,
+             mode="echo 4 KiB, 1 session, 1 I/O thread, one log line per "
+                  "message to a file; the server on up to 2 cores"),
+        dict(name="log-per-message", protocol="echo",
+             threads=1, client_threads=1, block=4096, sessions=100, flags=[],
              server_cores=2,
              mode="echo 4 KiB, 100 sessions, 1 I/O thread, one log line per "
-                  "message to a file on disk; the server may use 2 cores"),
-        dict(name="http-access-log", kind="http", protocol="http",
-             threads=1, client_threads=1, block=0, sessions=50, flags=[],
-             server_cores=2,
+                  "message to a file; the server on up to 2 cores"),
+        dict(name="http-access-log", default=True, kind="http",
+             protocol="http", threads=1, client_threads=1, block=0,
+             sessions=50, flags=[], server_cores=2,
              mode="GET /collect under wrk -t1 -c50 (bench/http), one "
-                  "access-log line per request to a file on disk; the "
-                  "server may use 2 cores"),
+                  "access-log line per request to a file; the "
+                  "server on up to 2 cores"),
     ],
 }
 
 
-# The positive control of each component: an implementation that the micro
-# sweep ranks far behind the baseline (or one slowed on purpose, named as
-# such), run beside the baseline and the winner in every case. A case whose
-# run cannot tell the control from the baseline (U-test p >= 0.05, or the
-# control not slower) could not have told the winner either: "too-weak".
+# The positive control of each component: the row's baseline slowed on
+# purpose by a stated cost per operation (a busy wait that burns thread CPU
+# time, bench/common/server_policy.h), run beside the baseline and the
+# candidate in every round. The cost is sized from the case's own first
+# baseline run: CONTROL_FRACTION of the server's CPU per operation, so the
+# control should slow the server by about twice the target MDE. A case that
+# cannot tell the control from the baseline could not have told the
+# candidate either: "too-weak". The server's stop line counts the
+# operations (`ops`: a regular expression per workload kind).
 @dataclasses.dataclass(frozen=True)
 class Control:
-    name: str            # the component flag's value
-    extra: tuple[str, ...]  # flags that make it the control
-    label: str           # as tables show it
-    why: str
+    flag: str            # the server flag that takes the cost in ns
+    op: str              # the operation that pays it, for people
+    ops: dict[str, str]  # workload kind -> regex of the count on the stop line
+    per_kib: bool = False  # the count is bytes and the cost is per KiB
 
-    @property
-    def slowed(self) -> bool:
-        """Slowed on purpose by its extra flags: no micro ratio of its own
-        (the sweep never measured it)."""
-        return bool(self.extra)
+    def label(self, baseline: str) -> str:
+        return "%s+slowed" % baseline
+
+    def flags(self, ns: int) -> list[str]:
+        return ["%s=%d" % (self.flag, ns)]
 
 
-# The task queue's control is the baseline slowed on purpose: the real
-# queues the event-loop sweep ranks far behind (tbb-bounded: 0.33x) are
-# behind only where a consumer blocks, and the loop never blocks in its
-# queue (it pops with try_pop after the eventfd wakes it), so on 2 cores
-# none of them could be told apart end to end (measured 2026-11-23).
 CONTROLS: dict[str, Control] = {
-    "task_queue": Control(
-        "swap-vector", ("--task_queue_slowdown_ns=2000",),
-        "swap-vector+2us-per-task",
-        "the baseline slowed on purpose: every task popped costs 2 us more "
-        "(a busy wait in the loop thread)"),
-    "buffer": Control(
-        "string", (), "string",
-        "a std::string that erases its front on every retrieve (the "
-        "buffer sweep's slow reference)"),
-    "logger": Control(
-        "sync", ("--log_flush_every_line",), "sync+flush-every-line",
-        "the sync logger flushing every line: one write(2) per message, "
-        "slowed on purpose for this control"),
+    "task_queue": Control("--task_queue_slowdown_ns", "task popped",
+                          dict(pingpong=r"tasks run (\d+)",
+                               chat=r"tasks run (\d+)")),
+    "buffer": Control("--buffer_slowdown_ns_per_kib", "KiB consumed",
+                      dict(pingpong=r"bytes in (\d+)"), per_kib=True),
+    "logger": Control("--log_slowdown_ns", "log line",
+                      dict(pingpong=r"messages (\d+)",
+                           http=r"replies (\d+)")),
 }
 
-# Repetitions (rounds of baseline, winner and control, rotated) and seconds
-# per run, per sweep profile. The exact U-test needs at least 4 runs a side
-# to reach p < 0.05 at all (validate_stats.min_p): smoke's one run checks the
-# plumbing and is always too-weak.
+# What a case aims for: add rounds until the candidate's MDE is at most
+# TARGET_MDE (or the case's share of the budget is spent); the control costs
+# CONTROL_FRACTION of the baseline's server CPU, twice the target.
+TARGET_MDE = 0.05
+CONTROL_FRACTION = 2 * TARGET_MDE
+
+# Rounds (baseline, candidate and control, in a rotated order) per profile:
+# every case runs min_rounds, then more until its MDE reaches TARGET_MDE,
+# its share of budget_s is spent or max_rounds; seconds per run; which
+# cases: the first of each component (smoke), those marked default, or all.
+# The exact signed-rank test needs 6 rounds to reach p < 0.05 at all:
+# smoke's one round checks the plumbing and is always too-weak.
 PROFILES: dict[str, dict[str, Any]] = {
-    "smoke": dict(repetitions=1, seconds=0.3),
-    "default": dict(repetitions=5, seconds=2.0),
-    "full": dict(repetitions=9, seconds=4.0),
+    "smoke": dict(min_rounds=1, max_rounds=1, budget_s=0.0, seconds=0.3,
+                  cases="first"),
+    "default": dict(min_rounds=6, max_rounds=30, budget_s=330.0,
+                    seconds=0.5, cases="default"),
+    "full": dict(min_rounds=8, max_rounds=60, budget_s=1500.0, seconds=2.0,
+                 cases="all"),
 }
 
-SAME = "winner is the baseline; nothing to validate"
+
+def profile_cases(comp: str, which: str) -> list[dict[str, Any]]:
+    """The component's cases a profile runs (PROFILES' "cases")."""
+    cases = CASES[comp]
+    if which == "first":
+        return cases[:1]
+    if which == "default":
+        return [c for c in cases if c.get("default")]
+    return list(cases)
+
+
+# The question a component's row answers (its "question"):
+#   pick         the micro pick left the baseline: does it win end to end?
+#   alternative  the micro pick is the baseline (a tie or no verdict): does
+#                leaving it for the best alternative matter end to end?
+#   default      winners.json gave no pair: the DEFAULTS pair, not a pick
+QUESTIONS = {
+    "pick": "the micro pick against the baseline",
+    "alternative": "the best alternative against the baseline the micro "
+                   "pick kept",
+    "default": "default pair, not a micro pick",
+}
+
+
+def candidate_of(e: dict[str, Any]) -> tuple[Optional[str], str]:
+    """(the implementation to run against the baseline, the question): the
+    micro pick when it left the baseline; else the leader the pick did not
+    adopt, or the best other implementation by micro ratio; None when there
+    is no other."""
+    if e["origin"] == "default":
+        return e["winner"], "default"
+    if e["winner"] != e["baseline"]:
+        return e["winner"], "pick"
+    leader = e.get("leader")
+    if isinstance(leader, str) and leader and leader != e["baseline"]:
+        return leader, "alternative"
+    others = {k: v for k, v in (e.get("micro_ratios") or {}).items()
+              if k != e["baseline"]}
+    if others:
+        return max(sorted(others), key=lambda k: others[k]), "alternative"
+    return None, "alternative"
+
+
+SAME = "no implementation but the baseline; nothing to validate"
 
 # The verdict's words per outcome.
 VERDICT = {
@@ -178,7 +245,7 @@ MICRO_NA = " (micro n/a)"
 
 def verdict(outcome: Outcome, micro_ratio: Optional[float]) -> str:
     """The verdict for people: VERDICT's words, with MICRO_NA on a ratio
-    measured against a winner that came without a micro ratio."""
+    measured against a candidate that came without a micro ratio."""
     text = VERDICT[outcome]
     if micro_ratio is None and outcome not in (Outcome.NOTHING_TO_VALIDATE,
                                                Outcome.ERROR,
@@ -255,15 +322,17 @@ def _entry(comp: str, raw: Any, notes: list[str]) -> Entry:
         notes.append("%s: no baseline in winners.json: %s" % (comp,
                                                               baseline))
     source, metric = raw.get("source"), raw.get("metric")
+    leader = raw.get("leader")
     entry = dict(winner=raw["winner"], baseline=baseline,
                  micro_ratio=_number(raw.get("micro_ratio")),
                  source=source if isinstance(source, str) else None,
-                 cv=_number(raw.get("cv")), origin="winners.json")
+                 cv=_number(raw.get("cv")), origin="winners.json",
+                 leader=leader if isinstance(leader, str) else None)
     if isinstance(metric, str) and metric:  # optional, for the sentence
         entry["metric"] = metric
     ratios = raw.get("micro_ratios")
-    if isinstance(ratios, dict):  # optional: the controls' micro ratios
-        entry["micro_ratios"] = {k: v for k, v in ratios.items()
+    if isinstance(ratios, dict):  # optional: every ranked implementation's
+        entry["micro_ratios"] = {k: _number(v) for k, v in ratios.items()
                                  if _number(v) is not None}
     return entry
 

@@ -18,8 +18,9 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import validate_kinds  # noqa: E402
-from validate_cases import (CASES, COMPONENTS, CONTROLS, VERDICT,  # noqa: E402
-                            Outcome, load_winners)
+from validate_cases import (CASES, COMPONENTS, CONTROLS, PROFILES,  # noqa
+                            VERDICT, Outcome, candidate_of, load_winners,
+                            profile_cases)
 
 
 class WinnersAndRuleTest(unittest.TestCase):
@@ -40,7 +41,7 @@ class WinnersAndRuleTest(unittest.TestCase):
             '"sync"}}}')
         self.assertEqual(e["buffer"], dict(
             winner="mirrored", baseline="linear", micro_ratio=None,
-            source=None, cv=None, origin="winners.json"))
+            source=None, cv=None, origin="winners.json", leader=None))
         self.assertEqual(e["task_queue"]["origin"], "default")
         self.assertEqual(e["task_queue"]["winner"], "bounded-mpmc")
         self.assertEqual(e["logger"]["winner"], "async-queue-bounded-mpmc")
@@ -63,8 +64,43 @@ class WinnersAndRuleTest(unittest.TestCase):
                                   ("pingpong", "http", "chat"))
                     kind = validate_kinds.kind_of(case)
                     self.assertTrue(kind.metric and kind.unit and kind.work)
+        chat = [c for c in CASES["task_queue"] if c["name"] == "chat-1000"]
         self.assertFalse(validate_kinds.kind_of(
-            CASES["task_queue"][2]).higher_is_better)  # chat: ms per round
+            chat[0]).higher_is_better)  # chat: ms per round
+
+    def test_every_case_can_size_its_control(self) -> None:
+        """The control's count is read from the stop line of the case's
+        server: every workload a component runs has its pattern."""
+        for comp in COMPONENTS:
+            for case in CASES[comp]:
+                with self.subTest(component=comp, case=case["name"]):
+                    self.assertIn(case.get("kind", "pingpong"),
+                                  CONTROLS[comp].ops)
+
+    def test_profiles_pick_cases(self) -> None:
+        for comp in COMPONENTS:
+            self.assertEqual(profile_cases(comp, "first"), CASES[comp][:1])
+            self.assertEqual(profile_cases(comp, "all"), CASES[comp])
+            self.assertEqual(len(profile_cases(comp, "default")), 2)
+        for name, p in PROFILES.items():
+            with self.subTest(profile=name):
+                self.assertLessEqual(p["min_rounds"], p["max_rounds"])
+                self.assertIn(p["cases"], ("first", "default", "all"))
+
+    def test_the_candidate_of_each_question(self) -> None:
+        e = dict(winner="ring", baseline="linear", origin="winners.json",
+                 leader=None, micro_ratios={"ring": 1.1})
+        self.assertEqual(candidate_of(e), ("ring", "pick"))
+        e.update(winner="linear", leader="mirrored")
+        self.assertEqual(candidate_of(e), ("mirrored", "alternative"))
+        e.update(leader="linear", micro_ratios={
+            "linear": 1.0, "ring": 1.1, "string": 0.9, "mirrored": 1.1})
+        # The best by micro ratio; a tie goes to the first name.
+        self.assertEqual(candidate_of(e), ("mirrored", "alternative"))
+        e.update(leader=None, micro_ratios={"linear": 1.0})
+        self.assertEqual(candidate_of(e), (None, "alternative"))
+        e.update(origin="default", winner="ring")
+        self.assertEqual(candidate_of(e), ("ring", "default"))
 
 
 if __name__ == "__main__":

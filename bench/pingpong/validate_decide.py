@@ -2,84 +2,69 @@
 # bench/pingpong/validate_decide.py
 # -----------------------------------------------------------------------------
 #
-# The validation's verdict rule (validate.py runs the cases): from the clean
-# runs of the baseline, the winner and the positive control, oriented so
-# that > 1 is better,
+# The validation's verdict rule (validate.py runs the rounds). Its inputs are
+# per-round paired log ratios, oriented so that > 0 is better: for each round,
+# log(candidate / baseline) and log(control / baseline) on the case's metric.
+# Each side is summed up by validate_paired.paired(): the Hodges-Lehmann
+# ratio with its exact interval, the exact signed-rank p, and the MDE of that
+# test at that many rounds.
 #
-#   error          no clean run of the baseline or the winner
-#   too-weak       the control not detected as worse than the baseline
-#                  (U-test p >= 0.05, or its ratio >= 1), or no control run:
-#                  the run could not have seen the winner either
-#   held, refuted  the winner better / worse at p < 0.05
-#   no-difference  otherwise
-#
-# with the ratios' bootstrap intervals and the minimum detectable effect
-# (validate_stats.py) in the Decision.
+#   error          no round ran clean
+#   too-weak       fewer rounds than the exact test needs to reach p < ALPHA,
+#                  or the control not detected as worse (p >= ALPHA or its
+#                  ratio >= 1): the run could not have seen the candidate
+#                  either
+#   held, refuted  the candidate better / worse at p < ALPHA
+#   no-difference  otherwise; the MDE says what that is worth
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
 from typing import Optional, Sequence
 
-import validate_stats as VS
+import validate_paired as VP
 from validate_cases import Outcome
-
-
-@dataclasses.dataclass(frozen=True)
-class Comparison:
-    """One side against the baseline, oriented so that > 1 is better."""
-    ratio: float
-    low: float       # bootstrap 95% interval of the ratio
-    high: float
-    p: float         # two-sided U-test
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(ratio=self.ratio, low=self.low, high=self.high, p=self.p)
-
-
-def compare(base: Sequence[float], other: Sequence[float],
-            higher_is_better: bool) -> Comparison:
-    if higher_is_better:
-        ratio = statistics.median(other) / statistics.median(base)
-        low, high = VS.ratio_interval(base, other)
-    else:
-        ratio = statistics.median(base) / statistics.median(other)
-        low, high = VS.ratio_interval(other, base)
-    return Comparison(ratio, low, high, VS.u_test(base, other))
 
 
 @dataclasses.dataclass(frozen=True)
 class Decision:
     outcome: Outcome
-    winner: Optional[Comparison]
-    control: Optional[Comparison]
-    mde: float       # relative; inf when the runs cannot reach p < ALPHA
+    winner: Optional[VP.Paired]    # the candidate against the baseline
+    control: Optional[VP.Paired]
+    mde: float       # relative; inf when the rounds cannot reach p < ALPHA
     reason: str
 
 
-def decide(base: Sequence[float], win: Sequence[float],
-           ctrl: Sequence[float], higher_is_better: bool = True) -> Decision:
-    """The verdict from the clean runs of each side (validate.py's header)."""
-    if not base or not win:
+def fmt_mde(mde: float) -> str:
+    if math.isinf(mde) or math.isnan(mde):
+        return "MDE n/a: too few rounds for p < %.2f" % VP.ALPHA
+    return "MDE %.1f%%" % (100 * mde)
+
+
+def decide(win: Sequence[float], ctrl: Sequence[float]) -> Decision:
+    """The verdict from the rounds' log ratios of the candidate and the
+    control against the baseline (> 0 better; the header's rule)."""
+    if not win:
         return Decision(Outcome.ERROR, None, None, math.inf,
-                        "no clean run of the baseline or the winner")
-    w = compare(base, win, higher_is_better)
-    c = compare(base, ctrl, higher_is_better) if ctrl else None
-    mde = VS.mde(base, win)
-    weak = "MDE %s" % ("n/a: too few runs for p < %.2f" % VS.ALPHA
-                       if math.isinf(mde) else "%.1f%%" % (100 * mde))
+                        "no round ran clean")
+    w = VP.paired(win)
+    c = VP.paired(ctrl) if ctrl else None
+    weak = fmt_mde(w.mde)
+    if len(win) < VP.min_rounds():
+        return Decision(Outcome.TOO_WEAK, w, c, w.mde,
+                        "%d round(s): the exact test needs %d to reach p < "
+                        "%.2f" % (len(win), VP.min_rounds(), VP.ALPHA))
     if c is None:
-        return Decision(Outcome.TOO_WEAK, w, None, mde,
-                        "no clean run of the control; %s" % weak)
-    if not (c.p < VS.ALPHA and c.ratio < 1):
-        return Decision(Outcome.TOO_WEAK, w, c, mde,
+        return Decision(Outcome.TOO_WEAK, w, None, w.mde,
+                        "no clean round of the control; %s" % weak)
+    if not (c.p < VP.ALPHA and c.ratio < 1):
+        return Decision(Outcome.TOO_WEAK, w, c, w.mde,
                         "the control was not detected as worse (ratio "
                         "%.3f, p %.3g); %s" % (c.ratio, c.p, weak))
-    if w.p < VS.ALPHA:
+    if w.p < VP.ALPHA:
         outcome = Outcome.HELD if w.ratio > 1 else Outcome.REFUTED
     else:
         outcome = Outcome.NO_DIFFERENCE
-    return Decision(outcome, w, c, mde, "control detected (ratio %.3f, p "
-                    "%.3g); winner p %.3g; %s" % (c.ratio, c.p, w.p, weak))
+    return Decision(outcome, w, c, w.mde, "control detected (ratio %.3f, p "
+                    "%.3g); candidate p %.3g; %s" % (c.ratio, c.p, w.p, weak))

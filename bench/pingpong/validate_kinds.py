@@ -19,8 +19,10 @@
 # Every record has: ok, error (when not ok), value (the metric; None when
 # the run failed), cpu_per_unit (the server's CPU seconds per unit of work,
 # the figure that still ranks where the client set the pace), client_bound,
-# server_cpus and client_cpus (the cores each process had), and the kind's
-# own figures under "raw".
+# server_cpus and client_cpus (the cores each process had), server_cpu_s
+# (the server's CPU over the run), server_log (the last lines of its
+# stderr, with the counts of its stop line), and the kind's own figures
+# under "raw".
 
 from __future__ import annotations
 
@@ -73,14 +75,26 @@ class Settings:
     tmp: str          # scratch files
 
 
+def apart(case: Case, pin: str) -> tuple[str, int]:
+    """(pin mode, server cores) for a validation run: the server and its
+    client on disjoint cores wherever there are two (unless pin is "no"),
+    the server on at most all cores but one, so that every run of a case
+    has the same placement and the server's figures are its own."""
+    n = len(os.sched_getaffinity(0))
+    cores = case.get("server_cores", 0)
+    if pin == "no" or n < 2:
+        return pin, cores
+    return "yes", min(cores, n - 1)
+
+
 def _pingpong(name: str, flags: list[str], case: Case, s: Settings
               ) -> Record:
     server = procs.Server(name, procs.SERVER, flags)
+    pin, server_cores = apart(case, s.pin)
     p = procs.Point(case["protocol"], case["threads"], case["client_threads"],
                     case["block"], case["sessions"], seconds=s.seconds,
-                    count=1024, limit=60.0,
-                    server_cores=case.get("server_cores", 0))
-    r = procs.run_point(server, s.client, s.tmp, p, s.pin)
+                    count=1024, limit=60.0, server_cores=server_cores)
+    r = procs.run_point(server, s.client, s.tmp, p, pin)
     k = kind_of(case)
     v = r.get(k.metric) if r.get("ok") else None
     cpu = None
@@ -90,16 +104,18 @@ def _pingpong(name: str, flags: list[str], case: Case, s: Settings
                 error=r.get("error", ""), value=v, cpu_per_unit=cpu,
                 client_bound=bool(r.get("client_bound")),
                 server_cpus=r.get("server_cpus"),
-                client_cpus=r.get("client_cpus"), raw=r)
+                client_cpus=r.get("client_cpus"),
+                server_cpu_s=r.get("server_cpu_s"),
+                server_log=r.get("server_log", ""), raw=r)
 
 
 def _http_pinning(case: Case, pin: str) -> http_run.Pinning:
-    """The ping-pong's split (procs.cpu_split): the server gets
-    case["server_cores"] cores (its I/O threads plus room for a backend),
-    wrk the rest, when both fit; else nothing is pinned."""
+    """The ping-pong's split (apart, procs.cpu_split): the server on its
+    cores, wrk on the others."""
+    mode, server_cores = apart(case, pin)
     p = procs.Point("http", case["threads"], case["client_threads"], 0,
-                    case["sessions"], server_cores=case.get("server_cores", 0))
-    pinned, server, client, _ = procs.cpu_split(pin, p)
+                    case["sessions"], server_cores=server_cores)
+    pinned, server, client, _ = procs.cpu_split(mode, p)
     return http_run.Pinning(pinned, frozenset(server) if server else None,
                             frozenset(client) if client else None)
 
@@ -134,7 +150,9 @@ def _http(name: str, flags: list[str], case: Case, s: Settings) -> Record:
     v = rec.requests_per_s if rec.ok and rec.requests else None
     cpu = rec.server_cpu_s / rec.requests if v else None
     return dict(ok=rec.ok, error=rec.error, value=v, cpu_per_unit=cpu,
-                client_bound=rec.client_bound,
+                client_bound=rec.client_bound, server_cpu_s=rec.server_cpu_s,
+                server_log=procs.tail(os.path.join(pointdir, "server.log"),
+                                      10),
                 server_cpus=procs.cpu_list(
                     set(pin.server_cpus) if pin.server_cpus else None, cores),
                 client_cpus=procs.cpu_list(
@@ -159,7 +177,11 @@ def _chat(name: str, flags: list[str], case: Case, s: Settings) -> Record:
                 else None,
                 client_bound=bool(r.get("client_bound")),
                 server_cpus=procs.cpu_list(pin.server_cpus, cores),
-                client_cpus=procs.cpu_list(pin.load_cpus, cores), raw=r)
+                client_cpus=procs.cpu_list(pin.load_cpus, cores),
+                server_cpu_s=r.get("server_cpu_s"),
+                server_log=procs.tail(
+                    os.path.join(s.tmp, "server-%s.log" % name), 10),
+                raw=r)
 
 
 def run(name: str, flags: list[str], case: Case, s: Settings) -> Record:

@@ -3,12 +3,15 @@
 # bench/pingpong/validate_test.py
 # -----------------------------------------------------------------------------
 #
-# The ping-pong validation (validate.py) on fixture runs: procs.run_point is
-# replaced by FakeRuns, which serves the throughputs of
-# testdata/validate_runs.json and writes the logger's file, so the rows, the
-# exact outcome (bench/pick/outcome.py), the verdict rule, the alternation,
-# a failed run, an interruption, the winners files (testdata/winners-*.json)
-# and the table are checked without a server.
+# The ping-pong validation (validate.py) on fixture runs: the servers' runs
+# are replaced by FakeRuns, which serves the throughputs of
+# testdata/validate_runs.json, a server CPU that grows by the control's
+# injected cost per operation, a stop line with the operations' counts, and
+# writes the logger's file. So the candidate of each question, the rounds
+# and their rotation, the control's sizing, the stopping rule, the metric
+# choice, the exact outcome (bench/pick/outcome.py), a failed run, an
+# interruption, the winners files (testdata/winners-*.json) and the table
+# are checked without a server.
 #
 #   validate_test.py [-v]          the unit tests
 #                                  (//bench/pingpong:validate_test)
@@ -37,8 +40,10 @@ sys.path.insert(0, HERE)
 import procs  # noqa: E402
 import validate  # noqa: E402
 import validate_kinds  # noqa: E402
+import validate_paired  # noqa: E402
 import validate_report  # noqa: E402
-from validate_cases import COMPONENTS, SAME, VERDICT, Outcome  # noqa: E402
+from validate_cases import (CONTROL_FRACTION, VERDICT,  # noqa: E402
+                            Outcome)
 
 TESTDATA = os.path.join(HERE, "testdata")
 GOOD = os.path.join(TESTDATA, "winners-good.json")
@@ -52,57 +57,51 @@ Result = dict[str, Any]
 # --- the checks, shared with the smoke run -----------------------------------
 
 def check_good(t: unittest.TestCase, v: Result) -> None:
-    """testdata/winners-good.json: task_queue and logger ran, the buffer's
-    winner is its baseline."""
+    """testdata/winners-good.json: the task queue's and the logger's picks
+    left their baselines; the buffer's kept it, so its leader runs."""
     t.assertEqual(v["winners"], "winners.json")
     rows = {r["component"]: r for r in v["rows"]}
     t.assertEqual(set(rows), {"task_queue", "buffer", "logger"})
-    t.assertEqual(rows["buffer"]["outcome"], "nothing-to-validate")
-    t.assertEqual(rows["buffer"]["verdict"], SAME)
-    t.assertFalse(rows["buffer"]["records"],
-                  "ran a component whose winner is its baseline")
-    for c in ("task_queue", "logger"):
-        r = rows[c]
+    t.assertEqual([rows[c]["question"] for c in
+                   ("task_queue", "buffer", "logger")],
+                  ["pick", "alternative", "pick"])
+    t.assertEqual((rows["buffer"]["winner"], rows["buffer"]["pick"]),
+                  ("ring", "linear"))
+    t.assertEqual(rows["buffer"]["micro_ratio"], 1.05)
+    for r in v["rows"]:
         t.assertIn(r["outcome"], MEASURED, r)
         t.assertEqual(r["verdict"].split(" (")[0],
                       VERDICT[Outcome(r["outcome"])])
-        if v["repetitions"] < 4:  # the exact U-test cannot reach 0.05
+        n = len(r["rounds"])
+        t.assertTrue(v["min_rounds"] <= n <= v["max_rounds"], r["stop"])
+        if n < validate_paired.min_rounds():
             t.assertEqual(r["outcome"], Outcome.TOO_WEAK.value, r)
             t.assertIsNone(r["mde"])
         t.assertTrue(r["e2e_ratio"] and r["e2e_ratio"] > 0, r)
-        for side in ("baseline", "winner", "control"):
-            t.assertEqual(len(r[side + "_runs"]), v["repetitions"])
-        if r["metric_used"] == r["metric"]:
-            t.assertEqual(r["e2e_ratio"],
-                          r["winner_median"] / r["baseline_median"]
-                          if r["higher_is_better"] else
-                          r["baseline_median"] / r["winner_median"])
         t.assertEqual(r["e2e"]["ratio"], r["e2e_ratio"])
-        t.assertLessEqual(r["e2e"]["low"], r["e2e"]["high"])
+        t.assertEqual(r["e2e"]["n"], n)
         t.assertTrue(0 < r["e2e"]["p"] <= 1, r)
         t.assertTrue(r["control_e2e"]["ratio"] > 0, r)
         t.assertTrue(r["reason"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])
+        t.assertEqual(len(r["records"]), 3 * n)
         t.assertIn("sentence", r)
+        t.assertIn(r["metric_kind"], r["sentence"])
         t.assertTrue(r["cpu_ratio"] and r["cpu_ratio"] > 0, r)
+        # The control: the baseline with its cost sized from the first
+        # baseline run, and that cost measured back.
+        cost = r["control_cost"]
+        t.assertEqual(r["control"], r["baseline"] + "+slowed")
+        t.assertIn("%s=%d" % (cost["flag"], cost["injected_ns"]),
+                   r["control_flags"])
+        t.assertAlmostEqual(cost["injected_ns"],
+                            CONTROL_FRACTION * cost["baseline_ns_per_op"],
+                            delta=1.0)
+        t.assertIsNotNone(cost["measured_ns"], r)
     t.assertEqual(rows["task_queue"]["micro_ratio"], 2.5)
-    t.assertEqual(rows["task_queue"]["control"], "swap-vector+2us-per-task")
-    t.assertIn("--task_queue_slowdown_ns=2000",
-               rows["task_queue"]["control_flags"])
-    t.assertEqual(rows["logger"]["control"], "sync+flush-every-line")
-    t.assertIn("--log_flush_every_line", rows["logger"]["control_flags"])
     t.assertTrue(rows["task_queue"]["micro_source"].startswith(
         "queues/eventloop"))
-    if rows["logger"]["outcome"] != Outcome.TOO_WEAK.value:
-        t.assertTrue(rows["logger"]["verdict"].endswith("(micro n/a)"),
-                     rows["logger"])
     t.assertIn("--reply_via_queue", v["rows"][0]["winner_flags"])
-    t.assertEqual([(r["case"], r["workload"]) for r in v["rows"]
-                   if r["component"] == "task_queue"],
-                  [("reply-via-queue", "pingpong"),
-                   ("reply-via-queue-1", "pingpong"), ("chat-1000", "chat"),
-                   ("chat-5000", "chat")])
-    t.assertEqual(rows["task_queue"]["unit"], "ms per round")
     t.assertTrue(all(b > 0 for b in rows["logger"]["log_bytes"]),
                  rows["logger"]["log_bytes"])
 
@@ -111,17 +110,18 @@ def check_bad(t: unittest.TestCase, v: Result) -> None:
     """Malformed winners.json, --validate_components=task_queue,logger."""
     t.assertEqual(v["winners"], "defaults")
     t.assertTrue(v["notes"])
-    t.assertEqual([r["component"] for r in v["rows"]],
-                  ["task_queue"] * 4 + ["logger"] * 2)
     t.assertEqual(v["rows"][0]["winner"], "bounded-mpmc")
+    t.assertEqual(v["rows"][0]["question"], "default")
     t.assertIsNone(v["rows"][0]["micro_ratio"])
+    t.assertTrue(all(r["origin"] == "default" for r in v["rows"]))
 
 
 def check_missing(t: unittest.TestCase, v: Result) -> None:
     """No winners.json, --validate_components=buffer."""
-    t.assertEqual([r["case"] for r in v["rows"]],
-                  ["echo-16k", "stream-64k", "header-growing"])
+    t.assertEqual([r["component"] for r in v["rows"]],
+                  ["buffer"] * len(v["rows"]))
     t.assertTrue(all(r["origin"] == "default" for r in v["rows"]))
+    t.assertTrue(all(r["winner"] == "ring" for r in v["rows"]))
 
 
 def check_no_logs_left(t: unittest.TestCase, directory: str) -> None:
@@ -152,18 +152,23 @@ def smoke(directory: str) -> int:
 # --- fixture runs ------------------------------------------------------------
 
 class FakeRuns:
-    """procs.run_point's stand-in: the MiB/s of testdata/validate_runs.json
-    per implementation in call order; the run named by `fail` (name, k-th
-    call of it) fails; a KeyboardInterrupt instead of call interrupt_at + 1;
-    with write_log, the logger's --log_file gets a few lines."""
+    """The servers' stand-in: the MiB/s of testdata/validate_runs.json per
+    implementation in call order; the server CPU cpu_per_s per second plus
+    the control's injected ns per operation; a stop line that counts
+    ops_per_s operations per second (tasks, log lines, KiB); the run named
+    by `fail` (name, k-th call of it) fails; a KeyboardInterrupt instead of
+    call interrupt_at + 1; with write_log, the logger's --log_file gets a
+    few lines. values overrides the fixture's figures per name."""
 
     def __init__(self, fail: Optional[tuple[str, int]] = None,
                  interrupt_at: Optional[int] = None,
-                 write_log: bool = True) -> None:
+                 write_log: bool = True,
+                 values: Optional[dict[str, list[float]]] = None) -> None:
         with open(RUNS) as f:
             self.data = json.load(f)
         self.fail, self.interrupt_at = fail, interrupt_at
         self.write_log = write_log
+        self.values = values or {}
         self.calls: list[tuple[str, str, list[str]]] = []
 
     def __call__(self, server: procs.Server, client: str, tmp: str,
@@ -174,14 +179,20 @@ class FakeRuns:
         if self.interrupt_at is not None and \
                 len(self.calls) > self.interrupt_at:
             raise KeyboardInterrupt()
-        vals = self.data["mib_per_s"][comp][name]
+        vals = self.values.get(name) or self.data["mib_per_s"][comp][name]
+        ops = self.data["ops_per_s"] * p.seconds
+        ns = sum(int(f.split("=")[1]) for f in server.extra
+                 if re.match(r"--\w+_slowdown_ns(_per_kib)?=", f))
+        cpu = self.data["cpu_per_s"] * p.seconds + ns * ops / 1e9
         rec = dict(server=server.name, protocol=p.protocol,
                    server_threads=p.threads, client_threads=p.client_threads,
                    blocksize=p.block, sessions=p.sessions, pinned=False,
                    ok=True, seconds=p.seconds, mib_per_s=vals[k % len(vals)],
-                   messages_per_s=vals[k % len(vals)],
-                   server_cpu_s=self.data["cpu_per_s"] * p.seconds,
-                   client_bound=False)
+                   messages_per_s=vals[k % len(vals)], server_cpu_s=cpu,
+                   client_bound=False, server_cpus="0,1", client_cpus="0,1",
+                   server_log="server: stopped; messages %d, tasks run %d, "
+                   "bytes in %d\nserver: stopped; connections 1, replies %d"
+                   % (ops, ops, ops * 1024, ops))
         if (name, k) == self.fail:
             del rec["mib_per_s"]
             rec.update(ok=False, error="client wrote no JSON (rc 1): boom")
@@ -191,35 +202,37 @@ class FakeRuns:
                     f.write("line\n" * 4)
         return rec
 
-    def http(self, name: str, flags: list[str], case: dict[str, Any],
-             s: validate_kinds.Settings) -> Result:
-        """validate_kinds._http's stand-in: the same fixture numbers as
-        requests/s, in validate_kinds' record shape."""
+    def _kind(self, name: str, flags: list[str], case: dict[str, Any],
+              s: validate_kinds.Settings, invert: bool) -> Result:
         rec = self(procs.Server(name, name, flags), s.client, s.tmp,
                    procs.Point("echo", 1, 1, 0, case["sessions"],
                                seconds=s.seconds), s.pin)
-        v = rec.get("mib_per_s") if rec["ok"] else None
+        x = rec.get("mib_per_s") if rec["ok"] else None
+        v = (10000.0 / x if invert else x) if x else None
         return dict(ok=rec["ok"], error=rec.get("error", ""), value=v,
-                    cpu_per_unit=0.001 if v else None, client_bound=False,
-                    server_cpus="0,1", client_cpus="0,1", raw=rec)
+                    cpu_per_unit=rec["server_cpu_s"] / (x * s.seconds)
+                    if x else None,
+                    client_bound=False, server_cpus="0,1",
+                    client_cpus="0,1", server_cpu_s=rec["server_cpu_s"],
+                    server_log=rec["server_log"], raw=rec)
+
+    def http(self, name: str, flags: list[str], case: dict[str, Any],
+             s: validate_kinds.Settings) -> Result:
+        """validate_kinds._http's stand-in: the fixture's figures as
+        requests/s."""
+        return self._kind(name, flags, case, s, invert=False)
 
     def chat(self, name: str, flags: list[str], case: dict[str, Any],
              s: validate_kinds.Settings) -> Result:
         """validate_kinds._chat's stand-in: the fixture's figure x as a
-        round time of 10000 / x ms (lower is better), so the faster
-        implementation keeps its lead."""
-        rec = self(procs.Server(name, name, flags), s.client, s.tmp,
-                   procs.Point("echo", 2, 1, 64, case["sessions"],
-                               seconds=s.seconds), s.pin)
-        x = rec.get("mib_per_s") if rec["ok"] else None
-        return dict(ok=rec["ok"], error=rec.get("error", ""),
-                    value=10000.0 / x if x else None,
-                    cpu_per_unit=self.data["cpu_per_s"] / x if x else None,
-                    client_bound=False, server_cpus="1", client_cpus="0",
-                    raw=rec)
+        round time of 10000 / x ms (lower is better)."""
+        return self._kind(name, flags, case, s, invert=True)
 
 
-class ValidateTest(unittest.TestCase):
+class Harness(unittest.TestCase):
+    """setUp, tearDown and run_v for the validation's tests (here and in
+    validate_rounds_test.py)."""
+
     def setUp(self) -> None:
         self.tmp = tempfile.mkdtemp(prefix="validate-test-")
 
@@ -227,8 +240,10 @@ class ValidateTest(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def run_v(self, winners: str, fake: Optional[FakeRuns] = None,
-              components: Sequence[str] = COMPONENTS,
-              repetitions: int = 5) -> tuple[Result, str]:
+              components: Sequence[str] = ("task_queue", "buffer",
+                                           "logger"),
+              rounds: int = 6, profile: str = "smoke",
+              budget_s: float = 0.0) -> tuple[Result, str]:
         out = io.StringIO()
         fake = fake or FakeRuns()
         with mock.patch.object(procs, "run_point", fake), \
@@ -236,112 +251,86 @@ class ValidateTest(unittest.TestCase):
                 mock.patch.object(validate_kinds, "_chat", fake.chat), \
                 mock.patch.object(procs, "resolve", lambda spec: spec):
             v = validate.run_validation(
-                "client", "smoke", "no", winners, log_parent=self.tmp,
-                seconds=0.2, repetitions=repetitions, components=components,
-                out=out)
+                "client", profile, "no", winners, log_parent=self.tmp,
+                seconds=0.2, rounds=rounds, budget_s=budget_s,
+                components=components, out=out)
         return v, out.getvalue()
 
+
+class ValidateTest(Harness):
     def test_good_winners(self) -> None:
-        for reps in (1, 3, 5):
-            with self.subTest(repetitions=reps):
-                v, _ = self.run_v(GOOD, repetitions=reps)
+        for rounds in (1, 3, 6):
+            with self.subTest(rounds=rounds):
+                v, _ = self.run_v(GOOD, rounds=rounds)
                 check_good(self, v)
                 check_no_logs_left(self, self.tmp)
                 self.assertTrue(v["complete"])
                 self.assertNotIn("interrupted", v)
         rows = {r["component"]: r for r in v["rows"]}
-        tq, lg = rows["task_queue"], rows["logger"]
-        # Five rounds: every winner run above every baseline run, every
-        # control run below: p = 2 / C(10, 5) on both sides.
+        tq, buf, lg = rows["task_queue"], rows["buffer"], rows["logger"]
+        # Six rounds: the candidate ahead of the baseline in every round,
+        # the control behind: the exact signed-rank p is 2 / 2^6.
         self.assertEqual(tq["outcome"], "held")
         self.assertEqual(tq["verdict"], "held")
-        self.assertAlmostEqual(tq["e2e_ratio"], 1.2)
-        self.assertAlmostEqual(tq["e2e"]["p"], 2 / 252)
-        self.assertAlmostEqual(tq["control_e2e"]["ratio"], 80 / 100)
-        self.assertAlmostEqual(tq["control_e2e"]["p"], 2 / 252)
-        # Slowed on purpose: no micro ratio of its own.
-        self.assertIsNone(tq["control_micro_ratio"])
-        self.assertIsNone(lg["control_micro_ratio"])
-        self.assertTrue(tq["e2e"]["low"] > 1.1 and tq["e2e"]["high"] < 1.3,
-                        tq["e2e"])
-        self.assertTrue(0 < tq["mde"] < 0.1, tq["mde"])
-        self.assertAlmostEqual(tq["cpu_ratio"], 100 / 120)
+        self.assertAlmostEqual(tq["e2e"]["p"], 2 / 64)
+        self.assertAlmostEqual(tq["control_e2e"]["p"], 2 / 64)
+        self.assertTrue(1.15 < tq["e2e_ratio"] < 1.25, tq["e2e"])
+        self.assertLess(tq["control_e2e"]["ratio"], 0.85)
+        # Cores shared: the verdict is on the server's CPU per unit, and
+        # says so.
+        self.assertEqual(tq["metric_used"], "server_cpu_s_per_mib")
+        self.assertEqual(tq["metric_kind"], "server CPU per mib")
+        self.assertIn("shared cores", tq["metric_why"])
+        # The control's cost per task: 10% of the baseline's 50 us of CPU
+        # per operation (0.5 s per s over 10000 per s), measured back.
+        cost = tq["control_cost"]
+        self.assertEqual(cost["injected_ns"], 5000)
+        self.assertAlmostEqual(cost["measured_ns"], 5000, delta=1)
+        self.assertEqual(cost["op"], "task popped")
+        self.assertEqual(buf["outcome"], "refuted")
         self.assertEqual(lg["outcome"], "no-difference")
         self.assertEqual(lg["verdict"], "no difference (micro n/a)")
-        self.assertEqual(lg["log_bytes"], [20] * 15)
-        # The logger's second case runs the HTTP server under wrk.
-        self.assertEqual([(r["case"], r["workload"], r["unit"])
-                          for r in v["rows"] if r["component"] == "logger"],
-                         [("log-per-message", "pingpong", "MiB/s"),
-                          ("http-access-log", "http", "requests/s")])
+        self.assertIn("MDE", lg["reason"])
+        self.assertTrue(0 < lg["mde"] < 0.1, lg["mde"])
 
     def test_malformed_winners(self) -> None:
         v, out = self.run_v(BAD, components=("task_queue", "logger"))
         check_bad(self, v)
         self.assertIn("note: cannot read %s" % BAD, out)
         self.assertEqual([r["outcome"] for r in v["rows"]],
-                         ["no-difference"] * 4 + ["held", "held"])
-        self.assertEqual(v["rows"][4]["verdict"], "held (micro n/a)")
+                         ["no-difference", "held"])
+        self.assertEqual(v["rows"][1]["verdict"], "held (micro n/a)")
 
     def test_missing_winners(self) -> None:
         missing = os.path.join(self.tmp, "no-such-winners.json")
         v, out = self.run_v(missing, components=("buffer",))
         check_missing(self, v)
         self.assertIn("note: %s not found: default winners" % missing, out)
-        self.assertEqual([r["outcome"] for r in v["rows"]],
-                         ["refuted", "refuted", "refuted"])
-
-    def test_alternation_and_flags(self) -> None:
-        fake = FakeRuns()
-        v, _ = self.run_v(GOOD, fake, components=("task_queue", "logger"))
-        self.assertEqual([c[1] for c in fake.calls[:6]], [
-            "swap-vector", "moodycamel", "swap-vector+2us-per-task",
-            "moodycamel", "swap-vector+2us-per-task", "swap-vector"])
-        self.assertEqual(fake.calls[1][2],
-                         ["--task_queue=moodycamel", "--reply_via_queue"])
-        self.assertEqual(fake.calls[2][2],
-                         ["--task_queue=swap-vector",
-                          "--task_queue_slowdown_ns=2000",
-                          "--reply_via_queue"])
-        log_flag = fake.calls[60][2][1]
-        self.assertEqual(fake.calls[60][2][0], "--logger=sync")
-        self.assertRegex(log_flag, r"^--log_file=.*/\.validate-logs-[^/]*/"
-                         r"logger-baseline\.log$")
-        self.assertEqual(fake.calls[62][2][0::2],
-                         ["--logger=sync", "--log_flush_every_line"])
-        recs = v["rows"][0]["records"]
-        self.assertEqual([(r["repetition"], r["side"]) for r in recs[:9]], [
-            (0, "baseline"), (0, "winner"), (0, "control"),
-            (1, "winner"), (1, "control"), (1, "baseline"),
-            (2, "control"), (2, "baseline"), (2, "winner")])
-        self.assertEqual(v["rows"][0]["baseline_flags"],
-                         ["--task_queue=swap-vector", "--reply_via_queue"])
+        self.assertEqual([r["outcome"] for r in v["rows"]], ["refuted"])
 
     def test_a_failed_run_stops_its_case(self) -> None:
         v, out = self.run_v(GOOD, FakeRuns(fail=("moodycamel", 1)),
-                            components=("task_queue",))
+                            components=("task_queue", "logger"))
         row = v["rows"][0]
         self.assertEqual(row["outcome"], "error")
         self.assertEqual(row["verdict"], "error")
         self.assertEqual(row["error"], "winner moodycamel: client wrote no "
                          "JSON (rc 1): boom")
-        self.assertEqual(len(row["records"]), 6)  # repetition 1 finished
+        self.assertEqual(len(row["records"]), 4)  # round 1's first run
         self.assertIsNone(row["e2e_ratio"])
         self.assertIn("did not run: winner moodycamel", row["sentence"])
-        self.assertIn("[validate 4/60] task_queue", out)
         self.assertIn("FAILED client wrote no JSON", out)
-        self.assertNotIn("[validate 7/60]", out)
         # The other cases still ran.
         self.assertEqual([r["outcome"] for r in v["rows"][1:]],
-                         ["held"] * 3)
+                         ["no-difference"])
 
     def test_the_logger_must_write(self) -> None:
         v, _ = self.run_v(GOOD, FakeRuns(write_log=False),
-                          components=("logger",), repetitions=1)
+                          components=("logger",), rounds=1)
         row = v["rows"][0]
         self.assertEqual(row["outcome"], "error")
         self.assertIn("the logger wrote nothing to", row["error"])
-        self.assertEqual(row["log_bytes"], [0, 0, 0])  # the round ran
+        self.assertEqual(row["log_bytes"], [0])
 
     def test_interrupted(self) -> None:
         v, out = self.run_v(GOOD, FakeRuns(interrupt_at=3))
@@ -360,36 +349,37 @@ class ValidateTest(unittest.TestCase):
         out = io.StringIO()
         validate_report.print_table(v, out)
         text = out.getvalue()
-        self.assertIn("\nvalidation verdicts (winners from winners.json; 5 "
-                      "repetition(s) of baseline, winner and control, 0.2 s "
-                      "per run)\n", text)
+        self.assertIn("\nvalidation verdicts (candidates from winners.json; "
+                      "rounds of baseline, candidate and control, 0.2 s per "
+                      "run, 6 to 6 rounds, target MDE 5%)\n", text)
         for pattern in (
-                r"^task_queue +reply-via-queue +swap-vector -> moodycamel +"
-                r"2\.50x +1\.200x \[1\.1\d, 1\.2\d\] p 0\.0079 +"
-                r"swap-vector\+2us-per-task \(n/a\) +0\.800x \[0\.7\d, "
-                r"0\.8\d\] p 0\.0079 +\d\.\d% +held$",
-                r"^buffer .*winner is the baseline; nothing to validate$",
-                r"^logger +log-per-message +sync -> async-double-buffer +"
-                r"n/a .*sync\+flush-every-line \(n/a\) .*no difference "
-                r"\(micro n/a\)$",
-                r"^verdict: task_queue: moodycamel's 2\.50x over swap-vector "
-                r"in the micro sweep \(queues/eventloop/producers:2/"
-                r"coalesce:1\) came out 1\.200x \[.*\] p 0\.0079 end to "
-                r"end \(mib_per_s, echo 4 KiB, .*; control swap-vector\+2us-"
-                r"per-task: 0\.800x .*\): held; control detected .*$"):
+                r"^task_queue +reply-via-queue-10 +pick +swap-vector -> "
+                r"moodycamel +2\.50x +1\.\d{3}x \[1\.\d\d, 1\.\d\d\] p 0\.031 "
+                r"+0\.\d{3}x \[0\.\d\d, 0\.\d\d\] p 0\.031 +5000 ns/task, "
+                r"measured 5000 +6 \(max_rounds\) +\d\.\d% +cpu +held$",
+                r"^buffer +echo-16k +alternative +linear -> ring +1\.05x .* "
+                r"refuted$",
+                r"^logger +log-per-message-1 +pick +sync -> "
+                r"async-double-buffer +n/a .* no difference \(micro n/a\)$",
+                r"^verdict: task_queue \(the micro pick against the "
+                r"baseline\): moodycamel's 2\.50x over swap-vector in the "
+                r"micro sweep \(queues/eventloop/producers:2/coalesce:1\) "
+                r"came out 1\.\d{3}x \[.*\] p 0\.031 end to end on server CPU "
+                r"per mib over 6 rounds .*control swap-vector\+slowed, 5000 "
+                r"ns per task popped injected, 5000 measured: .*\): held; "
+                r"control detected .*$"):
             self.assertRegex(text, re.compile(pattern, re.M))
         self.assertNotIn("cannot reach p < 0.05 with so few", text)
 
     def test_defaults_are_marked(self) -> None:
-        v, _ = self.run_v(BAD, components=("buffer",), repetitions=1)
+        v, _ = self.run_v(BAD, components=("buffer",), rounds=1)
         out = io.StringIO()
         validate_report.print_table(v, out)
         self.assertRegex(out.getvalue(), re.compile(
-            r"^buffer +echo-16k +linear -> ring +n/a .* n/a +instrument too "
-            r"weak \[default\]$",
-            re.M))
-        self.assertIn("1 repetition(s): the exact U-test cannot reach p < "
-                      "0.05", out.getvalue())
+            r"^buffer +echo-16k +default +linear -> ring +n/a .* n/a +cpu "
+            r"+instrument too weak \[default pair\]$", re.M))
+        self.assertIn("1 round(s): the exact signed-rank test cannot reach "
+                      "p < 0.05", out.getvalue())
 
 
 if __name__ == "__main__":
