@@ -19,7 +19,7 @@
 # component and case, printed last). --validate runs the validation alone
 # (keeping the sweep's records already in the JSON); --no_validate skips
 # it. Rounds per case (validate_cases.PROFILES): smoke one round of 0.3 s
-# runs; default 6 to 30 rounds of 1 s runs within about 330 s in all; full
+# runs; default 6 to 60 rounds of 0.5 s runs within about 400 s in all; full
 # 8 to 60 rounds of 2 s runs; --validate_rounds=N runs exactly N rounds
 # per case. validate.py's header says how it decides.
 #

@@ -52,7 +52,7 @@ DEFAULTS = {
 
 # Where each component matters. Flags other than the component's own are the
 # same for the baseline, candidate and control runs. The default profile
-# runs the cases marked default (two per component), full runs them all.
+# runs the cases marked default, full runs them all.
 CASES: dict[str, list[dict[str, Any]]] = {
     "task_queue": [
         # Few sessions, so each message's hops through the worker loop are
@@ -93,7 +93,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
                   "of one 64-byte message (bench/chat)"),
     ],
     "buffer": [
-        dict(name="echo-16k", default=True, protocol="echo", threads=1,
+        dict(name="echo-16k", protocol="echo", threads=1,
              client_threads=1, block=16384, sessions=100, flags=[],
              mode="echo 16 KiB, 100 sessions, 1 thread"),
         dict(name="stream-64k", protocol="echo", threads=1,
@@ -180,7 +180,7 @@ CONTROL_FRACTION = 2 * TARGET_MDE
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(min_rounds=1, max_rounds=1, budget_s=0.0, seconds=0.3,
                   cases="first"),
-    "default": dict(min_rounds=6, max_rounds=30, budget_s=330.0,
+    "default": dict(min_rounds=6, max_rounds=60, budget_s=400.0,
                     seconds=0.5, cases="default"),
     "full": dict(min_rounds=8, max_rounds=60, budget_s=1500.0, seconds=2.0,
                  cases="all"),

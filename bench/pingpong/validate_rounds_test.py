@@ -23,6 +23,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
 import validate  # noqa: E402
+from validate_cases import PROFILES  # noqa: E402
 from validate_test import GOOD, FakeRuns, Harness, Result  # noqa: E402
 
 
@@ -77,7 +78,8 @@ class RoundsTest(Harness):
                           components=("task_queue",),
                           rounds=0, profile="default", budget_s=1e6)
         self.assertEqual([(len(r["rounds"]), r["stop"]) for r in v["rows"]],
-                         [(30, "max_rounds")] * 2)
+                         [(PROFILES["default"]["max_rounds"], "max_rounds")]
+                         * 2)
         self.assertGreater(v["rows"][0]["mde"], 0.05)
         v, _ = self.run_v(GOOD, FakeRuns(values=noisy),
                           components=("task_queue",),
