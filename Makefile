@@ -4,7 +4,7 @@
 #                -c opt: the four sweeps in paired rounds (each within its
 #                time budget, bench/sweep.sh), pick, the ping-pong and its
 #                validation, chat, HTTP under wrk, and results/REPORT.md
-#                (about 20 minutes on 2 cores; docs/methods.md)
+#                (about 23 minutes on 2 cores; docs/methods.md)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
 # make bench-quick          a smoke run of the whole chain (0:38 built, 2:26 rebuilding).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.

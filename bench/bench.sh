@@ -36,7 +36,7 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # of the full sizes; not measured end to end).
 case "$PROFILE" in
   smoke)   est=(1 1 1 1 4 42 6 19 3) ;;
-  default) est=(201 110 111 77 1 570 85 147 9) ;;
+  default) est=(201 111 111 80 1 585 92 147 9) ;;
   full)    est=(1800 1250 1800 480 20 2000 400 600 20) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;

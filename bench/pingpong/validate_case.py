@@ -21,7 +21,7 @@ import validate_kinds as K
 import validate_paired as VP
 from validate_cases import (CONTROL_FRACTION, CONTROLS, TARGET_MDE, Outcome,
                             component_flags, verdict)
-from validate_decide import decide
+from validate_decide import decide, detected
 from validate_report import sentence
 
 Row = dict[str, Any]
@@ -309,14 +309,18 @@ def set_outcome(row: Row, outcome: Outcome) -> None:
 def next_round_fits(run: Runner, row: Row, started: float,
                     budget_s: float) -> Optional[str]:
     """Why the case stops after its rounds so far, or None to run one
-    more: the MDE reached, the case's budget spent, the maximum reached."""
+    more: the target reached (the candidate's MDE at most TARGET_MDE and
+    the control detected, so the case can answer), the case's budget
+    spent, the maximum reached."""
     n = len(row["rounds"])
     if n >= run.max_rounds:
         return "max_rounds"
     if n < run.min_rounds:
         return None
     use_cpu, _ = metric_choice(row)
-    if VP.mde(log_ratios(row, "winner", use_cpu)) <= TARGET_MDE:
+    control = log_ratios(row, "control", use_cpu)
+    if VP.mde(log_ratios(row, "winner", use_cpu)) <= TARGET_MDE and \
+            control and detected(VP.paired(control)):
         return "target"
     spent = time.monotonic() - started
     if spent + spent / n > budget_s:

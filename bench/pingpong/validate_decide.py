@@ -42,6 +42,11 @@ def fmt_mde(mde: float) -> str:
     return "MDE %.1f%%" % (100 * mde)
 
 
+def detected(control: VP.Paired) -> bool:
+    """The control told apart from the baseline (p < ALPHA), and worse."""
+    return control.p < VP.ALPHA and control.ratio < 1
+
+
 def decide(win: Sequence[float], ctrl: Sequence[float]) -> Decision:
     """The verdict from the rounds' log ratios of the candidate and the
     control against the baseline (> 0 better; the header's rule)."""
@@ -58,7 +63,7 @@ def decide(win: Sequence[float], ctrl: Sequence[float]) -> Decision:
     if c is None:
         return Decision(Outcome.TOO_WEAK, w, None, w.mde,
                         "no clean round of the control; %s" % weak)
-    if not (c.p < VP.ALPHA and c.ratio < 1):
+    if not detected(c):
         return Decision(Outcome.TOO_WEAK, w, c, w.mde,
                         "the control was not detected as worse (ratio "
                         "%.3f, p %.3g); %s" % (c.ratio, c.p, weak))

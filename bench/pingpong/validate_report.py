@@ -121,7 +121,8 @@ LEGEND = (
     "  held / no difference / refuted: the candidate better / not told "
     "apart / worse at p < %.2f, given that the rounds told the control "
     "apart; instrument too weak: they did not\n"
-    "  rounds (stop): target (MDE reached), budget, max_rounds, error; "
+    "  rounds (stop): target (MDE reached, control detected), budget, "
+    "max_rounds, error; "
     "MDE: the smallest change the rounds detect with 80%% power "
     "(simulated for the exact test at that n)")
 

@@ -72,6 +72,23 @@ class RoundsTest(Harness):
             self.assertEqual((len(r["rounds"]), r["stop"]), (6, "target"))
             self.assertLessEqual(r["mde"], 0.05)
 
+    def test_the_target_needs_the_control_detected(self) -> None:
+        """A quiet candidate, a control whose CPU per unit swings 20% either
+        side of the baseline's: the MDE is reached at six rounds, but the
+        rounds go on while they cannot tell the control apart."""
+        quiet = FakeRuns(values={"moodycamel": [120.0, 121.0, 119.0],
+                                 "swap-vector": [100.0, 100.5, 99.5],
+                                 # 1.1 x 1.2 and 1.1 / 1.2 of 100: the
+                                 # injected 10% of CPU cancelled on average
+                                 "swap-vector+slowed": [132.0, 91.67]})
+        v, _ = self.run_v(GOOD, quiet, components=("task_queue",), rounds=0,
+                          profile="default", budget_s=1e6)
+        row = v["rows"][0]
+        self.assertEqual((len(row["rounds"]), row["stop"]),
+                         (PROFILES["default"]["max_rounds"], "max_rounds"))
+        self.assertLessEqual(row["mde"], 0.05)
+        self.assertEqual(row["outcome"], "too-weak")
+
     def test_noisy_rounds_go_on_to_the_maximum_or_the_budget(self) -> None:
         noisy = {"moodycamel": [100.0, 130.0, 80.0, 125.0, 90.0]}
         v, _ = self.run_v(GOOD, FakeRuns(values=noisy),
