@@ -12,9 +12,11 @@
 //       is over it closes that connection, with one line on stderr.
 //   --max_queued   the slow-receiver limit (default 1 MiB): a receiver with
 //       more than N bytes of output still queued in the server when a
-//       broadcast reaches it is closed, with one line on stderr, so a client
-//       that never reads costs at most about N bytes of server memory (plus
-//       what the kernel's socket buffers hold).
+//       broadcast reaches it is closed, with one line on stderr; the frame
+//       being delivered does not count, so a receiver with nothing queued
+//       always gets it. A client that never reads costs at most about
+//       N + --max_message bytes of server memory (plus what the kernel's
+//       socket buffers hold).
 //
 // Parse errors print the usage and exit(2); --help prints it and exit(0).
 //

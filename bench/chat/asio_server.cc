@@ -22,7 +22,8 @@
 //     on stderr;
 //   - a participant with more than --max_queued bytes waiting in its write
 //     deque when a message reaches it is closed with one line on stderr (the
-//     example has no such limit; ours has the same one);
+//     example has no such limit; ours has the same one, so an empty deque
+//     always takes the message);
 //   - SIGINT / SIGTERM stop it cleanly; it then prints its counters.
 //
 // Boost 1.74 (Asio 1.18).
@@ -126,7 +127,7 @@ class Session : public Participant,
 
   bool Deliver(const Frame& frame) override {
     if (closed_) return false;
-    if (queued_ + frame->size() > args_->max_queued) {
+    if (queued_ > args_->max_queued) {  // as ours: what is already queued
       room_->counters.closed_slow.fetch_add(1, std::memory_order_relaxed);
       std::fprintf(stderr,
                    "asio_server: %s: closing slow receiver: %zu bytes "
@@ -193,8 +194,8 @@ class Session : public Participant,
             return;
           }
           room_->counters.messages_in.fetch_add(1, std::memory_order_relaxed);
-          all_->Broadcast(std::make_shared<const std::string>(
-              std::move(body_)));
+          all_->Broadcast(
+              std::make_shared<const std::string>(std::move(body_)));
           body_.clear();
           ReadHeader();
         });
@@ -303,14 +304,14 @@ class Server {
   void Accept() {
     const std::size_t i = NextIndex();
     asio::io_context& ctx = *rooms_.contexts[i];
-    acceptor_.async_accept(ctx, [this, i, &ctx](error_code ec,
-                                                tcp::socket s) {
+    acceptor_.async_accept(ctx, [this, i, &ctx](error_code ec, tcp::socket s) {
       if (!ec) {
         auto session = std::make_shared<Session>(
             std::move(s), rooms_.rooms[i].get(), &rooms_, &args_);
         asio::post(ctx, [session] { session->Start(); });
       } else if (!bench::AcceptAgainAfter(ec, pause_, &logged_emfile_,
-                                          "asio_server", [this] { Accept(); })) {
+                                          "asio_server",
+                                          [this] { Accept(); })) {
         return;
       }
       Accept();

@@ -22,7 +22,10 @@
 #     one stderr line each; the others keep chatting;
 #   - slow receiver (--max_queued=65536): a client that never reads is
 #     closed (one stderr line) while an active client receives every one of
-#     4000 messages of 4 KiB; the active client keeps chatting.
+#     4000 messages of 4 KiB; the active client keeps chatting;
+#   - large message (--max_message=131072 --max_queued=65536): a message
+#     larger than --max_queued reaches every client with nothing queued, and
+#     nobody is closed as slow (only bytes already queued count).
 # No timing is asserted; every wait has a generous deadline. Every process
 # runs in its own process group (bench/pingpong/procs.py) and is stopped at
 # the end.
@@ -348,6 +351,33 @@ def check_slow(path: str, threads: int, tmp: str) -> str:
             procs.stop(srv)
 
 
+def check_large_message(path: str, threads: int, tmp: str) -> str:
+    size = 100000
+    with open(os.path.join(tmp, "server.log"), "w+") as log:
+        srv, port = start_server(path, threads, log,
+                                 ["--max_message=131072",
+                                  "--max_queued=65536"])
+        peers = [Peer(port) for _ in range(3)]
+        try:
+            join(peers)
+            big = bytes(i & 0xFF for i in range(size))
+            peers[0].send(big)
+            for p in peers:
+                p.wait_for(lambda p=p: big in p.got, "the large message")
+            peers[1].send(b"after")
+            for p in peers:
+                p.wait_for(lambda p=p: b"after" in p.got, "after")
+            lines = log_lines(log, "closing slow receiver")
+            assert not lines, "closed as slow: %s" % lines
+            assert srv.poll() is None, "server died"
+            return "%d-byte message (over max_queued) reached all %d" % (
+                size, len(peers))
+        finally:
+            for p in peers:
+                p.sock.close()
+            procs.stop(srv)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print("usage: chat_test.py LOADTEST NAME=SERVER ...", file=sys.stderr)
@@ -369,6 +399,8 @@ def main(argv: list[str]) -> int:
                         ("oversized", lambda: check_oversized(
                             path, threads, tmp)),
                         ("slow", lambda: check_slow(path, threads, tmp)),
+                        ("large message", lambda: check_large_message(
+                            path, threads, tmp)),
                     ]
                     if name == "serverkit":
                         cases.append(("clean ring/moodycamel",

@@ -24,8 +24,10 @@
 //     with one line on stderr.
 //   - Slow receivers: a connection with more than --max_queued bytes of
 //     output queued when a broadcast reaches it is closed, with one line on
-//     stderr (the rest of the room keeps going); so a client that never
-//     reads costs at most about --max_queued bytes of our memory.
+//     stderr (the rest of the room keeps going). Only what is already queued
+//     counts, so a receiver with nothing queued always gets the frame, even
+//     one over --max_queued; a client that never reads costs at most about
+//     --max_queued + --max_message bytes of our memory.
 //   - --logger writes one line per message read ("<conn> <bytes>").
 //   - SIGINT / SIGTERM stop it cleanly; it then prints its counters:
 //       server: stopped; messages in N, frames delivered N, closed oversized
@@ -102,7 +104,9 @@ class LoopRoom {
     for (const ConnPtr& c : conns_) {
       if (!c->connected()) continue;  // closing already
       const std::size_t queued = c->output_buffer()->readable_bytes();
-      if (queued + frame.size() > max_queued_) {
+      // The bytes already queued decide, not the frame's size (which may
+      // exceed max_queued when max_message does).
+      if (queued > max_queued_) {
         closed_slow.fetch_add(1, std::memory_order_relaxed);
         std::fprintf(stderr,
                      "server: %s: closing slow receiver: %zu bytes queued, "
@@ -194,9 +198,8 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
                "max_queued %zu\n",
                server->listen_address().to_string().c_str(), sa.threads,
                std::string(B::kName).c_str(),
-               std::string(base.task_queue_name()).c_str(),
-               po.coalesce ? 1 : 0, po.logger.c_str(), sa.max_message,
-               sa.max_queued);
+               std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
+               po.logger.c_str(), sa.max_message, sa.max_queued);
   g_base_loop.store(&base);
   base.loop();
   g_base_loop.store(nullptr);
@@ -210,18 +213,18 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
   for (EventLoop* l : server->loops()) {
     if (l != &base) tasks += l->tasks_run();
   }
-  std::fprintf(stderr,
-               "server: stopped; messages in %llu, frames delivered %llu, "
-               "closed oversized %llu, closed slow %llu, refused for "
-               "descriptors %llu, tasks run %llu\n",
-               static_cast<unsigned long long>(messages_in.load()),
-               static_cast<unsigned long long>(delivered),
-               static_cast<unsigned long long>(closed_oversized.load()),
-               static_cast<unsigned long long>(closed_slow),
-               static_cast<unsigned long long>(
-                   server->rejected_for_descriptors() +
-                   server->failed_connections()),
-               static_cast<unsigned long long>(tasks));
+  std::fprintf(
+      stderr,
+      "server: stopped; messages in %llu, frames delivered %llu, "
+      "closed oversized %llu, closed slow %llu, refused for "
+      "descriptors %llu, tasks run %llu\n",
+      static_cast<unsigned long long>(messages_in.load()),
+      static_cast<unsigned long long>(delivered),
+      static_cast<unsigned long long>(closed_oversized.load()),
+      static_cast<unsigned long long>(closed_slow),
+      static_cast<unsigned long long>(server->rejected_for_descriptors() +
+                                      server->failed_connections()),
+      static_cast<unsigned long long>(tasks));
   server.reset();  // joins the I/O loops; the rooms go after
   return 0;
 }
@@ -229,9 +232,8 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
 int Main(int argc, char** argv) {
   PolicyOptions po;
   std::vector<char*> rest = bench::TakePolicyFlags(argc, argv, kProgram, &po);
-  const ServerArgs sa = ParseServerArgs(static_cast<int>(rest.size()),
-                                        rest.data(), kProgram,
-                                        bench::kPolicyHelp);
+  const ServerArgs sa = ParseServerArgs(
+      static_cast<int>(rest.size()), rest.data(), kProgram, bench::kPolicyHelp);
 
   // Before any thread starts: threads inherit the blocked stop signals.
   bench::QuitOnStopSignals(&g_base_loop);

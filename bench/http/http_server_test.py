@@ -12,11 +12,16 @@
 #     answered in order; an unknown path 404 with the connection kept;
 #   - ours (serverkit) also: 200 pipelined requests and a malformed one in
 #     one write get 200 replies then a complete 400 and an EOF (the reply's
-#     tail is never dropped); a head over 8 KiB gets 431 and an EOF; HTTP/1.0
-#     gets Connection: close and an EOF; a request written one byte at a time
-#     and split in two writes at every byte boundary gets its 200; with
-#     --logger=sync every reply is one access-log line in nginx's combined
-#     format;
+#     tail is never dropped); a head over 8 KiB gets 431 and an EOF, a
+#     target over 8 KiB 414 and an EOF; HTTP/1.0 gets Connection: close and
+#     an EOF; HEADs and a GET in one write read as exactly three replies
+#     (the HEADs without a body);
+#     with Expect: 100-continue the 100 arrives before the body is sent; a
+#     request written one byte at a time and split in two writes at every
+#     byte boundary gets its 200; with --logger=sync every reply is one
+#     access-log line in nginx's combined format, quotes, backslashes and
+#     other bytes escaped as nginx does (\xHH), and the stop line counts
+#     the 414;
 #   - SIGTERM stops every server with status 0 (ours prints its counters).
 # Every process runs in its own process group and is stopped at the end.
 
@@ -66,25 +71,44 @@ class Conn:
         self.buf += data
         return bool(data)
 
-    def response(self) -> Response:
+    def head(self) -> bytes:
+        """The next response head (through its blank line)."""
         while b"\r\n\r\n" not in self.buf:
             if not self._fill():
                 raise AssertionError("EOF before a response head: %r"
                                      % self.buf[:200])
+        # A reply's first byte is its status line's (not a body's tail).
+        assert self.buf.startswith(b"HTTP/1.1 "), self.buf[:200]
         head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        return head + b"\r\n\r\n"
+
+    def response(self, head_only: bool = False) -> Response:
+        """The next response; head_only: a reply to HEAD (no body)."""
+        head = self.head()[:-4]
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split()[1])
         headers = {}
         for line in lines[1:]:
             k, _, v = line.partition(":")
             headers[k.strip().lower()] = v.strip()
-        n = int(headers["content-length"])
+        n = 0 if head_only else int(headers["content-length"])
         while len(self.buf) < n:
             if not self._fill():
                 raise AssertionError("EOF inside a body (%d of %d bytes)"
                                      % (len(self.buf), n))
         body, self.buf = self.buf[:n], self.buf[n:]
         return Response(status, headers, body)
+
+    def expect_nothing_more(self) -> None:
+        """Nothing after the replies read (within a moment)."""
+        self.sock.settimeout(0.3)
+        try:
+            self._fill()
+        except socket.timeout:
+            pass
+        finally:
+            self.sock.settimeout(10)
+        assert self.buf == b"", "bytes after the last reply: %r" % self.buf
 
     def expect_eof(self) -> None:
         while self._fill():
@@ -189,8 +213,51 @@ def check_split_writes(port: int) -> None:
     c.close()
 
 
+def check_414(port: int) -> None:
+    c = Conn(port)
+    c.send(b"GET /collect?v=" + b"a" * 9000 + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+    assert c.response().status == 414
+    c.expect_eof()
+    c.close()
+
+
+def check_head_then_get(port: int) -> None:
+    """HEADs and a GET in one write on a keep-alive connection: exactly
+    three replies, the HEADs' with the GET's headers and no body."""
+    c = Conn(port)
+    c.send(b"HEAD /collect?v=1 HTTP/1.1\r\nHost: t\r\n\r\n"
+           b"HEAD /nope HTTP/1.1\r\nHost: t\r\n\r\n" + GET)
+    r = c.response(head_only=True)
+    assert r.status == 200, r.status
+    assert r.headers.get("content-length") == str(len(BODY)), r.headers
+    assert r.headers.get("content-type") == "application/json", r.headers
+    assert c.response(head_only=True).status == 404
+    expect_ok(c.response())
+    c.expect_nothing_more()
+    c.send(GET)  # still open
+    expect_ok(c.response())
+    c.close()
+
+
+def check_expect_continue(port: int) -> None:
+    """The 100 comes after the head alone; the reply after the body."""
+    c = Conn(port)
+    c.send(b"POST /collect HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+           b"Content-Length: 5\r\n\r\n")
+    assert c.head() == b"HTTP/1.1 100 Continue\r\n\r\n", c.buf
+    assert c.buf == b"", c.buf
+    c.send(b"hello")
+    assert c.response().status == 405
+    c.send(GET)
+    expect_ok(c.response())
+    c.close()
+
+
 OURS: list[Callable[[int], None]] = [check_400_after_many, check_431,
-                                     check_http10, check_split_writes]
+                                     check_414, check_http10,
+                                     check_head_then_get,
+                                     check_expect_continue,
+                                     check_split_writes]
 
 COMBINED = re.compile(
     r'127\.0\.0\.1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] '
@@ -207,17 +274,35 @@ def check_access_log(path: str, tmp: str) -> None:
     for _ in range(5):
         c.send(req)
         expect_ok(c.response())
-    c.send(b"GET /nope HTTP/1.1\r\n\r\n")
+    c.send(b"GET /nope HTTP/1.1\r\nHost: t\r\n\r\n")
+    assert c.response().status == 404
+    c.send(b"HEAD /collect?v=1 HTTP/1.1\r\nHost: t\r\n\r\n")
+    assert c.response(head_only=True).status == 200
+    # A quote must not end the field early; nginx writes \x22.
+    c.send(b'GET /nope?q="a\\b\t\xff HTTP/1.1\r\nHost: t\r\n'
+           b'Referer: r"1\r\nUser-Agent: ua" x\\\xe9\r\n\r\n')
     assert c.response().status == 404
     c.close()
+    c = Conn(port)
+    c.send(b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+    assert c.response().status == 414
+    c.close()
     stop_clean(p, os.path.join(tmp, "log-server.log"))
-    with open(log_file) as f:
-        lines = f.read().splitlines()
-    assert len(lines) == 6, lines
+    with open(log_file, "rb") as f:
+        lines = f.read().decode("ascii").splitlines()
+    assert len(lines) == 9, lines
     for line in lines[:5]:
         assert COMBINED.search(line), line
     assert re.search(r'"GET /nope HTTP/1\.1" 404 21 "-" "-"$', lines[5]), \
         lines[5]
+    assert re.search(r'"HEAD /collect\?v=1 HTTP/1\.1" 200 0 "-" "-"$',
+                     lines[6]), lines[6]
+    assert lines[7].endswith(
+        r'"GET /nope?q=\x22a\x5Cb\x09\xFF HTTP/1.1" 404 21 "r\x221" '
+        r'"ua\x22 x\x5C\xE9"'), lines[7]
+    assert lines[8].endswith('"-" 414 24 "-" "-"'), lines[8]
+    assert "431: 0, 414: 1)" in procs.tail(
+        os.path.join(tmp, "log-server.log")), "no 414 in the stop line"
 
 
 def stop_marker(name: str) -> str:
@@ -295,7 +380,7 @@ def main(argv: list[str]) -> int:
         try:
             check_access_log(servers["serverkit"], tmp)
             print("ok   serverkit access log")
-        except (AssertionError, OSError) as e:
+        except (AssertionError, OSError, ValueError) as e:
             failed += 1
             print("FAIL serverkit access log: %r" % e)
     finally:

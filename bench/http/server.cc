@@ -7,8 +7,9 @@
 //
 // threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
 // I/O loops (as the ping-pong server and the peers). GET /collect answers
-// {"ok":true}; see http_handler.h for keep-alive, pipelining, 400, 404, 405
-// and 431. After a reply that closes (400, 431, Connection: close, HTTP/1.0)
+// {"ok":true}; see http_handler.h for keep-alive, pipelining, HEAD, Host,
+// 100-continue, 400, 404, 405, 414 and 431. After a reply that closes (400,
+// 414, 431, Connection: close, HTTP/1.0)
 // the connection is half-closed once that reply has been written, so the
 // peer always gets its tail.
 //
@@ -16,11 +17,14 @@
 //   $remote_addr - - [$time_local] "$request" $status $body_bytes_sent
 //   "$http_referer" "$http_user_agent"
 // through the named logger (after the logger's own prefix), to --log_file.
+// The request line, Referer and User-Agent are escaped as nginx does
+// (AppendLogEscaped), so a quote in them cannot split the line's fields.
 //
 // SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr.
 
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -69,6 +73,19 @@ std::string_view TimeLocal() {
 
 std::string_view OrDash(std::string_view s) { return s.empty() ? "-" : s; }
 
+// `s` as nginx logs it: itself when nothing needs escaping (the usual case,
+// no copy), else escaped into `*buf`.
+std::string_view Escaped(std::string_view s, std::string* buf) {
+  const bool clean = std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (clean) return s;
+  buf->clear();
+  AppendLogEscaped(s, buf);
+  return *buf;
+}
+
 // Per-connection state, kept by the connection's loop thread.
 struct Conn {
   explicit Conn(bool record, std::string addr)
@@ -81,7 +98,7 @@ struct Conn {
 // Counters over all connections.
 struct Totals {
   std::atomic<std::uint64_t> connections{0}, requests{0}, ok{0}, not_found{0},
-      bad_method{0}, bad_request{0}, head_too_large{0};
+      bad_method{0}, bad_request{0}, head_too_large{0}, uri_too_long{0};
   void add(const HandlerStats& s) {
     constexpr auto r = std::memory_order_relaxed;
     requests.fetch_add(s.requests, r);
@@ -90,6 +107,7 @@ struct Totals {
     bad_method.fetch_add(s.bad_method, r);
     bad_request.fetch_add(s.bad_request, r);
     head_too_large.fetch_add(s.head_too_large, r);
+    uri_too_long.fetch_add(s.uri_too_long, r);
   }
 };
 
@@ -137,9 +155,9 @@ int Serve(const Args& args, const PolicyOptions& po,
           const std::function<LogLine>& log_line) {
   auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
-  std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
-      kProgram, &base, args.addr, args.port, args.threads, "http",
-      loop_options);
+  std::unique_ptr<TcpServer<B>> server =
+      bench::ListenOrFail<B>(kProgram, &base, args.addr, args.port,
+                             args.threads, "http", loop_options);
 
   Totals totals;
   const bool logging = static_cast<bool>(log_line);
@@ -202,14 +220,15 @@ int Serve(const Args& args, const PolicyOptions& po,
   std::fprintf(
       stderr,
       "server: stopped; connections %llu, replies %llu (200: %llu, 404: %llu, "
-      "405: %llu, 400: %llu, 431: %llu)\n",
+      "405: %llu, 400: %llu, 431: %llu, 414: %llu)\n",
       static_cast<unsigned long long>(totals.connections.load()),
       static_cast<unsigned long long>(totals.requests.load()),
       static_cast<unsigned long long>(totals.ok.load()),
       static_cast<unsigned long long>(totals.not_found.load()),
       static_cast<unsigned long long>(totals.bad_method.load()),
       static_cast<unsigned long long>(totals.bad_request.load()),
-      static_cast<unsigned long long>(totals.head_too_large.load()));
+      static_cast<unsigned long long>(totals.head_too_large.load()),
+      static_cast<unsigned long long>(totals.uri_too_long.load()));
   return 0;
 }
 
@@ -229,11 +248,13 @@ int Main(int argc, char** argv) {
       [](auto* l) -> std::function<LogLine> {
         return [l](std::string_view addr, const ReplyRecord& r) {
           if (r.request_line_complete) {
+            thread_local std::string target, referer, user_agent;
             SK_LOG_INFO(*l,
                         "{} - - [{}] \"{} {} HTTP/{}.{}\" {} {} \"{}\" \"{}\"",
-                        addr, TimeLocal(), r.method, r.target, r.http_major,
-                        r.http_minor, r.status, r.body_bytes, OrDash(r.referer),
-                        OrDash(r.user_agent));
+                        addr, TimeLocal(), r.method, Escaped(r.target, &target),
+                        r.http_major, r.http_minor, r.status, r.body_bytes,
+                        OrDash(Escaped(r.referer, &referer)),
+                        OrDash(Escaped(r.user_agent, &user_agent)));
           } else {
             SK_LOG_INFO(*l, "{} - - [{}] \"-\" {} {} \"-\" \"-\"", addr,
                         TimeLocal(), r.status, r.body_bytes);
