@@ -94,12 +94,14 @@ COUNTED = ((Outcome.HELD, "held"), (Outcome.NO_DIFFERENCE, "no difference"),
 
 
 def metric_of(entry: dict[str, Any]) -> str:
-    """"cpu" (the server's CPU per unit of work), "throughput", or "-"
-    (no verdict ran)."""
+    """"cpu" (the server's CPU per unit of work), "throughput", "latency"
+    (the chat round's time), or "-" (no verdict ran)."""
     kind = entry.get("metric_kind")
     if not isinstance(kind, str) or not kind:
         return "-"
-    return "cpu" if kind.startswith("server CPU") else "throughput"
+    if kind.startswith("server CPU"):
+        return "cpu"
+    return "latency" if kind.startswith("latency") else "throughput"
 
 
 def validation_problem(pingpong: Optional[dict[str, Any]]) -> Optional[str]:
@@ -139,7 +141,7 @@ def validation_summary(pingpong: Optional[dict[str, Any]]
             "baseline)" % nothing
     metrics = [metric_of(e) for e in cases]
     used = [(metrics.count(m), words) for m, words in (
-        ("throughput", "throughput"),
+        ("throughput", "throughput"), ("latency", "latency"),
         ("cpu", "the server's CPU per unit of work"))]
     if any(n for n, _ in used):
         line += "; metric: %s" % ", ".join(

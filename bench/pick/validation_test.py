@@ -93,19 +93,22 @@ class ValidationTest(unittest.TestCase):
                          "refuted 1, too weak 0, error 0")
 
     def test_every_outcome_is_counted(self) -> None:
-        """Fed held, error and too-weak for the task queue, error for the
-        buffer and the logger: the three errors are in the headline."""
-        pp = with_rows(row("task_queue", "held", metric_kind="throughput"),
+        """Fed two held cases, an error and a too-weak one for the task
+        queue, errors for the buffer and the logger: the three errors are
+        in the headline, and each metric is named."""
+        pp = with_rows(row("task_queue", "held",
+                           metric_kind="latency (ms per round)"),
+                       row("task_queue", "held", metric_kind="throughput"),
                        row("task_queue", "error", e2e_ratio=None),
                        row("task_queue", "too-weak",
                            metric_kind="server CPU per mib"),
                        row("buffer", "error", e2e_ratio=None),
                        row("logger", "error", e2e_ratio=None))
         self.assertEqual(V.validation_summary(pp)[0],
-                         "end to end, 5 cases: held 1, no difference 0, "
+                         "end to end, 6 cases: held 2, no difference 0, "
                          "refuted 0, too weak 1, error 3; metric: "
-                         "throughput in 1, the server's CPU per unit of "
-                         "work in 1")
+                         "throughput in 1, latency in 1, the server's CPU "
+                         "per unit of work in 1")
 
     def test_each_outcome_alone(self) -> None:
         for outcome, words in (("held", "held 1"),

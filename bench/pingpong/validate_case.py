@@ -270,7 +270,8 @@ def decide_row(row: Row) -> None:
     row["metric_used"] = ("server_cpu_s_per_" + row["work"] if use_cpu
                           else row["metric"])
     row["metric_kind"] = "server CPU per %s" % row["work"] if use_cpu \
-        else "throughput" if row["higher_is_better"] else row["unit"]
+        else "throughput" if row["higher_is_better"] else \
+        "latency (%s)" % row["unit"]
     row["metric_why"] = why
     for side in SIDES:
         row[side + "_runs"] = [rnd[side]["value"] for rnd in row["rounds"]

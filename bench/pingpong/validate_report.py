@@ -89,6 +89,14 @@ HEAD = ["component", "case", "question", "baseline -> candidate", "micro",
         "metric", "verdict"]
 
 
+def _metric(kind: Any) -> str:
+    """The metric column: cpu, tput (throughput) or lat (latency)."""
+    if not isinstance(kind, str) or not kind:
+        return "-"
+    return "cpu" if kind.startswith("server CPU") else \
+        "lat" if kind.startswith("latency") else "tput"
+
+
 def table_row(r: Row) -> list[str]:
     """One row of the verdict table, cell by cell."""
     return [r["component"], r["case"], r["question"],
@@ -98,8 +106,7 @@ def table_row(r: Row) -> list[str]:
             "%d (%s)" % (len(r["rounds"]), r.get("stop") or "-")
             if r["case"] != "-" else "-",
             fmt_mde(r.get("mde")),
-            "cpu" if str(r.get("metric_kind", "")).startswith("server CPU")
-            else "tput" if r.get("metric_kind") else "-",
+            _metric(r.get("metric_kind")),
             r["verdict"] + (" [default pair]" if r["origin"] == "default"
                             else "")]
 
@@ -112,7 +119,8 @@ LEGEND = (
     "given)\n"
     "  e2e: per-round paired ratio to the baseline, oriented so > 1 is "
     "better: Hodges-Lehmann estimate [exact 95%% interval], exact "
-    "signed-rank p; metric tput: throughput (the server on its own cores), "
+    "signed-rank p; metric tput: throughput, lat: the chat round's time "
+    "(both with the server on its own cores), "
     "cpu: the server's CPU per unit of work (lower is better; cores shared "
     "or the client at its ceiling)\n"
     "  control: the baseline slowed by the injected CPU cost per operation "
