@@ -119,7 +119,7 @@ def validation_chart(entries: list[dict[str, Any]], out_dir: str
     fig, ax = plt.subplots(figsize=(max(5, 2.4 * len(rows)), 4))
     ax.bar(x - 0.27, [r[1] for r in rows], 0.27, label="micro-benchmark "
            "ratio", color="#4c72b0")
-    ax.bar(x, [r[2] for r in rows], 0.27, label="winner end to end",
+    ax.bar(x, [r[2] for r in rows], 0.27, label="candidate end to end",
            color="#55a868")
     ax.bar(x + 0.27, [r[3] for r in rows], 0.27, label="positive control "
            "end to end", color="#c44e52")
@@ -131,7 +131,7 @@ def validation_chart(entries: list[dict[str, Any]], out_dir: str
     ax.set_xticks(x)
     ax.set_xticklabels([r[0] for r in rows], fontsize=8)
     ax.set_ylabel("over the baseline (> 1: better)")
-    ax.set_title("Did the micro-benchmark winners hold end to end?",
+    ax.set_title("Does the choice matter end to end? (candidate vs baseline)",
                  fontsize=11)
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
