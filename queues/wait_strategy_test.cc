@@ -2,15 +2,20 @@
 // consumers conserve every item, a bounded queue makes producers wait, and
 // close() wakes every waiter and lets consumers drain what is left.
 
+#include "queues/wait_strategy.h"
+
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "base/sanitizers.h"
+#include "base/thread_state.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
-#include "queues/wait_strategy.h"
 
 namespace serverkit {
 namespace {
@@ -29,6 +34,51 @@ class WaitNames {
 using Strategies =
     ::testing::Types<SpinWait, YieldWait, FutexWait<>, CondVarWait<>>;
 TYPED_TEST_SUITE(WaitStrategyTest, Strategies, WaitNames);
+
+// Strategies that park a waiter in the kernel (futex); spin and yield never
+// sleep, so for them "waiting" can only be seen as "has not returned".
+template <typename W>
+constexpr bool kParks =
+    !std::is_same_v<W, SpinWait> && !std::is_same_v<W, YieldWait>;
+
+// Polls (1 ms) until every thread in `tids` is parked; fails after 5 s.
+::testing::AssertionResult AllParked(const std::vector<long>& tids) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    std::string why;
+    long culprit = 0;
+    for (long tid : tids) {
+      why = NotParkedReason(tid);
+      if (!why.empty()) {
+        culprit = tid;
+        break;
+      }
+    }
+    if (why.empty()) return ::testing::AssertionSuccess();
+    if (std::chrono::steady_clock::now() > deadline) {
+      return ::testing::AssertionFailure()
+             << "thread " << culprit << " never blocked within 5 s: " << why;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Waits (5 s at most) until every slot holds a tid, and returns them.
+std::vector<long> PublishedTids(const std::vector<std::atomic<long>>& slots) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::vector<long> tids;
+  for (const auto& slot : slots) {
+    long tid;
+    while ((tid = slot.load()) == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    tids.push_back(tid);
+  }
+  return tids;
+}
 
 constexpr std::uint64_t kPerProducer = kUnderTsan ? 5'000 : 50'000;
 
@@ -68,15 +118,23 @@ TYPED_TEST(WaitStrategyTest, BlockingProducersAndConsumersConserveItems) {
 TYPED_TEST(WaitStrategyTest, CloseWakesWaitingConsumers) {
   BlockingQueue<MutexQueue<int>, TypeParam> q(16);
   std::atomic<int> returned{0};
+  std::vector<std::atomic<long>> tids(3);
   std::vector<std::thread> consumers;
   for (int c = 0; c < 3; ++c) {
-    consumers.emplace_back([&] {
+    consumers.emplace_back([&, c] {
+      tids[c].store(CurrentTid());
       int v;
       EXPECT_FALSE(q.pop(v));
       returned.fetch_add(1);
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::vector<long> waiting = PublishedTids(tids);
+  for (long tid : waiting) EXPECT_NE(tid, 0) << "a consumer never started";
+  if constexpr (kParks<TypeParam>) {
+    EXPECT_TRUE(AllParked(waiting)) << "consumers must block in pop()";
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   EXPECT_EQ(returned.load(), 0) << "pop returned on an open, empty queue";
   q.close();
   for (auto& t : consumers) t.join();
@@ -102,8 +160,21 @@ TYPED_TEST(WaitStrategyTest, CloseWakesBlockedProducer) {
   const std::size_t cap = q.queue().capacity();
   for (std::size_t i = 0; i < cap; ++i) ASSERT_TRUE(q.push(std::uint64_t{i}));
   std::atomic<bool> result{true};
-  std::thread producer([&] { result = q.push(std::uint64_t{99}); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::atomic<bool> returned{false};
+  std::vector<std::atomic<long>> tid(1);
+  std::thread producer([&] {
+    tid[0].store(CurrentTid());
+    result = q.push(std::uint64_t{99});
+    returned.store(true);
+  });
+  const std::vector<long> waiting = PublishedTids(tid);
+  EXPECT_NE(waiting[0], 0) << "the producer never started";
+  if constexpr (kParks<TypeParam>) {
+    EXPECT_TRUE(AllParked(waiting)) << "push on a full queue must block";
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(returned.load()) << "push returned on an open, full queue";
   q.close();
   producer.join();
   EXPECT_FALSE(result.load()) << "a push blocked on a full queue must fail on close";

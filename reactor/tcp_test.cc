@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -586,13 +587,20 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
   }
   std::promise<std::string> echoed;
   std::atomic<bool> done{false};
+  std::atomic<bool> dialled{false};  // first attempt made
+  std::atomic<bool> server_listening{false};
+  std::atomic<bool> connected_early{false};  // connected with no listener
   std::thread client_thread([&] {
     EventLoop loop;
     TcpClient<LinearBuffer> client(&loop, InetAddress("127.0.0.1", port),
                                    "retry", 100);
-    client.set_connection_callback([](const TcpConnectionPtr<LinearBuffer>& c) {
-      if (c->connected()) c->send("ping");
-    });
+    client.set_connection_callback(
+        [&](const TcpConnectionPtr<LinearBuffer>& c) {
+          if (c->connected()) {
+            if (!server_listening.load()) connected_early.store(true);
+            c->send("ping");
+          }
+        });
     client.set_message_callback([&](const TcpConnectionPtr<LinearBuffer>&,
                                     LinearBuffer* in, Clock::time_point) {
       if (in->readable_bytes() >= 4 && !done.exchange(true)) {
@@ -604,12 +612,35 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
       if (!done.exchange(true)) echoed.set_value("failed: " + reason);
       loop.quit();
     });
-    client.connect();
+    client.connect();  // in the loop thread: the first attempt runs now
+    dialled.store(true);
     loop.loop();
   });
+  while (!dialled.load()) std::this_thread::sleep_for(1ms);
   std::this_thread::sleep_for(150ms);  // a few refused attempts first
+  // The client has been dialling a port where nothing listens: each of its
+  // attempts so far was refused. Prove the port refuses, and that the client
+  // did not get in anyway; it can connect only to the server started below.
+  {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    EXPECT_GE(fd, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    const int err = errno;
+    ::close(fd);
+    EXPECT_EQ(rc, -1) << "something listens on the port before the server";
+    EXPECT_EQ(err, ECONNREFUSED)
+        << "a connect to the not-yet-served port was not refused: "
+        << std::strerror(err);
+  }
+  EXPECT_FALSE(connected_early.load())
+      << "the client connected before the server existed";
   std::promise<EventLoop*> ready;
   std::thread server_thread([&] {
+    server_listening.store(true);  // from here on the client may get in
     EventLoop loop;
     TcpServer<LinearBuffer> server(&loop, InetAddress("127.0.0.1", port),
                                    "late");

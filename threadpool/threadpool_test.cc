@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/sanitizers.h"
+#include "base/thread_state.h"
 #include "base/type_list.h"
 #include "gtest/gtest.h"
 #include "threadpool/all_pools.h"
@@ -366,24 +367,60 @@ INSTANTIATE_TYPED_TEST_SUITE_P(QueuePools, PoolTest, OtherQueuePoolTypes,
 
 // ------------------------------------------------------ bounded pools
 
+// Polls (1 ms) until thread `tid` is parked in a futex; fails after 5 s.
+::testing::AssertionResult Parked(long tid) {
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  for (;;) {
+    const std::string why =
+        tid == 0 ? std::string("thread never started") : NotParkedReason(tid);
+    if (why.empty()) return ::testing::AssertionSuccess();
+    if (Clock::now() > deadline) {
+      return ::testing::AssertionFailure()
+             << "thread " << tid << " never blocked within 5 s: " << why;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // muduo's hang: a submitter blocked on a full queue when stop() runs. Here it
 // is released with false (or got in before the shutdown and was counted).
 template <typename P>
 void CheckBlockedSubmitterIsReleased(P& pool) {
   std::atomic<bool> release{false};
   std::atomic<std::uint64_t> ran{0};
-  Submit(pool, [&] { WaitFor([&] { return release.load(); }); });
+  std::atomic<bool> worker_held{false};
+  Submit(pool, [&] {
+    worker_held.store(true);
+    WaitFor([&] { return release.load(); });
+  });
+  // The only worker must be inside that task (not leave it in the queue, where
+  // a discard would count it) before the submitter fills the queue.
+  EXPECT_TRUE(
+      WaitFor([&] { return worker_held.load(); }, std::chrono::seconds(5)))
+      << "the worker never took the first task";
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<bool> blocked_submitter_done{false};
+  std::atomic<long> submitter_tid{0};
   std::thread submitter([&] {
+    submitter_tid.store(CurrentTid());
     // Fills the queue, then blocks on it.
     while (pool.try_submit(Task([&ran] { ran.fetch_add(1); }))) {
       accepted.fetch_add(1);
     }
     blocked_submitter_done.store(true);
   });
-  // Let the submitter fill the queue and block.
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The submitter must fill the queue and block on it (the only worker is
+  // held by the first task) before shutdown runs.
+  EXPECT_TRUE(WaitFor([&] { return submitter_tid.load() != 0; },
+                      std::chrono::seconds(5)))
+      << "the submitter never started";
+  EXPECT_TRUE(
+      WaitFor([&] { return accepted.load() > 0; }, std::chrono::seconds(5)))
+      << "the submitter never got a task in";
+  EXPECT_TRUE(Parked(submitter_tid.load()))
+      << "the submitter never blocked on the full queue";
+  EXPECT_FALSE(blocked_submitter_done.load())
+      << "try_submit failed on an open pool instead of blocking";
   std::thread releaser([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     release.store(true);
