@@ -181,12 +181,18 @@ def check_400_after_many(port: int) -> None:
     c.close()
 
 
-def check_431(port: int) -> None:
+def expect_refused(port: int, request: bytes, status: int) -> None:
+    """`request` answered with `status`, then the connection closed."""
     c = Conn(port)
-    c.send(b"GET /collect HTTP/1.1\r\nX-Pad: " + b"a" * 9000 + b"\r\n\r\n")
-    assert c.response().status == 431
+    c.send(request)
+    assert c.response().status == status
     c.expect_eof()
     c.close()
+
+
+def check_431(port: int) -> None:
+    expect_refused(port, b"GET /collect HTTP/1.1\r\nX-Pad: " + b"a" * 9000 +
+                   b"\r\n\r\n", 431)
 
 
 def check_http10(port: int) -> None:
@@ -214,11 +220,8 @@ def check_split_writes(port: int) -> None:
 
 
 def check_414(port: int) -> None:
-    c = Conn(port)
-    c.send(b"GET /collect?v=" + b"a" * 9000 + b" HTTP/1.1\r\nHost: t\r\n\r\n")
-    assert c.response().status == 414
-    c.expect_eof()
-    c.close()
+    expect_refused(port, b"GET /collect?v=" + b"a" * 9000 +
+                   b" HTTP/1.1\r\nHost: t\r\n\r\n", 414)
 
 
 def check_head_then_get(port: int) -> None:

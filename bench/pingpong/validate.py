@@ -195,7 +195,7 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
     try:
         with tempfile.TemporaryDirectory(prefix="pingpong-validate-") as tmp:
             run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
-                         vp["max_rounds"], vp["budget_s"], tmp, log_dir,
+                         vp["max_rounds"], tmp, log_dir,
                          progress)
             for comp, case, e, candidate, question in cases:
                 if case is None or candidate is None:

@@ -52,11 +52,9 @@ class Runner:
     seconds: float
     min_rounds: int
     max_rounds: int
-    budget_s: float   # the whole validation's, beyond each case's minimum
     tmp: str          # the client's and servers' scratch files
     log_dir: str      # the logger's files, deleted after each run
     progress: Progress
-    started: float = dataclasses.field(default_factory=time.monotonic)
 
 
 def check_log(r: dict[str, Any], log_file: str) -> None:
