@@ -124,8 +124,11 @@ SpdlogLogger<kAsyncMode>::SpdlogLogger(const LoggerOptions& options)
 template <bool kAsyncMode>
 SpdlogLogger<kAsyncMode>::~SpdlogLogger() {
   flush();
+  // Join the worker (it drains the queue first) before the logger goes: each
+  // queued record holds the logger, and a last release inside uninstrumented
+  // libspdlog.so would look to TSan like a delete racing ours.
+  pool_.reset();
   logger_.reset();
-  pool_.reset();  // joins the worker after it has drained the queue
   counting_.reset();
   if (console_ != nullptr) std::fclose(console_);
 }

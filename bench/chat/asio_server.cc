@@ -21,9 +21,11 @@
 //     body; a length over --max_message closes that connection with one line
 //     on stderr;
 //   - a participant with more than --max_queued bytes waiting in its write
-//     deque when a message reaches it is closed with one line on stderr (the
-//     example has no such limit; ours has the same one, so an empty deque
-//     always takes the message);
+//     deque behind the frame being written when a message reaches it is
+//     closed with one line on stderr (the example has no such limit; ours has
+//     the same one, so an empty deque always takes the message). The frame
+//     being written is left out: its completion can still be pending after
+//     the peer has read all of it;
 //   - SIGINT / SIGTERM stop it cleanly; it then prints its counters.
 //
 // Boost 1.74 (Asio 1.18).
@@ -127,12 +129,14 @@ class Session : public Participant,
 
   bool Deliver(const Frame& frame) override {
     if (closed_) return false;
-    if (queued_ > args_->max_queued) {  // as ours: what is already queued
+    const std::size_t waiting =
+        write_frames_.empty() ? 0 : queued_ - write_frames_.front()->size();
+    if (waiting > args_->max_queued) {  // as ours: what is already queued
       room_->counters.closed_slow.fetch_add(1, std::memory_order_relaxed);
       std::fprintf(stderr,
                    "asio_server: %s: closing slow receiver: %zu bytes "
                    "queued, max_queued %zu\n",
-                   Peer().c_str(), queued_, args_->max_queued);
+                   Peer().c_str(), waiting, args_->max_queued);
       Close();
       return false;
     }
@@ -231,8 +235,10 @@ class Server {
   explicit Server(const ServerArgs& args)
       : args_(args),
         accept_ctx_(1),
-        acceptor_(accept_ctx_),
-        signals_(accept_ctx_, SIGINT, SIGTERM) {
+        // Before the socket listens: a SIGTERM as soon as the port accepts
+        // is a stop, not the default action (killed).
+        stop_watch_([this] { asio::post(accept_ctx_, [this] { Stop(); }); }),
+        acceptor_(accept_ctx_) {
     const int io = args.threads == 1 ? 0 : args.threads;
     for (int i = 0; i < io; ++i) {
       io_.push_back(std::make_unique<asio::io_context>(1));
@@ -258,14 +264,6 @@ class Server {
     for (auto& ctx : io_) {
       threads_.emplace_back([c = ctx.get()] { c->run(); });
     }
-    signals_.async_wait([this](error_code ec, int) {
-      if (ec) return;
-      error_code ignored;
-      acceptor_.close(ignored);
-      pause_.cancel();
-      for (auto& c : io_) c->stop();
-      accept_ctx_.stop();
-    });
     std::fprintf(stderr,
                  "asio_server: chat (Boost.Asio " BOOST_LIB_VERSION
                  ") listening on %s:%d, %d I/O thread(s), max_message %u, "
@@ -295,6 +293,15 @@ class Server {
   }
 
  private:
+  // On accept_ctx_'s thread.
+  void Stop() {
+    error_code ignored;
+    acceptor_.close(ignored);
+    pause_.cancel();
+    for (auto& c : io_) c->stop();
+    accept_ctx_.stop();
+  }
+
   std::size_t NextIndex() {
     const std::size_t i = next_;
     next_ = (next_ + 1) % rooms_.contexts.size();
@@ -325,8 +332,8 @@ class Server {
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>>
       guards_;
   asio::io_context accept_ctx_;
+  pingpong::StopSignalWatcher stop_watch_;
   tcp::acceptor acceptor_;
-  asio::signal_set signals_;
   asio::steady_timer pause_{accept_ctx_};
   bool logged_emfile_ = false;
   Rooms rooms_;

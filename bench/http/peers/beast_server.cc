@@ -30,7 +30,6 @@
 #include <boost/beast/http.hpp>
 // clang-format on
 
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -212,8 +211,7 @@ int Main(int argc, char** argv) {
   }
   // Before the socket listens: a SIGTERM that comes as soon as the port
   // accepts is handled (a stop), not the default action (killed).
-  asio::signal_set signals(main_ctx, SIGINT, SIGTERM);
-  signals.async_wait([&](error_code, int) {
+  pingpong::StopSignalWatcher stop_watch([&] {
     main_ctx.stop();
     for (auto& ctx : io_owned) ctx->stop();
   });
