@@ -57,8 +57,10 @@ test-ubsan: deps
 # front, each step's time, and where REPORT.md is.
 # PICK_FLAGS='--producers=4 --latency-bound' narrows the recommendation.
 PICK_FLAGS ?=
+# SNAPSHOT=1 also writes docs/results/<date>-<cores>core-report.md.
+SNAPSHOT ?=
 bench: deps
-	@PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" bench/bench.sh
+	@PROFILE="$(PROFILE)" BAZEL="$(BAZEL)" PICK_FLAGS="$(PICK_FLAGS)" SNAPSHOT="$(SNAPSHOT)" bench/bench.sh
 
 # Every step with --profile=smoke (one round): checks the chain end to end.
 bench-quick: deps

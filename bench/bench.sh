@@ -14,7 +14,7 @@
 # ends by printing where results/REPORT.md is.
 #
 #   PROFILE=smoke|default|full BAZEL=bazel PICK_FLAGS='--producers=4' \
-#     bench/bench.sh
+#     SNAPSHOT=1 bench/bench.sh
 #
 # A failed sweep stops the chain (nothing to pick from). A ping-pong, chat or
 # HTTP run with unclean points, or charts that could not be drawn, do not:
@@ -114,4 +114,20 @@ echo "bench: profile $PROFILE done in $(mmss $(($(date +%s) - chain_start)))" \
   "(estimate $(mmss "$total"))"
 for p in "${problems[@]}"; do echo "bench: $p (see its output above)"; done
 echo "Report: $PWD/results/REPORT.md"
+# SNAPSHOT=1: the report also goes to docs/results/, one file per host core
+# count and date, with the host and the commit on top, ready to commit.
+if [[ -n "${SNAPSHOT:-}" && -f results/REPORT.md ]]; then
+  snap="docs/results/$(date -u +%F)-$(nproc)core-report.md"
+  {
+    echo "# $(date -u +%F): \`make bench\` (profile $PROFILE) on $(nproc) cores"
+    echo
+    echo "Host: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores." \
+      "Commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)." \
+      "Written by \`make bench SNAPSHOT=1\` from results/REPORT.md; the" \
+      "charts it names stay in results/."
+    echo
+    cat results/REPORT.md
+  } > "$snap"
+  echo "Snapshot: $PWD/$snap"
+fi
 [[ ${#problems[@]} -eq 0 ]]
