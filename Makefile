@@ -6,7 +6,7 @@
 #                validation, chat, HTTP under wrk, and results/REPORT.md
 #                (about 23 minutes on 2 cores; docs/methods.md)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
-# make bench-quick          a smoke run of the whole chain (0:38 built, 2:26 rebuilding).
+# make bench-quick          a smoke run of the whole chain (a few minutes).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
 # make lint                 flake8 and mypy on bench/pick, pingpong, http, chat.

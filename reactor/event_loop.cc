@@ -72,7 +72,6 @@ void EventLoop::assert_in_loop_thread() const {
 
 void EventLoop::loop() {
   assert_in_loop_thread();
-  looping_ = true;
   while (!quit_.load(std::memory_order_acquire)) {
     active_.clear();
     const auto now = poller_->poll(kPollTimeoutMs, &active_);
@@ -81,7 +80,6 @@ void EventLoop::loop() {
   }
   // Run what was queued before quit(), so no posted task is silently lost.
   run_pending_tasks();
-  looping_ = false;
 }
 
 void EventLoop::quit() {

@@ -4,9 +4,10 @@
 //
 // `EventLoop`: one per thread, muduo's design.
 //
-//   - `loop()` polls (level-triggered epoll), dispatches the ready channels,
-//     then runs the pending tasks. It must be called in the thread that
-//     constructed the loop, and that thread is the loop's thread for life.
+//   - `loop()` polls (epoll or io_uring, reactor/poller.h), dispatches the
+//     ready channels, then runs the pending tasks. It must be called in the
+//     thread that constructed the loop, and that thread is the loop's
+//     thread for life.
 //   - `run_in_loop(f)` runs `f` now when called in the loop thread, else
 //     queues it; `queue_in_loop(f)` always queues. Both are thread-safe.
 //     Tasks from other threads go through the pluggable `TaskQueue`; tasks
@@ -124,7 +125,6 @@ class EventLoop {
   const bool coalesce_;
   std::atomic<bool> quit_{false};
   std::mutex quit_mu_;  // orders quit()'s eventfd write before the close
-  bool looping_ = false;
   bool running_tasks_ = false;
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<TaskQueue> tasks_;

@@ -3,10 +3,11 @@
 // -----------------------------------------------------------------------------
 //
 // `Poller`: the I/O multiplexing interface an EventLoop owns. Two
-// implementations: `EpollPoller` (level-triggered epoll, the default) and
-// `UringPoller` (readiness through io_uring's one-shot polls, re-armed each
-// iteration). `NewPoller` is the factory. Must be called in the owning
-// loop's thread.
+// implementations: `EpollPoller` (level-triggered epoll readiness, the
+// default) and `UringPoller` (io_uring: completion-based receives and sends
+// where the kernel has provided-buffer rings, one-shot polls for the rest;
+// reactor/uring_poller.h). `NewPoller` is the factory. Must be called in the
+// owning loop's thread.
 
 #ifndef SERVERKIT_REACTOR_POLLER_H_
 #define SERVERKIT_REACTOR_POLLER_H_

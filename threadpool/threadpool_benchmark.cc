@@ -43,8 +43,8 @@
 // instead of waiting for a backlog that grows with a slow pool. The `capped`
 // counter marks a point that stopped early; its rate counts what it
 // finished. The sleep scenario has a fixed size. So a pass runs the same
-// points on any machine, each bounded by its cap (the README gives the
-// times); only the thread count, and so the `oversubscribed` mark, follows
+// points on any machine, each bounded by its cap (docs/components.md gives
+// the times); only the thread count, and so the `oversubscribed` mark, follows
 // the machine.
 
 #include <algorithm>

@@ -25,11 +25,10 @@ struct alignas(2 * kCacheLineSize) PaddedCounter {
 static_assert(sizeof(PaddedCounter) == 2 * kCacheLineSize);
 
 // Round trip i bounces line i % kLines. One line alone is not a stable
-// reference: on the 2-core VM in its far state, a single line's p50 came out
-// anywhere from 301 to 471 ns from one allocation to the next within the same
-// minutes, while 2, 64 and 256 lines cycled that way held at 411-441 ns (and
-// matched the single line in the near state). A queue's items cross many
-// lines, so many lines are its reference. 64 x 128 bytes stay in L1.
+// reference: its round trip moved with where it was allocated, while many
+// lines cycled held still (docs/methods.md, "Why 64 lines"). A queue's items
+// cross many lines, so many lines are its reference. 64 x 128 bytes stay in
+// L1.
 constexpr std::size_t kLines = 64;
 
 constexpr std::uint64_t kWarmup = 1000;

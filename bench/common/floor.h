@@ -13,17 +13,17 @@
 // two queues (one each way) cannot: the request and the reply are on two
 // lines, each written by one core and read by the other.
 // `FloorLines::kTwoLines` measures that pattern, with nothing else of a
-// queue in it: the least a ping-pong through any two queues can cost. On the
-// 2-core VM it is 1.17x-1.52x the one-line floor (README, "Two floors").
+// queue in it: the least a ping-pong through any two queues can cost
+// (docs/components.md, "Two floors", has its ratio to the one-line floor).
 //
 // The floor moves with the host (a VM's vCPUs sit at a distance the
 // hypervisor chooses and changes), which is why every sweep measures it at
 // its start, at its end, and interleaved with its own benchmarks.
 //
 // The waiting side spins on a plain load, without a pause instruction. That
-// is not always the fastest spin: on the 2-core VM a floor whose loops pause
-// measured 0.92x of this one (near state), so a queue whose waits pause can
-// come in under 1.0x of either floor.
+// is not always the fastest spin: a floor whose loops pause can measure
+// under this one, so a queue whose waits pause can come in under 1.0x of
+// either floor (docs/methods.md).
 //
 // Thread-safety: `MeasureFloor` may be called from any thread; it starts and
 // joins its one helper thread, and pins both to the cores it names (the
