@@ -16,6 +16,12 @@
 # current directory. The script: $0's path from its end, NAME.py beside it
 # in PKG, found by dropping leading directories from $0 until
 # ROOT/<rest>.py exists (so it works for absolute and relative $0 alike).
+#
+# The import path: ROOT/bench, the parent of the package `pick` (bench/pick,
+# whose modules import each other as `from pick import stats`; bench/
+# pingpong's validate_cases imports `from pick.outcome import Outcome`), on
+# PYTHONPATH ahead of what was there; Python puts the script's own folder
+# first, as before.
 set -euo pipefail
 if [[ -d "$0.runfiles/serverkit" ]]; then
   root="$0.runfiles/serverkit"
@@ -32,4 +38,5 @@ while [[ ! -f "$root/$rest.py" ]]; do
   fi
   rest="${rest#*/}"
 done
+export PYTHONPATH="$root/bench${PYTHONPATH:+:$PYTHONPATH}"
 exec /usr/bin/python3 "$root/$rest.py" "$@"

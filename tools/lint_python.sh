@@ -7,7 +7,12 @@
 # .flake8) and mypy (mypy.ini: every function annotated, scipy and matplotlib
 # without stubs) on bench/pick, bench/pingpong, bench/http and bench/chat,
 # under Debian's /usr/bin/python3 (the python3-flake8 and python3-mypy
-# packages, tools/install_deps.sh).
+# packages, tools/install_deps.sh). mypy runs twice: `mypy --strict` on the
+# package pick (bench/pick, and any path under it), then plain mypy on the
+# other paths with bench/pick added to MYPYPATH: their tests import
+# bench/pick's layering.py by its bare name (`import layering`), which in
+# one run with the package would be the same file under two module names
+# (pick.layering and layering).
 #
 #   tools/lint_python.sh [PATH ...]     (default: bench/pick bench/pingpong
 #                                        bench/http bench/chat)
@@ -33,8 +38,23 @@ done
 status=0
 echo "== flake8 ${paths[*]}"
 "$py" -m flake8 "${paths[@]}" || status=1
-echo "== mypy ${paths[*]}"
-"$py" -m mypy --cache-dir "$cache" "${paths[@]}" || status=1
+pick=()
+rest=()
+for p in "${paths[@]}"; do
+  case "${p%/}" in
+    bench/pick | bench/pick/*) pick+=("$p") ;;
+    *) rest+=("$p") ;;
+  esac
+done
+if [[ ${#pick[@]} -gt 0 ]]; then
+  echo "== mypy --strict ${pick[*]}"
+  "$py" -m mypy --strict --cache-dir "$cache" "${pick[@]}" || status=1
+fi
+if [[ ${#rest[@]} -gt 0 ]]; then
+  echo "== mypy ${rest[*]}"
+  MYPYPATH=bench/pick${MYPYPATH:+:$MYPYPATH} \
+    "$py" -m mypy --cache-dir "$cache" "${rest[@]}" || status=1
+fi
 if [[ $status -eq 0 ]]; then
   echo "lint_python: flake8 and mypy passed"
 else

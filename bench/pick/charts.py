@@ -17,8 +17,9 @@
 #   chat.png, http.png     the chat broadcast and HTTP workloads
 #                          (charts_servers.py)
 #
-# cli.py calls draw_all(); on its own:
-#   /usr/bin/python3 bench/pick/charts.py --results=results [--out=DIR]
+# cli.py calls draw_all(); on its own, as a module of the package (from
+# bench/, or with bench/ on PYTHONPATH):
+#   /usr/bin/python3 -m pick.charts --results=results [--out=DIR]
 # Without matplotlib it stops with exit status 3 and says what to install.
 
 import argparse
@@ -28,14 +29,12 @@ import statistics
 import sys
 from typing import Any, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import results as R  # noqa: E402
-from charts_micro import (buffer_ratios, latency,  # noqa: E402
-                          queues_throughput)
-from charts_servers import chat_chart, http_chart  # noqa: E402
-from plotting import ChartsUnavailable, pyplot, save, style  # noqa: E402
-from validation import validation_summary  # noqa: E402
+from pick import results as R
+from pick.charts_micro import buffer_ratios, latency, queues_throughput
+from pick.charts_servers import chat_chart, http_chart
+from pick.plotting import ChartsUnavailable, pyplot, save, style
+from pick.validation import validation_summary
+from pick.shapes import PingpongDoc, ValidationRow
 
 
 SERVER_STYLES = {
@@ -45,7 +44,7 @@ SERVER_STYLES = {
 }
 
 
-def pingpong_chart(pp: Optional[dict[str, Any]], out_dir: str
+def pingpong_chart(pp: Optional[PingpongDoc], out_dir: str
                    ) -> Optional[str]:
     plt = pyplot()
     echo = [r for r in (pp or {}).get("echo", []) if r.get("ok") and
@@ -97,7 +96,7 @@ def _as_float(x: Any) -> float:
         return float("nan")
 
 
-def validation_chart(entries: list[dict[str, Any]], out_dir: str
+def validation_chart(entries: list[ValidationRow], out_dir: str
                      ) -> Optional[str]:
     plt = pyplot()
     import numpy as np
@@ -140,7 +139,7 @@ def validation_chart(entries: list[dict[str, Any]], out_dir: str
 
 
 def draw_all(loaded: dict[str, R.FamilyResults],
-             pingpong: Optional[dict[str, Any]], picked: Any,
+             pingpong: Optional[PingpongDoc], picked: Any,
              out_dir: str, servers: R.ServerRuns = R.ServerRuns()
              ) -> list[tuple[str, str]]:
     """Draws every chart the data allows; returns [(title, file)].

@@ -20,8 +20,8 @@ import math
 import statistics
 from typing import Any, Optional
 
-import results as R
-from plotting import oversub_shade, pyplot, save, style
+from pick import results as R
+from pick.plotting import oversub_shade, pyplot, save, style
 
 # (implementation, p50, p99, p99.9) in ns
 LatencyRow = tuple[str, float, float, float]
@@ -168,7 +168,7 @@ def latency(loaded: dict[str, R.FamilyResults], out_dir: str
         for n in (callers[:1] + callers[-1:] if len(callers) > 1
                   else callers):
             cand = [g for g in groups if _param(g, "callers") == n]
-            g = min(cand, key=lambda g: _param(g, "bytes", 0))
+            g = min(cand, key=lambda g: float(_param(g, "bytes", 0)))
             rows = _latency_rows(lg, g)
             if rows:
                 panels.append(("loggers: per call, %s" % R.params_str(g[1]),

@@ -13,18 +13,20 @@
 from __future__ import annotations
 
 import statistics
-from typing import Any, Optional
+from typing import Optional, TypeVar
 
-from plotting import pyplot, save, style
+from pick.plotting import pyplot, save, style
+from pick.shapes import ChatDoc, ChatPoint, HttpDoc, HttpPoint
 
-Record = dict[str, Any]
+# A chat or HTTP point.
+Record = TypeVar("Record", ChatPoint, HttpPoint)
 
 
 def _ok(points: list[Record], key: str) -> list[Record]:
     return [r for r in points if r.get("ok") and r.get(key)]
 
 
-def chat_chart(chat: Optional[dict[str, Any]], out_dir: str
+def chat_chart(chat: Optional[ChatDoc], out_dir: str
                ) -> Optional[str]:
     plt = pyplot()
     points = _ok((chat or {}).get("points", []), "round_ms")
@@ -60,7 +62,7 @@ def chat_chart(chat: Optional[dict[str, Any]], out_dir: str
     return save(fig, out_dir, "chat.png")
 
 
-def http_chart(http: Optional[dict[str, Any]], out_dir: str
+def http_chart(http: Optional[HttpDoc], out_dir: str
                ) -> Optional[str]:
     plt = pyplot()
     import numpy as np

@@ -43,18 +43,18 @@ import json
 import os
 import sys
 
-import charts as C
-import report
-import results as R
-from compare import compare_dirs
-from merge import MergeError, merge_parts
-from plotting import ChartsUnavailable
-from repro import repro
-from spec import Workload
-from stats import MIN_MARGIN, fmt_ratio
-from tables import recommendation_rows, text_table
-from validation import validation_summary
-from winners import pick_all, winners_json
+from pick import charts as C
+from pick import report
+from pick import results as R
+from pick.compare import compare_dirs
+from pick.merge import MergeError, merge_parts
+from pick.plotting import ChartsUnavailable
+from pick.repro import repro
+from pick.spec import Workload
+from pick.stats import MIN_MARGIN, fmt_ratio
+from pick.tables import recommendation_rows, text_table
+from pick.validation import validation_summary
+from pick.winners import pick_all, winners_json
 
 
 def merge(out_path: str, parts: list[str]) -> int:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 from typing import Optional, TextIO
 
-import results as R
-from stats import better_ratio, fmt_ratio, scipy_available, utest
-from tables import text_table
+from pick import results as R
+from pick.stats import better_ratio, fmt_ratio, scipy_available, utest
+from pick.tables import text_table
 
 
 def metric_for(fr: R.FamilyResults, scenario: str

@@ -4,9 +4,10 @@
 #
 # What the two layer tests share (bench/pick/layers_test.py and
 # bench/pingpong/layout_test.py): a folder's module names, the modules a
-# file imports (parsed with ast, imports inside functions included), which
-# modules importing one module alone loads in a fresh interpreter, and the
-# Python files over a line limit. Test support, standard library only; each
+# file imports (parsed with ast, imports inside functions included; bench/
+# pick's modules by their package names, pick.NAME), which modules importing
+# one module alone loads in a fresh interpreter, and the Python files over a
+# line limit. Test support, standard library only; each
 # test keeps its own layer map and its own rules.
 
 from __future__ import annotations
@@ -23,28 +24,65 @@ def module_names(here: str) -> list[str]:
     return sorted(f[:-3] for f in os.listdir(here) if f.endswith(".py"))
 
 
+# The packages whose modules imports() names one by one ("pick.outcome"):
+# bench/pick, whose modules import each other as `from pick import X` or
+# `from pick.X import Y`.
+PACKAGES = ("pick",)
+
+
 def imports(here: str, name: str) -> set[str]:
-    """The top-level names of every module `here/name.py` imports."""
+    """The top-level names of every module `here/name.py` imports; a module
+    of one of PACKAGES by its qualified name ("pick.stats" for `from pick
+    import stats`, `from pick.stats import fmt_ratio` or `import
+    pick.stats`; "pick" alone for a name of the package that is not a
+    module beside its __init__.py). Relative imports are not counted."""
     with open(os.path.join(here, name + ".py")) as f:
         tree = ast.parse(f.read(), name + ".py")
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
+            out |= {_qualified(a.name) for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and \
                 not node.level:
-            out.add(node.module.split(".")[0])
+            if node.module in PACKAGES:
+                out |= {_submodule(node.module, a.name) for a in node.names}
+            else:
+                out.add(_qualified(node.module))
     return out
 
 
+def _qualified(dotted: str) -> str:
+    """`dotted`'s top-level name, or its package and module for PACKAGES."""
+    parts = dotted.split(".")
+    if parts[0] in PACKAGES and len(parts) > 1:
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def _submodule(package: str, name: str) -> str:
+    """package.name where that is a module of the package (a file or folder
+    beside its __init__.py: pick's, this file's folder), else package."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, name)
+    if package == os.path.basename(here) and (
+            os.path.exists(path + ".py") or os.path.isdir(path)):
+        return package + "." + name
+    return package
+
+
 def loaded_alone(here: str, name: str) -> tuple[int, str, set[str]]:
-    """Imports module `name` alone, from `here`, in a fresh interpreter:
-    (exit status, stderr, the names in its sys.modules afterwards)."""
-    code = ("import importlib, json, sys; sys.path.insert(0, %r); "
+    """Imports module `name` alone, from `here` (first on a fresh
+    interpreter's PYTHONPATH, and its current directory; for a package's
+    module, the package's parent and "package.module"): (exit status,
+    stderr, the names in its sys.modules afterwards)."""
+    code = ("import importlib, json, sys; "
             "importlib.import_module(sys.argv[1]); "
-            "print(json.dumps(sorted(sys.modules)))" % here)
+            "print(json.dumps(sorted(sys.modules)))")
+    path = os.environ.get("PYTHONPATH")
+    env = dict(os.environ, PYTHONPATH=here + (os.pathsep + path if path
+                                              else ""))
     p = subprocess.run([sys.executable, "-c", code, name],
-                       capture_output=True, text=True, cwd=here)
+                       capture_output=True, text=True, cwd=here, env=env)
     if p.returncode != 0:
         return p.returncode, p.stderr, set()
     return 0, p.stderr, set(json.loads(p.stdout.splitlines()[-1]))

@@ -7,24 +7,29 @@
 # import only modules of the layers below its own, never one of its layer or
 # above, so there are no import cycles, and a script (pick.py, charts.py)
 # is never imported back by what it imports: run as __main__ it is loaded
-# once. Checks each module's imports (parsed with ast, imports inside
-# functions included) against LAYERS, imports each module alone in a fresh
+# once. The modules are the package `pick`'s and import each other by
+# absolute package imports only (`from pick import stats`, `from pick.stats
+# import fmt_ratio`): never by a bare name, never relatively. Checks each
+# module's imports (parsed with ast, imports inside functions included)
+# against LAYERS, imports each module alone (as pick.NAME) in a fresh
 # interpreter, and keeps every Python file of bench/pick under 400 lines.
 
+import ast
 import os
 import re
 import sys
 import unittest
 
-import layering
+from pick import layering
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE = "pick"
 
 # Bottom first. Test files (*_test.py, and testutil.py and layering.py,
 # which they share) sit above them all.
 LAYERS = [
-    ["records", "outcome"],
-    ["results"],
+    ["records", "outcome", "shapes"],
+    ["results", "decisions"],
     ["merge", "spec", "stats", "validation", "paired"],
     ["rounds"],
     ["picking", "tables", "markdown", "plotting"],
@@ -39,15 +44,26 @@ MAX_LINES = 400
 
 
 def is_test(name: str) -> bool:
-    return name.endswith("_test") or name in ("testutil", "layering")
+    return name.endswith("_test") or name in TEST_SUPPORT
+
+
+TEST_SUPPORT = ("testutil", "layering", "testdata")
 
 
 def module_names() -> list[str]:
-    return layering.module_names(HERE)
+    """The package's modules (its __init__.py aside)."""
+    return [m for m in layering.module_names(HERE) if m != "__init__"]
+
+
+def ours(names: set[str]) -> set[str]:
+    """`names` with the package's modules by their names here (pick.stats
+    -> stats); other names as they are."""
+    prefix = PACKAGE + "."
+    return {m[len(prefix):] if m.startswith(prefix) else m for m in names}
 
 
 def imports(name: str) -> set[str]:
-    return layering.imports(HERE, name)
+    return ours(layering.imports(HERE, name))
 
 
 class LayersTest(unittest.TestCase):
@@ -65,8 +81,25 @@ class LayersTest(unittest.TestCase):
                         "%d): a module imports only lower layers" % (
                             name, mine, dep, LAYER[dep]))
             if not is_test(name):
-                self.assertFalse(imports(name) & {"testutil", "layering"},
-                                 name)
+                self.assertFalse(imports(name) & set(TEST_SUPPORT), name)
+
+    def test_package_imports_only(self) -> None:
+        """The one import style: the package's modules by `pick.NAME`; no
+        bare sibling names, no relative imports, and the package's
+        __init__.py imports nothing of it (importing `pick` loads no
+        module)."""
+        siblings = set(LAYER) | set(TEST_SUPPORT) | set(module_names())
+        for name in module_names():
+            with self.subTest(module=name):
+                raw = layering.imports(HERE, name)
+                self.assertEqual(raw & siblings, set(), name)
+                self.assertNotIn(PACKAGE, raw, name)
+                with open(os.path.join(HERE, name + ".py")) as f:
+                    tree = ast.parse(f.read())
+                self.assertFalse([n for n in ast.walk(tree)
+                                  if isinstance(n, ast.ImportFrom) and
+                                  n.level], name)
+        self.assertEqual(layering.imports(HERE, "__init__"), set())
 
     def test_the_bottom_is_standard_library_only(self) -> None:
         for name in LAYERS[0] + LAYERS[1]:
@@ -80,10 +113,13 @@ class LayersTest(unittest.TestCase):
         and modules of lower layers (pick.py's main does not run)."""
         for name in sorted(LAYER):
             with self.subTest(module=name):
-                rc, err, loaded = layering.loaded_alone(HERE, name)
+                rc, err, loaded = layering.loaded_alone(
+                    os.path.dirname(HERE), PACKAGE + "." + name)
                 self.assertEqual(rc, 0, err)
-                ours = loaded & set(LAYER)
-                self.assertEqual({m for m in ours if m != name and
+                mine = ours({m for m in loaded
+                             if m.startswith(PACKAGE + ".")}) & set(LAYER)
+                self.assertIn(name, mine)
+                self.assertEqual({m for m in mine if m != name and
                                   LAYER[m] >= LAYER[name]}, set(), name)
                 if LAYER[name] <= 1:
                     self.assertFalse({"scipy", "matplotlib", "numpy"} &

@@ -24,16 +24,26 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Optional
+from typing import Any, Optional, TypedDict, cast
 
-import results as R
+from pick import results as R
+from pick.shapes import BenchmarkRow, ResultDoc
+
+
+class MergedPart(TypedDict):
+    """One process's floor in the merged floor.parts."""
+
+    process: int
+    before: Any
+    after: Any
+    drifted: Any
 
 
 class MergeError(ValueError):
     """Part files that are not the N processes of one sweep."""
 
 
-def _read_part(path: str) -> dict[str, Any]:
+def _read_part(path: str) -> ResultDoc:
     try:
         with open(path) as f:
             doc = json.load(f)
@@ -57,10 +67,10 @@ def _read_part(path: str) -> dict[str, Any]:
             all(isinstance(part.get(k), int) for k in ("index", "of"))):
         raise MergeError("%s: no context.serverkit.part (not run with "
                          "--part=K/N)" % path)
-    return doc
+    return cast(ResultDoc, doc)  # as read, its vocabulary checked
 
 
-def merge_parts(paths: list[str]) -> dict[str, Any]:
+def merge_parts(paths: list[str]) -> ResultDoc:
     """Joins the result files of one sweep run as N processes (each with
     --part=K/N, K = 1..N) into one Google Benchmark document.
 
@@ -90,7 +100,8 @@ def merge_parts(paths: list[str]) -> dict[str, Any]:
         if sk["part"]["of"] != n:
             raise MergeError("%s: part of %d, not of %d" % (
                 path, sk["part"]["of"], n))
-    docs.sort(key=lambda pd: pd[1]["context"]["serverkit"]["part"]["index"])
+    docs.sort(key=lambda pd: int(pd[1]["context"]["serverkit"]["part"][
+        "index"]))
     indices = [d["context"]["serverkit"]["part"]["index"] for _, d in docs]
     if indices != list(range(1, n + 1)):
         raise MergeError("parts %s given; want each of 1..%d once" % (
@@ -98,17 +109,18 @@ def merge_parts(paths: list[str]) -> dict[str, Any]:
 
     out = copy.deepcopy(docs[0][1])
     sk = out["context"]["serverkit"]
-    benchmarks: list[dict[str, Any]] = []
+    benchmarks: list[BenchmarkRow] = []
     reasons: list[str] = []
-    parts: list[dict[str, Any]] = []
+    parts: list[MergedPart] = []
     total = 0
     for k, (path, doc) in enumerate(docs, start=1):
         psk = doc["context"]["serverkit"]
         reps = psk.get("repetitions")
-        fl = psk.get("floor") if isinstance(psk.get("floor"), dict) else {}
-        parts.append(dict(process=k, before=fl.get("before"),
-                          after=fl.get("after"),
-                          drifted=fl.get("drifted")))
+        floor = psk.get("floor")
+        fl = floor if isinstance(floor, dict) else {}
+        parts.append(MergedPart(process=k, before=fl.get("before"),
+                                after=fl.get("after"),
+                                drifted=fl.get("drifted")))
         for r in fl.get("drift_reasons") or []:
             reasons.append("process %d: %s" % (k, r))
         offset = total

@@ -12,19 +12,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
-from testutil import BASIC, HERE, OLD, PARTS, PICK, PY, REPRO, cls
+from pick.testutil import BASIC, OLD, PARTS, PICK, PY, REPRO, cls
 
-import merge as M
-import results as R
-import winners as W
-from spec import Workload
+from pick import merge as M
+from pick import results as R
+from pick import winners as W
+from pick.spec import Workload
 
-sys.path.insert(0, os.path.join(HERE, "testdata"))
-import roundsfix as F  # noqa: E402
+from pick.testdata import roundsfix as F
 
 
 class MergeTest(unittest.TestCase):

@@ -29,7 +29,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, Final
 
 
 class Outcome(str, enum.Enum):
@@ -42,7 +42,7 @@ class Outcome(str, enum.Enum):
 
 
 # The field's name in each row, and its values, as written in the JSON.
-FIELD = "outcome"
+FIELD: Final = "outcome"
 VALUES = tuple(o.value for o in Outcome)
 
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Any, Optional
+from typing import Optional
+
+from pick.decisions import PairedStats
 
 # The fewest rounds with a 95% sign-test interval.
 MIN_ROUNDS = 6
@@ -103,8 +105,9 @@ class Paired:
             return "b"
         return "tie"
 
-    def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    def as_dict(self) -> PairedStats:
+        return PairedStats(n=self.n, ratio=self.ratio, lo=self.lo,
+                           hi=self.hi, coverage=self.coverage, p=self.p)
 
 
 def paired(ratios: list[float], alpha: float = 0.05) -> Paired:

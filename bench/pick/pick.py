@@ -21,11 +21,15 @@
 # The modules, in layers: each imports only modules of the layers below it
 # (layers_test.py checks this), bottom first:
 #
-#   records, outcome             Cell, Rule, FloorSummary, group names;
-#                                the validation's outcome vocabulary
-#                                (standard library only)
-#   results                      result files -> FamilyResults (the records
-#                                read through it; standard library only)
+#   records, outcome, shapes     Cell, Rule, FloorSummary, group names;
+#                                the validation's outcome vocabulary; the
+#                                JSON read, typed (TypedDict): a result
+#                                file's context, pingpong.json and its
+#                                validation rows, chat.json, http.json, and
+#                                their readers (standard library only)
+#   results, decisions           result files -> FamilyResults (the records
+#                                read through it); what pick decides, typed:
+#                                ClassPick, Picked (standard library only)
 #   merge, spec, stats,          --merge; the workload classes; U-test,
 #   validation, paired           noise and drift; pingpong.json's validation;
 #                                paired rounds' median, interval, sign test
@@ -42,12 +46,34 @@
 #   cli                          argparse and main()
 #   pick                         this entry point
 
+import importlib.util
 import os
 import sys
+import types
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import cli  # noqa: E402
+def package() -> types.ModuleType:
+    """The package this file belongs to, `pick` (the directory it is in, as
+    its path reads: in the runfiles tree under Bazel), imported. Run by its
+    path, this file's directory comes first on the import path, where the
+    name `pick` is this file; the package is loaded from its location
+    instead (the import path is left as it is), and its modules are then
+    imported as `pick.NAME`."""
+    loaded = sys.modules.get("pick")
+    if loaded is not None and hasattr(loaded, "__path__"):
+        return loaded
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        "pick", os.path.join(here, "__init__.py"),
+        submodule_search_locations=[here])
+    assert spec is not None and spec.loader is not None, here
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["pick"] = module
+    spec.loader.exec_module(module)
+    return module
+
 
 if __name__ == "__main__":
+    package()
+    from pick import cli
     sys.exit(cli.main(sys.argv[1:]))

@@ -19,9 +19,11 @@
 #   validation_test  the validation's exact outcome field, old files refused
 #   layers_test    each module imports only the layers below it
 #
-# Each file also runs on its own (`/usr/bin/python3 bench/pick/X_test.py`).
+# Each file also runs on its own, as a module from bench/
+# (`cd bench && /usr/bin/python3 -m pick.X_test`).
 # Exit status 0 when every test passed, 1 otherwise.
 
+import importlib.util
 import os
 import sys
 import unittest
@@ -29,10 +31,29 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def load_package() -> None:
+    """The package `pick`, this folder, imported from here (as pick.py's
+    package() does: run by its path, this file's folder comes first on the
+    import path, where `pick` would name pick.py), unless it already is."""
+    loaded = sys.modules.get("pick")
+    if loaded is not None and hasattr(loaded, "__path__"):
+        return
+    spec = importlib.util.spec_from_file_location(
+        "pick", os.path.join(HERE, "__init__.py"),
+        submodule_search_locations=[HERE])
+    assert spec is not None and spec.loader is not None, HERE
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["pick"] = module
+    spec.loader.exec_module(module)
+
+
 def main(argv: list[str]) -> int:
     verbosity = 2 if "-v" in argv or "--verbose" in argv else 1
-    suite = unittest.defaultTestLoader.discover(HERE, pattern="*_test.py",
-                                                top_level_dir=HERE)
+    load_package()
+    # The test files as the package's modules (pick.results_test, ...):
+    # discovery from the package's parent, which unittest puts on the path.
+    suite = unittest.defaultTestLoader.discover(
+        HERE, pattern="*_test.py", top_level_dir=os.path.dirname(HERE))
     if suite.countTestCases() == 0:
         print("pick_test: no tests found in %s" % HERE, file=sys.stderr)
         return 1

@@ -38,21 +38,17 @@ import dataclasses
 import math
 import os
 import statistics
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, cast
 
-import results as R
-from spec import FAMILY_SPECS, ClassDef, Workload
-from rounds import class_rounds, decide_paired
-from stats import (MIN_MARGIN, Drift, Noise, better_ratio, drift_veto,
-                   geomean, noise)
+from pick import results as R
+from pick.spec import FAMILY_SPECS, ClassDef, Workload
+from pick.rounds import class_rounds, decide_paired
+from pick.decisions import ClassPick, Ranked
+from pick.stats import (MIN_MARGIN, Drift, Noise, better_ratio,
+                        drift_veto, geomean, noise)
 
-# One class's decision: family, cls, title, metric, unit, higher, latency,
-# show, vs_floor, scenarios, baseline, groups, group_keys, notes,
-# oversubscribed, winner, runner_up, margins, noise, verdict, p_max, cv,
-# repetitions, group_noise, ranking, partial (see pick_class()); from paired
-# rounds also paired, baseline_paired, group_paired, host_note, rounds,
-# budget_ended, rounds_stop (rounds.py).
-ClassPick = dict[str, Any]
+# One class's decision: shapes.ClassPick, whose keys pick_class() fills
+# (and, from paired rounds, rounds.py).
 
 
 @dataclasses.dataclass(frozen=True)
@@ -199,7 +195,7 @@ def decide(fr: R.FamilyResults, groups: list[R.Group], metric: str,
            drift_threshold: Optional[float] = None) -> ClassPick:
     """Winner, runner-up, margins and the noise verdict over `groups`
     (from paired rounds when the file has them)."""
-    out: ClassPick = dict(
+    out = ClassPick(
         winner=None, runner_up=None, margin_over_runner_up=None,
         baseline=baseline, margin_over_baseline=None, noise="n/a",
         verdict="", p_max=None, cv=None, repetitions=None, group_noise=[])
@@ -268,10 +264,12 @@ def decide(fr: R.FamilyResults, groups: list[R.Group], metric: str,
 
 def _drifted(res: ClassPick, dr: Drift) -> ClassPick:
     """A drifted family's class: no winner, the drift verdict."""
-    res.update(winner=None, runner_up=None, margin_over_runner_up=None,
-               margin_over_baseline=None, noise="drifted",
-               verdict=dr["verdict"], drift_reason=dr["reason"], p_max=None,
-               cv=None, group_noise=[])
+    # A drifted family's Drift has its verdict (stats.drift()).
+    res.update(ClassPick(
+        winner=None, runner_up=None, margin_over_runner_up=None,
+        margin_over_baseline=None, noise="drifted",
+        verdict=cast(str, dr["verdict"]), drift_reason=dr["reason"],
+        p_max=None, cv=None, group_noise=[]))
     return res
 
 
@@ -287,7 +285,7 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
     notes: list[str] = []
     rule = class_rule(fr, cdef)
     groups = class_groups(fr, cdef, workload, notes) if rule else []
-    res: ClassPick = dict(
+    res = ClassPick(
         family=fr.family, cls=cdef.key, title=cdef.title,
         metric=rule.metric if rule else None,
         unit=rule.unit if rule else None,
@@ -302,15 +300,16 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
     if fr.rounds() is not None:
         res.update(class_rounds(fr, list(cdef.scenarios)))
     if rule is None:
-        res.update(winner=None, verdict="not ranked: %s has no ranking rule "
-                   "for %s" % (os.path.basename(fr.path),
-                               "/".join(cdef.scenarios)),
-                   noise="n/a", ranking=[], partial={})
+        res.update(ClassPick(
+            winner=None, verdict="not ranked: %s has no ranking rule for "
+            "%s" % (os.path.basename(fr.path), "/".join(cdef.scenarios)),
+            noise="n/a", ranking=[], partial={}))
         return res
     if not groups:
-        res.update(winner=None, verdict="not measured (no %s runs in %s)" % (
-            "/".join(cdef.scenarios), os.path.basename(fr.path)),
-            noise="n/a", ranking=[], partial={})
+        res.update(ClassPick(
+            winner=None, verdict="not measured (no %s runs in %s)" % (
+                "/".join(cdef.scenarios), os.path.basename(fr.path)),
+            noise="n/a", ranking=[], partial={}))
         return res
     cands = candidates_for(fr, cdef)
     if allowed is not None:
@@ -319,11 +318,12 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
         fr, groups, rule.metric, rule.higher, cands)
     res.update(decide(fr, groups, rule.metric, rule.higher, rule.baseline,
                       candidates, scores, alpha, min_margin, drift_threshold))
-    res["notes"].extend(res.pop("paired_notes", None) or [])
-    if res.get("host_note"):
-        res["notes"].append(res["host_note"])
-    res["ranking"] = [dict(impl=i, score=scores[i],
-                           candidate=i in candidates) for i in ranking]
+    res["notes"].extend(res.pop("paired_notes", []))
+    host_note = res.get("host_note")
+    if host_note:
+        res["notes"].append(host_note)
+    res["ranking"] = [Ranked(impl=i, score=scores[i],
+                             candidate=i in candidates) for i in ranking]
     res["partial"] = partial
     excluded = [i for i in ranking[:1] if i not in candidates]
     if excluded:

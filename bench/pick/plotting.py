@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, TypedDict
 
 INSTALL_HINT = ("install Debian's python3-matplotlib (`apt-get install "
                 "python3-matplotlib`, or `make deps`) and run under "
@@ -40,13 +40,20 @@ def pyplot() -> Any:
     return plt
 
 
-def style(i: int) -> dict[str, Any]:
+class Style(TypedDict):
+    """A series' look: matplotlib's color (an RGB tuple) and marker."""
+
+    color: Any
+    marker: str
+
+
+def style(i: int) -> Style:
     """The i-th series' colour and marker."""
     plt = pyplot()
     colors = plt.get_cmap("tab20").colors
     markers = "os^vD<>ph*"
-    return dict(color=colors[i % len(colors)],
-                marker=markers[i % len(markers)])
+    return Style(color=colors[i % len(colors)],
+                 marker=markers[i % len(markers)])
 
 
 def save(fig: Any, out_dir: str, name: str) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Any, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 FAMILIES = ("queues", "threadpool", "logger", "buffer")
 AGGREGATES = ("mean", "median", "stddev", "cv")
@@ -248,7 +248,7 @@ def _opt_int(x: Any) -> Optional[int]:
     return int(v) if v is not None else None
 
 
-def rounds_info(sk: dict[str, Any]) -> Optional[RoundsInfo]:
+def rounds_info(sk: Mapping[str, Any]) -> Optional[RoundsInfo]:
     """context.serverkit.rounds as a RoundsInfo; None for a sweep that did
     not run in paired rounds (an older file: the U-test decides)."""
     r = sk.get("rounds")

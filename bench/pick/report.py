@@ -16,16 +16,18 @@ import argparse
 import os
 from typing import Any, Iterable, Optional, Sequence
 
-import results as R
-from markdown import md_table
-from report_details import class_details, floor_section
-from report_pingpong import pingpong_section, validation_section
-from report_servers import chat_section, http_section
-from paired import MIN_ROUNDS
-from spec import FAMILY_SPECS, Workload
-from stats import MIN_MARGIN, fmt_ratio, scipy_available
-from tables import HEADER, recommendation_rows
-from validation import validation_summary
+from pick import results as R
+from pick.markdown import md_table
+from pick.report_details import class_details, floor_section
+from pick.report_pingpong import pingpong_section, validation_section
+from pick.report_servers import chat_section, http_section
+from pick.paired import MIN_ROUNDS
+from pick.spec import FAMILY_SPECS, Workload
+from pick.stats import MIN_MARGIN, fmt_ratio, scipy_available
+from pick.tables import HEADER, recommendation_rows
+from pick.validation import validation_summary
+from pick.decisions import Picked
+from pick.shapes import ResultContext, PingpongDoc
 
 Loaded = dict[str, R.FamilyResults]
 
@@ -34,7 +36,7 @@ def _profiles(loaded: Loaded) -> dict[str, str]:
     return {f: fr.profile() for f, fr in loaded.items()}
 
 
-def _cores(loaded: Loaded, pingpong: Optional[dict[str, Any]]) -> Any:
+def _cores(loaded: Loaded, pingpong: Optional[PingpongDoc]) -> Any:
     for fr in loaded.values():
         if fr.cores():
             return fr.cores()
@@ -44,9 +46,9 @@ def _cores(loaded: Loaded, pingpong: Optional[dict[str, Any]]) -> Any:
 
 
 def _machine_section(loaded: Loaded,
-                     pp: Optional[dict[str, Any]]) -> list[str]:
+                     pp: Optional[PingpongDoc]) -> list[str]:
     lines = ["## Machine", ""]
-    ctx: dict[str, Any] = next((fr.context for fr in loaded.values()), {})
+    ctx: ResultContext = next((fr.context for fr in loaded.values()), {})
     cores = _cores(loaded, pp)
     cpus = sorted({m for m in (fr.cpu_model() for fr in loaded.values())
                    if m})
@@ -76,7 +78,7 @@ def _machine_section(loaded: Loaded,
     return lines
 
 
-def _commands(loaded: Loaded, pp: Optional[dict[str, Any]],
+def _commands(loaded: Loaded, pp: Optional[PingpongDoc],
               args: Optional[argparse.Namespace],
               servers: R.ServerRuns) -> list[str]:
     cmds = []
@@ -105,7 +107,7 @@ def _commands(loaded: Loaded, pp: Optional[dict[str, Any]],
     return cmds
 
 
-def _reactor_line(picked: dict[str, Any]) -> str:
+def _reactor_line(picked: Picked) -> str:
     rx = picked["reactor"]
     parts = []
     for key, label in (("task_queue", "task queue"), ("buffer", "buffer"),
@@ -132,7 +134,7 @@ def _reactor_line(picked: dict[str, Any]) -> str:
             "; ".join(parts) + ".")
 
 
-def _how_to_read_paired(picked: dict[str, Any]) -> str:
+def _how_to_read_paired(picked: Picked) -> str:
     """Paired rounds in five lines."""
     level = 100 * (1 - picked.get("alpha", 0.05))
     margin = 100 * picked.get("min_margin", MIN_MARGIN)
@@ -154,7 +156,7 @@ def _how_to_read_paired(picked: dict[str, Any]) -> str:
         "reactor adopts only a winner above the noise."])
 
 
-def _how_to_read(picked: dict[str, Any]) -> str:
+def _how_to_read(picked: Picked) -> str:
     fams = [f for f in picked["families"].values() if not f["missing"]]
     if fams and all(f.get("rounds") for f in fams):
         return _how_to_read_paired(picked)
@@ -164,7 +166,7 @@ def _how_to_read(picked: dict[str, Any]) -> str:
     return text
 
 
-def _how_to_read_old(picked: dict[str, Any]) -> str:
+def _how_to_read_old(picked: Picked) -> str:
     alpha = picked.get("alpha", 0.05)
     min_margin = picked.get("min_margin", MIN_MARGIN)
     rule = ("the two-sided Mann-Whitney U test over the repetitions (as "
@@ -190,7 +192,7 @@ def _how_to_read_old(picked: dict[str, Any]) -> str:
 
 def _charts_section(charts: Sequence[tuple[str, str]],
                     chart_error: Optional[str],
-                    pingpong: Optional[dict[str, Any]]) -> list[str]:
+                    pingpong: Optional[PingpongDoc]) -> list[str]:
     L = ["## Charts", ""]
     if chart_error:
         L.append("> Charts not drawn: %s" % chart_error)
@@ -210,7 +212,7 @@ def _charts_section(charts: Sequence[tuple[str, str]],
     return L
 
 
-def _details(picked: dict[str, Any], loaded: Loaded) -> list[str]:
+def _details(picked: Picked, loaded: Loaded) -> list[str]:
     L = ["## Details per family"]
     for family in R.FAMILIES:
         fam = picked["families"][family]
@@ -236,8 +238,8 @@ def _details(picked: dict[str, Any], loaded: Loaded) -> list[str]:
     return L
 
 
-def render(picked: dict[str, Any], loaded: Loaded,
-           pingpong: Optional[dict[str, Any]], workload: Workload,
+def render(picked: Picked, loaded: Loaded,
+           pingpong: Optional[PingpongDoc], workload: Workload,
            charts: Sequence[tuple[str, str]], chart_error: Optional[str],
            results_dir: str, args: Optional[argparse.Namespace] = None,
            problems: Iterable[str] = (),

@@ -13,16 +13,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Optional
 
-import results as R
-from markdown import cv, md_table, ns, num
-from paired import fmt_interval, fmt_p
-from stats import fmt_ratio
-from tables import as_paired
+from pick import results as R
+from pick.markdown import cv, md_table, ns, num
+from pick.paired import fmt_interval, fmt_p
+from pick.stats import fmt_ratio
+from pick.tables import as_paired
+from pick.decisions import ClassPick, FamilyPick, PairedStats
 
 
-def _iv(d: Optional[dict[str, Any]]) -> str:
+def _iv(d: Optional[PairedStats]) -> str:
     x = as_paired(d)
     return fmt_interval(x) if x is not None else "-"
 
@@ -47,7 +48,7 @@ def rounds_section(info: R.RoundsInfo) -> list[str]:
                 "; ".join(units) or "No units")]
 
 
-def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
+def floor_section(fr: R.FamilyResults, fam: FamilyPick) -> list[str]:
     """The family's floor: before / after / interleaved, drift, machine, and
     the workload sizes of each scenario."""
     fl: R.FloorSummary = fam["floor"]
@@ -96,9 +97,10 @@ def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
              else "no before/after floor"] +
             ["interleaved CV within it" if fl.row_cv is not None
              else "no interleaved CV"]))
-    if fam.get("rounds"):
+    rounds = fam.get("rounds")
+    if rounds:
         lines.append("")
-        lines.extend(rounds_section(fam["rounds"]))
+        lines.extend(rounds_section(rounds))
     sizes = fr.scenario_sizes()
     if sizes:
         lines.append("")
@@ -110,8 +112,8 @@ def floor_section(fr: R.FamilyResults, fam: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _vs_floor(fr: R.FamilyResults, res: dict[str, Any],
-              fam: dict[str, Any]) -> list[str]:
+def _vs_floor(fr: R.FamilyResults, res: ClassPick,
+              fam: FamilyPick) -> list[str]:
     """Round trips as multiples of the floor: the sweep measures the floor
     just before and after each repetition on the same two cores and records
     p50_x_floor / p99_x_floor (medians over the repetitions here), beside
@@ -140,15 +142,17 @@ def _vs_floor(fr: R.FamilyResults, res: dict[str, Any],
                       "p50 / two-line floor"], rows)]
 
 
-def class_details(fr: R.FamilyResults, res: dict[str, Any],
-                  fam: Optional[dict[str, Any]] = None) -> list[str]:
+def class_details(fr: R.FamilyResults, res: ClassPick,
+                  fam: Optional[FamilyPick] = None) -> list[str]:
     """One workload class: heading, rule, ranking table, verdict."""
     lines = []
     lines.append("#### %s: %s" % (res["cls"], res["title"]))
     lines.append("")
-    if res.get("metric") is None:
+    metric = res.get("metric")
+    if metric is None:
         lines.append(res.get("verdict", "not ranked"))
         return lines
+    unit = res.get("unit") or ""  # a ranked class has its rule's unit
     arrow = "higher" if res["higher"] else "lower"
     lines.append("Ranked by `%s` (%s, %s is better; the sweep's rule) over "
                  "%d group(s)%s." % (
@@ -181,14 +185,13 @@ def class_details(fr: R.FamilyResults, res: dict[str, Any],
         row = [str(k), name, "%.3f" % r["score"], vs_base]
         for g in groups:
             c = fr.cells[g][impl]
-            row.append("%s (%s)" % (num(c.median(res["metric"]), res["unit"]),
-                                    cv(c.cv(res["metric"]))))
+            row.append("%s (%s)" % (num(c.median(metric), unit),
+                                    cv(c.cv(metric))))
         rows.append(row)
     for impl, why in sorted(res.get("partial", {}).items()):
         rows.append(["-", impl, "-", "-"] + [
-            ("%s (%s)" % (num(fr.cells[g][impl].median(res["metric"]),
-                              res["unit"]),
-                          cv(fr.cells[g][impl].cv(res["metric"])))
+            ("%s (%s)" % (num(fr.cells[g][impl].median(metric), unit),
+                          cv(fr.cells[g][impl].cv(metric)))
              if impl in fr.cells[g] and not fr.cells[g][impl].error else
              ("error" if impl in fr.cells[g] else "-"))
             for g in groups])
@@ -225,10 +228,11 @@ def class_details(fr: R.FamilyResults, res: dict[str, Any],
                   cv(n["cv"]), str(n["reps"]),
                   n["state"] + (" (%s)" % n["split"] if n.get("split")
                                 else "")] for n in gn]))
-    if res.get("show") and res.get("winner"):
+    winner = res.get("winner")
+    if res.get("show") and winner:
         extras = []
         for g in groups:
-            wc = fr.cells[g].get(res["winner"])
+            wc = fr.cells[g].get(winner)
             if wc is None:
                 continue
             vals = ["%s %s" % (k, num(wc.median(k))) for k in res["show"]
@@ -245,7 +249,7 @@ def class_details(fr: R.FamilyResults, res: dict[str, Any],
     return lines
 
 
-def _paired_details(res: dict[str, Any]) -> list[str]:
+def _paired_details(res: ClassPick) -> list[str]:
     """A class decided from paired rounds: the verdict, the margin over the
     baseline, the paired ratio per group and per host state."""
     x = res["paired"]
@@ -260,10 +264,11 @@ def _paired_details(res: dict[str, Any]) -> list[str]:
                  "%d." % ("-" if res.get("rounds") is None else res["rounds"],
                           " (budget ended)" if res.get("budget_ended")
                           else "", a, b, x["n"]))
-    bp = as_paired(res.get("baseline_paired"))
-    if bp is not None:
+    bpd = res.get("baseline_paired")
+    bp = as_paired(bpd)
+    if bp is not None and bpd is not None:
         lines.append("Over the baseline %s: %s, %d paired rounds, sign test "
-                     "p %s." % (res["baseline_paired"]["b"], fmt_interval(bp),
+                     "p %s." % (bpd["b"], fmt_interval(bp),
                                 bp.n, fmt_p(bp.p)))
     rows = [[g["group"], _iv(g), str(g["n"]), fmt_p(g["p"])]
             for g in res.get("group_paired") or []]
@@ -276,8 +281,10 @@ def _paired_details(res: dict[str, Any]) -> list[str]:
         lines.append("")
         lines.append(md_table(
             ["host state", "floor ns", "rounds", "%s vs %s" % (a, b)],
-            [[name, ns(st[name + "_floor_ns"]), str(st[name]["n"]),
-              _iv(st[name])] for name in ("near", "far")]))
+            [[name, ns(floor_ns), str(state["n"]), _iv(state)]
+             for name, floor_ns, state in (
+                 ("near", st["near_floor_ns"], st["near"]),
+                 ("far", st["far_floor_ns"], st["far"]))]))
         lines.append("")
         lines.append("The ratios %s between the states (U-test on the log "
                      "ratios, p %s)." % ("differ" if st["differ"] else

@@ -13,12 +13,13 @@ from __future__ import annotations
 import statistics
 from typing import Any, Optional
 
-from markdown import md_table
-from stats import fmt_ratio
-from validation import validation_problem, validation_summary
+from pick.markdown import md_table
+from pick.stats import fmt_ratio
+from pick.validation import validation_problem, validation_summary
+from pick.shapes import PingpongDoc, ValidationRow
 
 
-def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
+def pingpong_section(pp: Optional[PingpongDoc]) -> list[str]:
     lines = ["## Ping-pong", ""]
     if not pp:
         lines.append("Not run: results/pingpong.json is missing (`bazel run "
@@ -87,7 +88,7 @@ def pingpong_section(pp: Optional[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def validation_section(pp: Optional[dict[str, Any]]) -> list[str]:
+def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
     summary, entries = validation_summary(pp)
     lines = ["## Validation: does the choice matter end to end?", ""]
     problem = validation_problem(pp)
@@ -159,7 +160,7 @@ def _pct(x: Any) -> str:
         not isinstance(x, bool) else "?"
 
 
-def _question(e: dict[str, Any]) -> str:
+def _question(e: ValidationRow) -> str:
     q = e.get("question")
     if e.get("origin") == "default" or q == "default":
         return "default pair, not a micro pick"
@@ -167,12 +168,12 @@ def _question(e: dict[str, Any]) -> str:
             "kept the baseline)"}.get(str(q), "-")
 
 
-def _metric(e: dict[str, Any]) -> str:
+def _metric(e: ValidationRow) -> str:
     kind = e.get("metric_kind")
     return str(kind) if isinstance(kind, str) and kind else "-"
 
 
-def _cost(e: dict[str, Any]) -> str:
+def _cost(e: ValidationRow) -> str:
     c = e.get("control_cost")
     if not isinstance(c, dict) or not isinstance(
             c.get("injected_ns"), (int, float)):

@@ -17,12 +17,15 @@
 from __future__ import annotations
 
 import statistics
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar, Union
 
-from markdown import md_table
-from stats import fmt_ratio
+from pick.markdown import md_table
+from pick.stats import fmt_ratio
+from pick.shapes import ChatDoc, ChatPoint, HttpDoc, HttpPoint
 
-Record = dict[str, Any]
+# A chat or HTTP point, or either file.
+Record = TypeVar("Record", ChatPoint, HttpPoint)
+Doc = Union[ChatDoc, HttpDoc]
 
 # Each server of the HTTP workload and the nginx it is compared with.
 HTTP_REFERENCE = {"serverkit": "nginx", "serverkit-log": "nginx-log",
@@ -69,7 +72,7 @@ def _servers(points: list[Record], order: list[str]) -> list[str]:
                                        else len(order), str(s)))
 
 
-def _notes(doc: dict[str, Any]) -> list[str]:
+def _notes(doc: Doc) -> list[str]:
     lines = []
     if doc.get("interrupted"):
         lines += ["", "Note: the run was interrupted; the table shows what "
@@ -79,7 +82,7 @@ def _notes(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def chat_section(chat: Optional[dict[str, Any]]) -> list[str]:
+def chat_section(chat: Optional[ChatDoc]) -> list[str]:
     lines = ["## Chat broadcast", ""]
     if not chat:
         lines.append("Not run: results/chat.json is missing (`bazel run -c "
@@ -129,7 +132,7 @@ def chat_section(chat: Optional[dict[str, Any]]) -> list[str]:
     return lines + _notes(chat)
 
 
-def http_section(http: Optional[dict[str, Any]]) -> list[str]:
+def http_section(http: Optional[HttpDoc]) -> list[str]:
     lines = ["## HTTP under wrk", ""]
     if not http:
         lines.append("Not run: results/http.json is missing (`bazel run -c "

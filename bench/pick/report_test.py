@@ -14,13 +14,14 @@ import shutil
 import subprocess
 import tempfile
 import unittest
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
-from testutil import BASIC, HERE, PY, SMOKE
+from pick.testutil import BASIC, HERE, PY, SMOKE
 
-from compare import compare_dirs
-from report_pingpong import pingpong_section
-from report_servers import chat_section, http_section
+from pick.compare import compare_dirs
+from pick.report_pingpong import pingpong_section
+from pick.report_servers import chat_section, http_section
+from pick.shapes import EchoPoint, PingpongDoc, RunContext
 
 
 class ReportTest(unittest.TestCase):
@@ -148,11 +149,12 @@ class ReportTest(unittest.TestCase):
 class PingpongSectionTest(unittest.TestCase):
     def test_cpu_per_mib_beside_mib_per_s(self) -> None:
         def rec(server: str, rep: int, mib: float, cpu: float,
-                ok: bool = True) -> dict[str, object]:
-            return dict(server=server, server_threads=1, blocksize=4096,
-                        sessions=100, ok=ok, mib_per_s=mib, repetition=rep,
-                        server_cpu_ms_per_mib=cpu)
-        pp = dict(context=dict(profile="test"), echo=[
+                ok: bool = True) -> EchoPoint:
+            return EchoPoint(server=server, server_threads=1,
+                             blocksize=4096, sessions=100, ok=ok,
+                             mib_per_s=mib, repetition=rep,
+                             server_cpu_ms_per_mib=cpu)
+        pp = PingpongDoc(context=RunContext(profile="test"), echo=[
             rec("serverkit", 0, 300.0, 2.0), rec("serverkit", 1, 320.0, 3.0),
             rec("asio", 0, 250.0, 4.0),
             rec("asio", 1, 100.0, 9.0, ok=False)])  # unclean: left out
@@ -176,10 +178,10 @@ class ServerSectionsTest(unittest.TestCase):
     """testdata/servers/: chat.json and http.json as bench/chat and
     bench/http write them."""
 
-    def load(self, name: str) -> dict[str, object]:
+    def load(self, name: str) -> Any:
+        """The file as read (a ChatDoc or an HttpDoc)."""
         with open(os.path.join(HERE, "testdata", "servers", name)) as f:
-            doc: dict[str, object] = json.load(f)
-        return doc
+            return json.load(f)
 
     def test_chat_medians_ratio_and_marks(self) -> None:
         lines = chat_section(self.load("chat.json"))
@@ -231,9 +233,11 @@ class NoMatplotlibTest(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_chart_script(self) -> None:
-        p = subprocess.run([PY, os.path.join(HERE, "charts.py"), "--results",
-                            BASIC, "--out", self.tmp], capture_output=True,
-                           text=True, env=self.env)
+        # Run as the package's module, from the package's parent.
+        p = subprocess.run([PY, "-m", "pick.charts", "--results", BASIC,
+                            "--out", self.tmp], capture_output=True,
+                           text=True, env=self.env,
+                           cwd=os.path.dirname(HERE))
         self.assertEqual(p.returncode, 3)
         self.assertIn("matplotlib is not importable", p.stderr)
         self.assertIn("python3-matplotlib", p.stderr)

@@ -34,14 +34,15 @@ import os
 import sys
 from typing import Any, Optional, TextIO
 
-import results as R
-from paired import Paired, fmt_interval, paired
-from picking import ClassPick, pick_class
-from rounds import fmt_band, paired_rule, round_ratios
-from spec import FAMILY_SPECS, ClassDef, Workload
-from stats import (MIN_MARGIN, drift, drift_veto, floor_detail, fmt_ratio,
-                   noise, noise_rule)
-from tables import text_table
+from pick import results as R
+from pick.paired import Paired, fmt_interval, paired
+from pick.picking import pick_class
+from pick.rounds import fmt_band, paired_rule, round_ratios
+from pick.decisions import ClassPick
+from pick.spec import FAMILY_SPECS, ClassDef, Workload
+from pick.stats import (MIN_MARGIN, drift, drift_veto, floor_detail,
+                        fmt_ratio, noise, noise_rule)
+from pick.tables import text_table
 
 
 def beats(fr: R.FamilyResults, groups: list[R.Group], x: str, y: str,
@@ -64,8 +65,10 @@ def beats(fr: R.FamilyResults, groups: list[R.Group], x: str, y: str,
 def pair_stats(fr: R.FamilyResults, res: ClassPick, x: str, y: str,
                alpha: float) -> Paired:
     """X over Y per paired round in the class (paired rounds)."""
-    return paired(round_ratios(fr, res["group_keys"], x, y, res["metric"],
-                               res["higher"]).ratios, alpha)
+    metric, higher = res["metric"], res["higher"]
+    assert metric is not None and higher is not None, "an unranked class"
+    return paired(round_ratios(fr, res["group_keys"], x, y, metric,
+                               higher).ratios, alpha)
 
 
 def _excludes(a: Paired, m: float) -> bool:
@@ -78,8 +81,9 @@ def paired_state(res: ClassPick) -> str:
     x = res["paired"]
     st = Paired(x["n"], x["ratio"], x["lo"], x["hi"], x["coverage"], x["p"])
     n = "%d paired rounds" % st.n
-    if res.get("rounds") is not None:
-        n = "%d rounds%s" % (res["rounds"], ", budget ended"
+    rounds = res.get("rounds")
+    if rounds is not None:
+        n = "%d rounds%s" % (rounds, ", budget ended"
                              if res.get("budget_ended") else "")
     if res["noise"] == "above":
         return "%s %s over %s (%s)" % (x["a"], fmt_interval(st), x["b"], n)
@@ -168,12 +172,14 @@ def repro_class(fr1: R.FamilyResults, fr2: R.FamilyResults, cdef: ClassDef,
     both_paired = all(r.get("paired") for r in res)
     runs = list(zip((fr1, fr2), res))
     winner = 0
+    w1, w2 = res[0]["winner"], res[1]["winner"]
     if res[0]["noise"] == "above" and res[1]["noise"] == "above" and \
-            res[0]["winner"] != res[1]["winner"]:
+            w1 != w2:
         winner = 1
-        if both_paired:  # only when the two winners' intervals disagree
-            winner = int(paired_compare(runs, res[0]["winner"],
-                                        res[1]["winner"], alpha,
+        # Above the noise, a class has its winner.
+        if both_paired and w1 is not None and w2 is not None:
+            # only when the two winners' intervals disagree
+            winner = int(paired_compare(runs, w1, w2, alpha,
                                         min_margin)[0])
     ranked2 = {r["impl"] for r in res[1]["ranking"]}
     common = sorted(r["impl"] for r in res[0]["ranking"]

@@ -13,9 +13,9 @@ import subprocess
 import tempfile
 import unittest
 
-from testutil import BASIC, OLD, PICK, PY, REPRO, RUN1, RUN2, RUN3
+from pick.testutil import BASIC, OLD, PICK, PY, REPRO, RUN1, RUN2, RUN3
 
-import repro
+from pick import repro
 
 
 class ReproTest(unittest.TestCase):

@@ -43,11 +43,18 @@ import os
 import statistics
 from typing import Any, Optional, cast
 
-from records import (AGGREGATES, DEFAULT_DRIFT_THRESHOLD, FAMILIES,
-                     FLOOR_IMPL, FLOOR_SCENARIO, Cell, FloorSummary, Group,
-                     Params, ParamValue, RoundKey, RoundsInfo, RoundsUnit,
-                     Rule, VocabularyError, group_name, group_sort_key,
-                     params_str, parse_name, rounds_info)
+# The run documents' readers, read through this module like the rest.
+from pick.shapes import ServerRuns as ServerRuns  # noqa: F401
+from pick.shapes import load_doc as load_doc  # noqa: F401
+from pick.shapes import ResultContext, ServerkitContext
+from pick.shapes import load_pingpong as load_pingpong
+from pick.shapes import (  # noqa: F401
+    load_server_runs as load_server_runs)
+from pick.records import (
+    AGGREGATES, DEFAULT_DRIFT_THRESHOLD, FAMILIES, FLOOR_IMPL, FLOOR_SCENARIO,
+    Cell, FloorSummary, Group, Params, ParamValue, RoundKey, RoundsInfo,
+    RoundsUnit, Rule, VocabularyError, group_name, group_sort_key, params_str,
+    parse_name, rounds_info)
 
 # The records and names, read through this module by the layers above.
 __all__ = [
@@ -77,11 +84,11 @@ class FamilyResults:
 
     family: str
     path: str
-    context: dict[str, Any] = dataclasses.field(repr=False)
+    context: ResultContext = dataclasses.field(repr=False)
     # (scenario, params) -> {impl: Cell}
     cells: dict[Group, dict[str, Cell]] = dataclasses.field(
         default_factory=dict, repr=False)
-    sk: dict[str, Any] = dataclasses.field(init=False, repr=False)
+    sk: ServerkitContext = dataclasses.field(init=False, repr=False)
     _rules: Optional[dict[str, Rule]] = dataclasses.field(
         default=None, init=False, repr=False)
 
@@ -89,8 +96,9 @@ class FamilyResults:
         self.sk = self.context.get("serverkit") or {}
 
     def profile(self) -> str:
-        p = self.sk.get("profile") or self.context.get("profile", "unknown")
-        return cast(str, p)  # as the sweep wrote it
+        # as the sweep wrote it
+        return self.sk.get("profile") or self.context.get("profile",
+                                                          "unknown")
 
     def cores(self) -> Optional[int]:
         machine = self.sk.get("machine") or {}
@@ -236,7 +244,7 @@ def _rule_error(path: str, msg: str) -> VocabularyError:
                            "context.serverkit: %s" % (path, msg))
 
 
-def parse_rules(path: str, sk: dict[str, Any]) -> dict[str, Rule]:
+def parse_rules(path: str, sk: ServerkitContext) -> dict[str, Rule]:
     """context.serverkit's rankings as {scenario: rule}; VocabularyError on
     a malformed entry."""
     rankings = sk.get("rankings")
@@ -284,7 +292,7 @@ def check_vocabulary(path: str, context: Any,
     if family is not None and sk.get("family") not in (None, family):
         raise VocabularyError("%s: its context names family %r, not %r" % (
             path, sk.get("family"), family))
-    parse_rules(path, sk)
+    parse_rules(path, cast(ServerkitContext, sk))  # as read: checked here
     if sk.get("impls") is not None and not isinstance(sk["impls"], dict):
         raise _rule_error(path, "\"impls\" is not an object")
 
@@ -316,7 +324,7 @@ def load_family(path: str, family: Optional[str] = None) -> FamilyResults:
     if family is None:
         family = context["serverkit"].get("family") or \
             os.path.splitext(os.path.basename(path))[0]
-    res = FamilyResults(family, path, context)
+    res = FamilyResults(family, path, cast(ResultContext, context))
     for b in doc["benchmarks"]:
         fam, scenario, impl, params = parse_name(b.get("run_name", b["name"]))
         if fam != family or not impl:
@@ -367,34 +375,3 @@ def load_dir(directory: str) -> tuple[dict[str, FamilyResults], list[str]]:
         except (OSError, KeyError) as e:
             problems.append("%s: %s" % (path, e))
     return out, problems
-
-
-def load_doc(directory: str, name: str) -> Optional[dict[str, Any]]:
-    """A JSON object file of the directory; None when missing or not one."""
-    path = os.path.join(directory, name)
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
-def load_pingpong(directory: str) -> Optional[dict[str, Any]]:
-    return load_doc(directory, "pingpong.json")
-
-
-@dataclasses.dataclass(frozen=True)
-class ServerRuns:
-    """The server workloads beside the ping-pong, each None when its file
-    is missing or unreadable: results/chat.json (//bench:chat) and
-    results/http.json (//bench:http)."""
-    chat: Optional[dict[str, Any]] = None
-    http: Optional[dict[str, Any]] = None
-
-
-def load_server_runs(directory: str) -> ServerRuns:
-    return ServerRuns(chat=load_doc(directory, "chat.json"),
-                      http=load_doc(directory, "http.json"))

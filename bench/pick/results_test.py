@@ -16,13 +16,13 @@ import subprocess
 import tempfile
 import unittest
 
-from testutil import BASIC, OLD, PICK, PY, SMOKE, cls, picked
+from pick.testutil import BASIC, OLD, PICK, PY, SMOKE, cls, picked
 
-import cli
-import results as R
-import winners as W
-from report_details import class_details
-from spec import Workload
+from pick import cli
+from pick import results as R
+from pick import winners as W
+from pick.report_details import class_details
+from pick.spec import Workload
 
 
 class ParseTest(unittest.TestCase):

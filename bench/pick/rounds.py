@@ -33,12 +33,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Any, Optional
+from typing import Optional
 
-import results as R
-from paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p, paired, \
+from pick import results as R
+from pick.paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p, paired, \
     two_means_split
-from stats import better_ratio, geomean, utest
+from pick.decisions import ClassPick, HostStatesDict, PairedStats
+from pick.stats import better_ratio, geomean, utest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,10 +63,11 @@ class HostStates:
     p: Optional[float]       # U-test on the log ratios; None without scipy
     differ: bool
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(near_floor_ns=self.near_floor_ns,
-                    far_floor_ns=self.far_floor_ns, near=self.near.as_dict(),
-                    far=self.far.as_dict(), p=self.p, differ=self.differ)
+    def as_dict(self) -> HostStatesDict:
+        return HostStatesDict(
+            near_floor_ns=self.near_floor_ns, far_floor_ns=self.far_floor_ns,
+            near=self.near.as_dict(), far=self.far.as_dict(), p=self.p,
+            differ=self.differ)
 
     def describe(self) -> str:
         return "host drifted (floor ~%.0f ns in %d rounds, ~%.0f ns in %d)" \
@@ -171,14 +173,22 @@ def tie_verdict(a: str, b: str, x: Paired, min_margin: float,
         a, b, fmt_band(x.band()), level, x.n)
 
 
-def _stats_dict(a: str, b: str, x: Paired) -> dict[str, Any]:
-    return dict(a=a, b=b, **x.as_dict())
+def _stats_dict(a: str, b: str, x: Paired) -> PairedStats:
+    out = PairedStats(a=a, b=b)
+    out.update(x.as_dict())
+    return out
+
+
+def _group_dict(group: str, x: Paired) -> PairedStats:
+    out = PairedStats(group=group)
+    out.update(x.as_dict())
+    return out
 
 
 def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
                   higher: bool, w: str, r: str, baseline: Optional[str],
                   complete: list[str], alpha: float, min_margin: float,
-                  threshold: Optional[float] = None) -> dict[str, Any]:
+                  threshold: Optional[float] = None) -> ClassPick:
     """The class's verdict from paired rounds between the leader `w` and
     the runner-up `r` (picking.decide()'s keys, and paired, baseline_paired,
     group_paired, host_note, paired_notes). `threshold`: the drift
@@ -189,7 +199,7 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     level = "%.0f%%" % (100 * (1 - alpha))
     rr = round_ratios(fr, groups, w, r, metric, higher)
     st = paired(rr.ratios, alpha)
-    out: dict[str, Any] = dict(host_note=None, paired_notes=[])
+    out = ClassPick(host_note=None, paired_notes=[])
     if st.n >= MIN_ROUNDS and st.ratio < 1:
         # The paired median, not the pooled score, orders the pair: a tie
         # then reads "X 1.04x [0.97, 1.12] over Y", never 0.96x.
@@ -199,30 +209,31 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
         w, r = r, w
         rr = round_ratios(fr, groups, w, r, metric, higher)
         st = paired(rr.ratios, alpha)
-    out.update(winner=w, runner_up=r, p_max=st.p,
-               paired=dict(_stats_dict(w, r, st), states=None))
+    lead = _stats_dict(w, r, st)
+    lead["states"] = None
+    out.update(ClassPick(winner=w, runner_up=r, p_max=st.p, paired=lead))
     out["group_paired"] = [
-        dict(group=R.group_name(fr.family, g[0], g[1]), **paired(
-            round_ratios(fr, [g], w, r, metric, higher).ratios,
-            alpha).as_dict()) for g in groups]
+        _group_dict(R.group_name(fr.family, g[0], g[1]), paired(
+            round_ratios(fr, [g], w, r, metric, higher).ratios, alpha))
+        for g in groups]
     out["baseline_paired"] = None
     if baseline and baseline != w and baseline in complete:
         out["baseline_paired"] = _stats_dict(w, baseline, paired(
             round_ratios(fr, groups, w, baseline, metric, higher).ratios,
             alpha))
     if st.n < MIN_ROUNDS:
-        out.update(noise="unknown", verdict=(
+        out.update(ClassPick(noise="unknown", verdict=(
             "noise unknown: %d paired round%s of %s and %s; %d are needed "
             "for an interval" % (st.n, "" if st.n == 1 else "s", w, r,
-                                 MIN_ROUNDS)))
+                                 MIN_ROUNDS))))
         return out
     if st.outcome(min_margin) == "a":
-        out.update(noise="above", verdict=(
+        out.update(ClassPick(noise="above", verdict=(
             "%s over %s, %d paired rounds, sign test p %s" % (
-                fmt_interval(st), r, st.n, fmt_p(st.p))))
+                fmt_interval(st), r, st.n, fmt_p(st.p)))))
     else:
-        out.update(noise="within",
-                   verdict=tie_verdict(w, r, st, min_margin, level))
+        out.update(ClassPick(noise="within",
+                   verdict=tie_verdict(w, r, st, min_margin, level)))
     hs = host_states(rr, threshold, alpha)
     if hs is None:
         return out
@@ -248,10 +259,10 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
                     hs.describe(), test, short_name, short.n, short.ratio,
                     fmt_interval(long)))
             return out
-        out.update(noise="inconsistent", winner=None, verdict=(
+        out.update(ClassPick(noise="inconsistent", winner=None, verdict=(
             "the paired ratios differ between host states (%s) and the %s "
             "state has only %d rounds, which point another way (median "
-            "%.2fx): rerun" % (test, short_name, short.n, short.ratio)))
+            "%.2fx): rerun" % (test, short_name, short.n, short.ratio))))
         out["host_note"] = hs.describe()
         return out
     near = answer(w, r, hs.near, min_margin, "near")
@@ -261,7 +272,8 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
             "%s; the paired ratio differs between the states (%s) but the "
             "answer is the same: %s, %s" % (hs.describe(), test, near, far))
         return out
-    out.update(noise="split", winner=None, verdict="%s, %s" % (near, far))
+    out.update(ClassPick(noise="split", winner=None,
+                         verdict="%s, %s" % (near, far)))
     out["host_note"] = "%s; the paired ratio differs between the states " \
         "(%s)" % (hs.describe(), test)
     return out
@@ -276,19 +288,19 @@ def paired_rule(alpha: float, min_margin: float) -> str:
 
 
 def class_rounds(fr: R.FamilyResults, scenarios: list[str]
-                 ) -> dict[str, Any]:
+                 ) -> ClassPick:
     """The rounds the class's unit(s) ran and whether the time budget ended
     them: ClassPick's rounds, budget_ended, rounds_stop."""
     info = fr.rounds()
     units = info.units_for(scenarios) if info else []
     counts = [u.rounds for u in units if u.rounds is not None]
     stops = sorted({u.stop for u in units if u.stop})
-    return dict(rounds=min(counts) if counts else None,
-                budget_ended=any(u.stop == "budget" for u in units),
-                rounds_stop=", ".join(stops) or None)
+    return ClassPick(rounds=min(counts) if counts else None,
+                     budget_ended=any(u.stop == "budget" for u in units),
+                     rounds_stop=", ".join(stops) or None)
 
 
-def rounds_text(res: dict[str, Any]) -> str:
+def rounds_text(res: ClassPick) -> str:
     """'18 (budget ended)', '7', or '-' (no rounds)."""
     n = res.get("rounds")
     if n is None:

@@ -18,25 +18,23 @@ import io
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 from typing import Any
 
-from testutil import HERE, cls
+from pick.testutil import cls
 
-import cli
-import paired as P
-import repro
-import results as R
-import rounds as RD
-import stats as S
-import tables as T
-import winners as W
-from spec import Workload
+from pick import cli
+from pick import paired as P
+from pick import repro
+from pick import results as R
+from pick import rounds as RD
+from pick import stats as S
+from pick import tables as T
+from pick import winners as W
+from pick.spec import Workload
 
-sys.path.insert(0, os.path.join(HERE, "testdata"))
-import roundsfix as F  # noqa: E402
+from pick.testdata import roundsfix as F
 
 
 class PairedStatsTest(unittest.TestCase):

@@ -23,11 +23,20 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypedDict
 
 # A group's parameters as a dict, and an implementation's traits.
 ParamsDict = dict[str, Any]
 Traits = dict[str, Any]
+
+
+class WorkloadDict(TypedDict):
+    """The workload flags as winners.json writes them."""
+
+    producers: Optional[int]
+    consumers: Optional[int]
+    payload: Optional[int]
+    latency_bound: bool
 
 
 @dataclasses.dataclass
@@ -44,9 +53,10 @@ class Workload:
                    (self.producers, self.consumers, self.payload)) or \
             self.latency_bound
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(producers=self.producers, consumers=self.consumers,
-                    payload=self.payload, latency_bound=self.latency_bound)
+    def as_dict(self) -> WorkloadDict:
+        return WorkloadDict(producers=self.producers,
+                            consumers=self.consumers, payload=self.payload,
+                            latency_bound=self.latency_bound)
 
     def describe(self) -> str:
         parts = []

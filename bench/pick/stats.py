@@ -39,23 +39,15 @@ import functools
 import math
 from typing import Any, Callable, Optional, TypedDict
 
-import results as R
+from pick import results as R
+from pick.decisions import Noise as Noise
 
 # The noise rule's minimum margin: a winner must also beat the runner-up by
 # more than this fraction (--min-margin overrides it).
 MIN_MARGIN = 0.05
 
 
-class Noise(TypedDict, total=False):
-    """noise()'s verdict on one group (decide() adds the group's name)."""
-    ratio: float             # cw over cr, > 1: cw better
-    cv: Optional[float]      # the larger of the two CVs
-    reps: int                # the fewer repetitions of the two
-    p: Optional[float]       # the U-test's, None without scipy
-    processes: int           # processes both ran in (merged files)
-    split: Optional[str]     # where cw is not ahead in every process
-    state: str               # "above", "within" or "unknown"
-    group: str
+# noise()'s verdict on one group: shapes.Noise (ClassPick lists them).
 
 
 class Drift(TypedDict):
@@ -94,7 +86,8 @@ def _mannwhitneyu() -> Optional[Callable[..., Any]]:
         from scipy.stats import mannwhitneyu
     except ImportError:
         return None
-    return mannwhitneyu
+    found: Callable[..., Any] = mannwhitneyu
+    return found
 
 
 def utest(xs: list[float], ys: list[float]) -> Optional[float]:

@@ -14,17 +14,18 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-import results as R
-from paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p
-from rounds import fmt_band, rounds_text
-from spec import FAMILY_SPECS
-from stats import fmt_ratio
+from pick import results as R
+from pick.paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p
+from pick.rounds import fmt_band, rounds_text
+from pick.spec import FAMILY_SPECS
+from pick.stats import fmt_ratio
+from pick.decisions import ClassPick, PairedStats, Picked
 
 HEADER = ["family", "workload class", "winner", "margin over runner-up",
           "margin over baseline", "above noise?", "rounds"]
 
 
-def as_paired(d: Optional[dict[str, Any]]) -> Optional[Paired]:
+def as_paired(d: Optional[PairedStats]) -> Optional[Paired]:
     """A ClassPick's paired / baseline_paired as a Paired; None."""
     if not d:
         return None
@@ -32,7 +33,7 @@ def as_paired(d: Optional[dict[str, Any]]) -> Optional[Paired]:
                   coverage=d.get("coverage"), p=d.get("p"))
 
 
-def _paired_noise_cell(res: dict[str, Any], x: Paired) -> str:
+def _paired_noise_cell(res: ClassPick, x: Paired) -> str:
     n = res.get("noise")
     if n == "above":
         return "yes (sign test p %s)" % fmt_p(x.p)
@@ -50,7 +51,7 @@ def _paired_noise_cell(res: dict[str, Any], x: Paired) -> str:
     return "paired ratios inconsistent: rerun"
 
 
-def noise_cell(res: dict[str, Any]) -> str:
+def noise_cell(res: ClassPick) -> str:
     """The "above noise?" column for one class's decision."""
     n = res.get("noise")
     x = as_paired(res.get("paired"))
@@ -58,16 +59,17 @@ def noise_cell(res: dict[str, Any]) -> str:
         return _paired_noise_cell(res, x)
     if n == "above":
         extra = []
-        if res.get("p_max") is not None:
-            extra.append("U-test p<=%.3f" % res["p_max"])
-        if res.get("cv") is not None:
-            extra.append("CV %.1f%%" % (100 * res["cv"]))
+        p_max, cv = res.get("p_max"), res.get("cv")
+        if p_max is not None:
+            extra.append("U-test p<=%.3f" % p_max)
+        if cv is not None:
+            extra.append("CV %.1f%%" % (100 * cv))
         return "yes" + (" (%s)" % ", ".join(extra) if extra else "")
     if n == "within":
         return "no: tie with %s" % res.get("runner_up")
     if n == "mixed":
-        return "partly: " + res["verdict"].replace("larger than the noise "
-                                                   "in ", "")
+        verdict: str = res["verdict"]
+        return "partly: " + verdict.replace("larger than the noise in ", "")
     if n == "unknown":
         return "unknown (1 repetition)"
     if n == "drifted":
@@ -75,7 +77,7 @@ def noise_cell(res: dict[str, Any]) -> str:
     return res.get("verdict") or "-"
 
 
-def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
+def recommendation_rows(picked: Picked) -> list[list[str]]:
     """The recommendation's rows (HEADER's columns) from winners.pick_all()."""
     rows = []
     for family in R.FAMILIES:
@@ -98,7 +100,8 @@ def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
                              res["verdict"], "-", "-", noise_cell(res),
                              n_rounds])
                 continue
-            if res.get("winner") is None:
+            winner = res.get("winner")
+            if winner is None:
                 rows.append([title, cls, res["verdict"], "-", "-", "-",
                              n_rounds])
                 continue
@@ -118,11 +121,12 @@ def recommendation_rows(picked: dict[str, Any]) -> list[list[str]]:
             x = as_paired(res.get("paired"))
             if x is not None and x.n:
                 runner = fmt_interval(x)
-            if res.get("runner_up"):
-                runner += " " + res["runner_up"]
+            runner_up = res.get("runner_up")
+            if runner_up:
+                runner += " " + runner_up
             else:
                 runner = "- (only one)"
-            rows.append([title, cls, res["winner"], runner, vs_base,
+            rows.append([title, cls, winner, runner, vs_base,
                          noise_cell(res), n_rounds])
     return rows
 

@@ -10,15 +10,14 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from pick import results as R
+from pick.spec import Workload
+from pick.decisions import Picked
+from pick.winners import pick_all
 
-import results as R  # noqa: E402
-from spec import Workload  # noqa: E402
-from winners import Picked, pick_all  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 BASIC = os.path.join(HERE, "testdata", "basic")
 SMOKE = os.path.join(HERE, "testdata", "smoke")
@@ -41,7 +40,9 @@ def picked(directory: str, **workload: Any
     return loaded, pick_all(loaded, Workload(**workload))
 
 
-def cls(result: Picked, family: str, key: str) -> dict[str, Any]:
+def cls(result: Picked, family: str, key: str) -> Any:
+    """The class `key` of `family` decided (a ClassPick), untyped: the
+    tests read its optional keys without narrowing them."""
     for c in result["families"][family]["classes"]:
         if c["cls"] == key:
             return c

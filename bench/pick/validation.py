@@ -20,9 +20,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
-from outcome import FIELD, Outcome, OutcomeError, parse_outcome
+from pick.outcome import FIELD, Outcome, OutcomeError, parse_outcome
+from pick.shapes import PingpongDoc, ValidationRow
 
 RERUN = ("rerun the validation: bazel run -c opt //bench:pingpong -- "
          "--validate")
@@ -32,7 +33,7 @@ class ValidationFormatError(ValueError):
     """pingpong.json's "validation" rows that pick cannot read."""
 
 
-def _rows(v: Any) -> list[dict[str, Any]]:
+def _rows(v: Any) -> list[ValidationRow]:
     """The rows of a "validation" value: a list of entries, a {component:
     entry} mapping, or either under "rows" or "components"."""
     if isinstance(v, dict):
@@ -40,22 +41,23 @@ def _rows(v: Any) -> list[dict[str, Any]]:
             if key in v:
                 v = v[key]
                 break
-    entries: list[dict[str, Any]] = []
+    entries: list[ValidationRow] = []
     if isinstance(v, dict):
         for k, e in v.items():
             if isinstance(e, dict):
-                e = dict(e)
-                e.setdefault("component", k)
-                entries.append(e)
+                row = cast(ValidationRow, dict(e))
+                row.setdefault("component", k)
+                entries.append(row)
     elif isinstance(v, list):
-        entries = [dict(e) for e in v if isinstance(e, dict)]
+        entries = [cast(ValidationRow, dict(e)) for e in v
+                   if isinstance(e, dict)]
     for e in entries:
         e.setdefault("component", e.get("name", "?"))
     return entries
 
 
-def validation_entries(pingpong: Optional[dict[str, Any]]
-                       ) -> list[dict[str, Any]]:
+def validation_entries(pingpong: Optional[PingpongDoc]
+                       ) -> list[ValidationRow]:
     """The "validation" key of pingpong.json as a list of dicts with at least
     component, micro_ratio, e2e_ratio, verdict and outcome (its value as
     written, one of outcome.VALUES); [] when absent. Raises
@@ -78,12 +80,12 @@ def validation_entries(pingpong: Optional[dict[str, Any]]
     return entries
 
 
-def outcome_of(entry: dict[str, Any]) -> Outcome:
+def outcome_of(entry: ValidationRow) -> Outcome:
     """The row's outcome (validation_entries() checked it)."""
     return parse_outcome(entry.get(FIELD))
 
 
-def held(entry: dict[str, Any]) -> bool:
+def held(entry: ValidationRow) -> bool:
     return outcome_of(entry) is Outcome.HELD
 
 
@@ -93,7 +95,7 @@ COUNTED = ((Outcome.HELD, "held"), (Outcome.NO_DIFFERENCE, "no difference"),
            (Outcome.ERROR, "error"))
 
 
-def metric_of(entry: dict[str, Any]) -> str:
+def metric_of(entry: ValidationRow) -> str:
     """"cpu" (the server's CPU per unit of work), "throughput", "latency"
     (the chat round's time), or "-" (no verdict ran)."""
     kind = entry.get("metric_kind")
@@ -104,7 +106,7 @@ def metric_of(entry: dict[str, Any]) -> str:
     return "latency" if kind.startswith("latency") else "throughput"
 
 
-def validation_problem(pingpong: Optional[dict[str, Any]]) -> Optional[str]:
+def validation_problem(pingpong: Optional[PingpongDoc]) -> Optional[str]:
     """Why the validation cannot be read (ValidationFormatError's text), or
     None when it can (or is absent)."""
     try:
@@ -114,8 +116,8 @@ def validation_problem(pingpong: Optional[dict[str, Any]]) -> Optional[str]:
     return None
 
 
-def validation_summary(pingpong: Optional[dict[str, Any]]
-                       ) -> tuple[str, list[dict[str, Any]]]:
+def validation_summary(pingpong: Optional[PingpongDoc]
+                       ) -> tuple[str, list[ValidationRow]]:
     """One line that counts every case's outcome ("end to end, 6 cases:
     held 1, no difference 4, refuted 0, too weak 1, error 0"), then which
     metric the verdicts used, how many cases asked about the best

@@ -15,21 +15,22 @@ import os
 import unittest
 from typing import Any
 
-from testutil import BASIC
+from pick.testutil import BASIC
 
-import outcome as vocab
-import validation as V
-from report_pingpong import validation_section
+from pick import outcome as vocab
+from pick import validation as V
+from pick.report_pingpong import validation_section
+from pick.shapes import PingpongDoc
 
 
-def fixture() -> dict[str, Any]:
+def fixture() -> PingpongDoc:
     with open(os.path.join(BASIC, "pingpong.json")) as f:
-        doc: dict[str, Any] = json.load(f)
+        doc: PingpongDoc = json.load(f)
     return doc
 
 
-def with_rows(*rows: dict[str, Any]) -> dict[str, Any]:
-    return dict(validation=dict(rows=list(rows)))
+def with_rows(*rows: dict[str, Any]) -> PingpongDoc:
+    return PingpongDoc(validation=dict(rows=list(rows)))
 
 
 def row(component: str, outcome: Any, verdict: str = "",

@@ -27,19 +27,21 @@ import math
 import os
 from typing import Any, Optional
 
-import results as R
-from picking import (ClassPick, candidates_for, class_groups, class_rule,
-                     decide, family_baselines, nearest, pick_class,
-                     pick_family, rank_groups)
-from spec import Workload, class_of, server_logger
-from rounds import paired_rule
-from stats import MIN_MARGIN, drift, drift_veto, noise_rule
-from validation import validation_summary
+from pick import results as R
+from pick.picking import (candidates_for, class_groups,
+                          class_rule, decide, family_baselines, nearest,
+                          pick_class, pick_family, rank_groups)
+from pick.decisions import ClassPick, FamilyPick, Picked, ReactorEntry
+from pick.shapes import PingpongDoc
+from pick.spec import Workload, class_of, server_logger
+from pick.rounds import paired_rule
+from pick.stats import MIN_MARGIN, drift, drift_veto, noise_rule
+from pick.validation import validation_summary
 
 # pick_all()'s result: families {family: {missing, profile, file, cores,
 # baselines, floor, drifted, drift_reason, drift_verdict, classes}},
 # reactor, reactor_missing, alpha, min_margin.
-Picked = dict[str, Any]
+# pick_all()'s result: shapes.Picked.
 
 
 def finite(x: Any) -> Optional[float]:
@@ -83,9 +85,10 @@ def _compact_groups(family: str, groups: list[R.Group]) -> str:
 
 
 def _reactor_entry(baseline: Optional[str], note: Optional[str]
-                   ) -> dict[str, Any]:
-    return dict(winner=baseline, baseline=baseline, micro_ratio=None,
-                source=None, cv=None, measured=False, note=note)
+                   ) -> ReactorEntry:
+    return ReactorEntry(winner=baseline, baseline=baseline,
+                        micro_ratio=None, source=None, cv=None,
+                        measured=False, note=note)
 
 
 def _kept_why(res: ClassPick) -> str:
@@ -98,21 +101,22 @@ def _kept_why(res: ClassPick) -> str:
 
 
 def _entry_from_class(res: ClassPick, groups: list[R.Group]
-                      ) -> dict[str, Any]:
+                      ) -> ReactorEntry:
     adopted = res["winner"] is not None and res.get("noise") == "above"
     base = res["baseline"]
-    e = dict(winner=res["winner"] if adopted else (base or res["winner"]),
-             baseline=base,
-             micro_ratio=finite(res.get("margin_over_baseline")),
-             source=_compact_groups(res["family"], groups),
-             cv=finite(res.get("cv")), adopted=adopted,
-             leader=res["winner"] or (res.get("paired") or {}).get("a"),
-             metric=res["metric"], higher_is_better=res["higher"],
-             runner_up=res.get("runner_up"),
-             margin_over_runner_up=finite(res.get("margin_over_runner_up")),
-             noise=res.get("noise"), verdict=res.get("verdict"),
-             repetitions=res.get("repetitions"), rounds=res.get("rounds"),
-             budget_ended=res.get("budget_ended"), groups=res["groups"])
+    e = ReactorEntry(
+        winner=res["winner"] if adopted else (base or res["winner"]),
+        baseline=base,
+        micro_ratio=finite(res.get("margin_over_baseline")),
+        source=_compact_groups(res["family"], groups),
+        cv=finite(res.get("cv")), adopted=adopted,
+        leader=res["winner"] or (res.get("paired") or {}).get("a"),
+        metric=res["metric"], higher_is_better=res["higher"],
+        runner_up=res.get("runner_up"),
+        margin_over_runner_up=finite(res.get("margin_over_runner_up")),
+        noise=res.get("noise"), verdict=res.get("verdict"),
+        repetitions=res.get("repetitions"), rounds=res.get("rounds"),
+        budget_ended=res.get("budget_ended"), groups=res["groups"])
     e["measured"] = e["leader"] is not None
     bp = res.get("baseline_paired")
     if adopted and bp and bp.get("lo") is not None:
@@ -144,13 +148,13 @@ def micro_ratios(scores: dict[str, float], baseline: Optional[str]
 def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
                  alpha: float, min_margin: float = MIN_MARGIN,
                  drift_threshold: Optional[float] = None
-                 ) -> tuple[dict[str, Any], dict[str, str]]:
+                 ) -> tuple[dict[str, ReactorEntry], dict[str, str]]:
     """The reactor's policy: task queue, buffer, logger (winners.json's
     "reactor" object, read by the ping-pong validation). Returns (entries,
     {component: why it has no entry}): without its family's file (or the
     file's rule) a component has no entry, and the validation uses its own
     default for it. A drifted family's component keeps its baseline."""
-    out: dict[str, Any] = {}
+    out: dict[str, ReactorEntry] = {}
     missing: dict[str, str] = {}
     # Task queue: the eventloop scenario, coalesced wake-ups (the reactor's
     # default), the largest producer count that fits the cores (or the one
@@ -184,10 +188,10 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
             ranking, cands, scores, _ = rank_groups(
                 fr, groups, rule.metric, rule.higher,
                 candidates_for(fr, cdef))
-            res: ClassPick = dict(family="queues", metric=rule.metric,
-                                  higher=rule.higher,
-                                  groups=[R.group_name("queues", s, p)
-                                          for s, p in groups])
+            res = ClassPick(family="queues", metric=rule.metric,
+                            higher=rule.higher,
+                            groups=[R.group_name("queues", s, p)
+                                    for s, p in groups])
             res.update(decide(fr, groups, rule.metric, rule.higher,
                               rule.baseline, cands, scores, alpha,
                               min_margin, drift_threshold))
@@ -228,15 +232,15 @@ def pick_all(loaded: dict[str, R.FamilyResults], workload: Workload,
     """Everything winners.json and the report need. `drift_threshold`
     replaces every file's (--drift-threshold). Raises
     results.VocabularyError when a file's rules contradict a class."""
-    families: dict[str, Any] = {}
+    families: dict[str, FamilyPick] = {}
     for family in R.FAMILIES:
         fr = loaded.get(family)
         if fr is None:
-            families[family] = dict(missing=True, classes=[])
+            families[family] = FamilyPick(missing=True, classes=[])
         else:
             fl = fr.floor_summary()
             dr = drift(fl, drift_threshold)
-            families[family] = dict(
+            families[family] = FamilyPick(
                 missing=False, profile=fr.profile(), file=fr.path,
                 cores=fr.cores(), baselines=family_baselines(fr), floor=fl,
                 drifted=dr["drifted"], drift_reason=dr["reason"],
@@ -245,9 +249,9 @@ def pick_all(loaded: dict[str, R.FamilyResults], workload: Workload,
                                     drift_threshold))
     reactor, reactor_missing = pick_reactor(loaded, workload, alpha,
                                             min_margin, drift_threshold)
-    return dict(families=families, reactor=reactor,
-                reactor_missing=reactor_missing, alpha=alpha,
-                min_margin=min_margin)
+    return Picked(families=families, reactor=reactor,
+                  reactor_missing=reactor_missing, alpha=alpha,
+                  min_margin=min_margin)
 
 
 def floor_json(fl: R.FloorSummary) -> dict[str, Any]:
@@ -259,7 +263,7 @@ def floor_json(fl: R.FloorSummary) -> dict[str, Any]:
 
 def winners_json(picked: Picked, workload: Workload, results_dir: str,
                  loaded: dict[str, R.FamilyResults],
-                 pingpong: Optional[dict[str, Any]]) -> dict[str, Any]:
+                 pingpong: Optional[PingpongDoc]) -> dict[str, Any]:
     """results/winners.json's document."""
     fams: dict[str, Any] = {}
     for family, fam in picked["families"].items():

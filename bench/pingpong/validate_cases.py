@@ -30,16 +30,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
 from typing import Any, Optional, Sequence
 
 # The outcome vocabulary lives at bench/pick's bottom layer (outcome.py,
 # standard library only), which bench/pick's validation.py reads back. This
 # module is bench/pingpong's one door to it: the others import Outcome from
-# here.
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pick"))
-from outcome import Outcome  # noqa: E402
+# here. bench/pick is the package `pick`; its parent, bench/, is on the
+# import path (//bench:python3.sh's PYTHONPATH).
+from pick.outcome import Outcome
 
 COMPONENTS = ("task_queue", "buffer", "logger")
 

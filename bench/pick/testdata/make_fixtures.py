@@ -4,7 +4,7 @@
 # aggregates, written by fixturelib.py; the context
 # carries the sweeps' vocabulary, `serverkit`, and every family its floor
 # row). Deterministic; run it again only to change the fixtures:
-#   /usr/bin/python3 bench/pick/testdata/make_fixtures.py
+#   cd bench && /usr/bin/python3 -m pick.testdata.make_fixtures
 #
 #   basic/   queues (with pairs at 2 and 4 threads), logger, threadpool (no
 #            buffer.json), pingpong.json,
@@ -30,8 +30,8 @@ import os
 import shutil
 from typing import Any
 
-from fixturelib import (HERE, floor_runs, latency_counters, runs, scale,
-                        vocabulary, write)
+from pick.testdata.fixturelib import (HERE, floor_runs, latency_counters,
+                                      runs, scale, vocabulary, write)
 
 for old in ("basic", "smoke", "drift", "old", "repro", "parts"):
     shutil.rmtree(os.path.join(HERE, old), ignore_errors=True)

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
-from fixturelib import vocabulary
+from pick.testdata.fixturelib import vocabulary
 
 # Round-to-round noise of a ratio: mean 1, symmetric, at most ±3%.
 JITTER = [1.00, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99, 1.015, 0.985, 1.005,
@@ -91,7 +91,7 @@ def doc(family: str, benchmarks: list[dict[str, Any]],
     return dict(context=context, benchmarks=benchmarks)
 
 
-def write_doc(directory: str, name: str, d: dict[str, Any]) -> str:
+def write_doc(directory: str, name: str, d: Mapping[str, Any]) -> str:
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, name + ".json")
     with open(path, "w") as f:
