@@ -62,6 +62,11 @@
 // polled for readiness and reads and writes with read(2) and write(2) as
 // over epoll (the first case says so in one line).
 //
+// The parts, one seam each: reactor/internal/uring_ring.h (the ring, its
+// submission entries and cancels), reactor/internal/uring_buffers.h (the
+// provided-buffer ring), reactor/internal/uring_sends.h (the send path);
+// the poll-and-receive path is reactor/uring_poller_reads.cc.
+//
 // Loop thread only.
 
 #ifndef SERVERKIT_REACTOR_URING_POLLER_H_
@@ -75,8 +80,13 @@
 
 #include "reactor/poller.h"
 
-struct io_uring_sqe;
 struct io_uring_cqe;
+
+namespace serverkit::reactor_internal {
+class ProvidedBuffers;
+class UringRing;
+class UringSends;
+}  // namespace serverkit::reactor_internal
 
 namespace serverkit::reactor {
 
@@ -113,71 +123,48 @@ class UringPoller final : public Poller {
   void send(Channel* channel, std::string data) override;
 
  private:
-  struct Ring;
-  struct Buffers;
   struct State {
-    std::uint64_t token = 0;       // the armed poll's; 0: not armed
-    int mask = 0;                  // what it was armed for
-    bool queued = false;           // in to_arm_
-    std::uint64_t recv_token = 0;  // the armed receive's; 0: none
+    std::uint64_t token = 0;                // the armed poll's; 0: not armed
+    int mask = 0;                           // what it was armed for
+    bool queued = false;                    // in to_arm_
+    std::uint64_t recv_token = 0;           // the armed receive's; 0: none
     std::vector<std::uint64_t> live_recvs;  // receives not yet ended
     std::uint64_t seen = 0;        // the iteration it was last made active
     std::uint64_t send_token = 0;  // the send in flight; 0: none
   };
-  struct Send {
-    Channel* channel;  // null once the channel was removed
-    int fd;
-    std::string data;
-    std::size_t offset = 0;    // sent so far
-    bool unsubmitted = false;  // waiting in unsubmitted_sends_
-  };
-  struct Cancel {
-    std::uint64_t token;  // of the operation to cancel
-    bool poll;            // a POLL_ADD (poll_remove), else an async cancel
-  };
 
-  UringPoller(EventLoop* loop, std::unique_ptr<Ring> ring);
+  UringPoller(EventLoop* loop,
+              std::unique_ptr<reactor_internal::UringRing> ring);
+  void reap(ChannelList* active);
+  void activate(Channel* channel, State* state, ChannelList* active);
+  void on_send(std::uint64_t token, int res, ChannelList* active);
+
+  // The poll-and-receive path (uring_poller_reads.cc).
   bool receives_for(const Channel* channel) const;
   int poll_mask(const Channel* channel) const;
   bool wants_recv(const Channel* channel) const;
   void cancel(State* state);
   void cancel_recv(State* state);
-  void cancel_token(Cancel cancel);
-  bool prep_cancel(Cancel cancel);
   void queue(Channel* channel, State* state);
   void arm_queued();
   bool arm(Channel* channel, State* state);
-  void prep_waiting();
-  bool behind() const;
-  void recycle_buffers();
-  void activate(Channel* channel, State* state, ChannelList* active);
   void on_poll(const ::io_uring_cqe* cqe, ChannelList* active);
   void on_recv(Channel* channel, const ::io_uring_cqe* cqe,
                ChannelList* active);
-  void on_send(std::uint64_t token, int res, ChannelList* active);
-  void queue_send(std::uint64_t token, Send& send);
-  bool prep_send(std::uint64_t token, const Send& send);
-  ::io_uring_sqe* sqe();
 
   EventLoop* const loop_;
-  std::unique_ptr<Ring> ring_;
-  std::unique_ptr<Buffers> buffers_;
+  // Declared first, so that it is built before the paths that use it; the
+  // destructor exits it before the buffers and the sends' bytes go.
+  std::unique_ptr<reactor_internal::UringRing> ring_;
+  std::unique_ptr<reactor_internal::ProvidedBuffers> buffers_;
+  std::unique_ptr<reactor_internal::UringSends> sends_;
   std::uint64_t next_token_ = 0;
   std::uint64_t iteration_ = 0;
-  const unsigned sqe_fail_every_;  // tests: SERVERKIT_URING_TEST_SQE_FAIL_EVERY
-  std::uint64_t sqe_requests_ = 0;
   std::unordered_map<Channel*, State> states_;
   std::unordered_map<int, Channel*> channels_;         // by fd
   std::unordered_map<std::uint64_t, Channel*> armed_;  // polls, by token
   std::unordered_map<std::uint64_t, Channel*> recvs_;  // receives, by token
   std::vector<Channel*> to_arm_;
-  std::vector<std::uint16_t> to_recycle_;  // buffer ids handed out
-  std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
-  std::vector<std::string> spare_;                 // finished sends' strings
-  // Cancels that found no submission entry, in order; and every send since
-  // the last poll(), which gives them their entries before anything new.
-  std::vector<Cancel> unsubmitted_cancels_;
-  std::vector<std::uint64_t> unsubmitted_sends_;
 };
 
 }  // namespace serverkit::reactor

@@ -248,8 +248,9 @@ struct Shared {
 // socket is full. Returns false on error.
 bool SendAll(int fd, const std::string& frame, double timeout) {
   std::size_t off = 0;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(timeout));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(timeout));
   while (off < frame.size()) {
     const ssize_t w =
         ::send(fd, frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
@@ -322,8 +323,10 @@ class Worker {
   }
 
   // Read after join.
-  std::vector<double> samples_us;       // every receipt of every round
-  const std::vector<std::int64_t>& round_max_ns() const { return round_max_ns_; }
+  std::vector<double> samples_us;  // every receipt of every round
+  const std::vector<std::int64_t>& round_max_ns() const {
+    return round_max_ns_;
+  }
 
  private:
   void HandleRead(Client& c) {
@@ -332,9 +335,10 @@ class Worker {
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
     if (n <= 0) {
       if (!sh_->stop.load(std::memory_order_relaxed)) {
-        sh_->Fail("client %d: connection closed by the server (%s) after "
-                  "%u rounds",
-                  c.id, n == 0 ? "EOF" : std::strerror(errno), c.expected);
+        sh_->Fail(
+            "client %d: connection closed by the server (%s) after "
+            "%u rounds",
+            c.id, n == 0 ? "EOF" : std::strerror(errno), c.expected);
       }
       ::epoll_ctl(ep_, EPOLL_CTL_DEL, c.fd, nullptr);
       return;
@@ -373,24 +377,24 @@ class Worker {
     }
     if (b->kind == BodyKind::kProbe) {
       if (c.expected > 0 || (c.saw_probe && b->seq <= c.last_probe)) {
-        sh_->Fail("client %d: join probe %u out of order (last probe %u, "
-                  "%u rounds received)",
-                  c.id, b->seq, c.last_probe, c.expected);
+        sh_->Fail(
+            "client %d: join probe %u out of order (last probe %u, "
+            "%u rounds received)",
+            c.id, b->seq, c.last_probe, c.expected);
         return;
       }
       c.saw_probe = true;
       c.last_probe = b->seq;
       std::uint64_t s = sh_->probe_state.load(std::memory_order_acquire);
-      while ((s >> 32) == b->seq &&
-             !sh_->probe_state.compare_exchange_weak(
-                 s, s + 1, std::memory_order_acq_rel)) {
+      while ((s >> 32) == b->seq && !sh_->probe_state.compare_exchange_weak(
+                                        s, s + 1, std::memory_order_acq_rel)) {
       }
       return;
     }
     const std::uint32_t r = b->seq;
     if (r != c.expected) {
-      sh_->Fail("client %d: received round %u, expected round %u (%s)", c.id,
-                r, c.expected,
+      sh_->Fail("client %d: received round %u, expected round %u (%s)", c.id, r,
+                c.expected,
                 r < c.expected ? "a duplicate" : "a round lost or reordered");
       return;
     }
@@ -488,8 +492,8 @@ std::string ConnectAll(const Options& opt, const sockaddr_in& addr,
     if (Clock::now() - last_progress > budget) {
       error = std::to_string(clients->size() - done) + " of " +
               std::to_string(clients->size()) +
-              " clients still connecting after " +
-              std::to_string(opt.timeout) + " s without progress";
+              " clients still connecting after " + std::to_string(opt.timeout) +
+              " s without progress";
     }
   }
   ::close(ep);
@@ -530,8 +534,8 @@ std::string Join(Shared* sh, int* probes, double* seconds) {
     }
     if (Clock::now() - last_progress >
         std::chrono::duration<double>(sh->opt->timeout)) {
-      return "join: at most " + std::to_string(best) +
-             " of " + std::to_string(k) + " clients received a probe (" +
+      return "join: at most " + std::to_string(best) + " of " +
+             std::to_string(k) + " clients received a probe (" +
              std::to_string(p + 1) + " sent), no progress for " +
              std::to_string(sh->opt->timeout) +
              " s (the server did not register them all)";
@@ -544,21 +548,212 @@ struct Stats {
   double p50 = 0, min = 0, max = 0, p99 = 0;
 };
 
-int Main(int argc, char** argv) {
-  const Options opt = ParseArgs(argc, argv);
-  std::signal(SIGPIPE, SIG_IGN);
-
-  const long fd_limit = pingpong::RaiseFdLimit();
+// False (after saying why) when the clients need more descriptors than the
+// limit allows even raised; `*fd_limit` is the limit (negative: unknown).
+bool EnoughDescriptors(const Options& opt, long* fd_limit) {
+  *fd_limit = pingpong::RaiseFdLimit();
   const long fds_needed = opt.clients + 2L * opt.threads + 16;
-  if (fd_limit >= 0 && fds_needed > fd_limit) {
+  if (*fd_limit >= 0 && fds_needed > *fd_limit) {
     std::fprintf(stderr,
                  "loadtest: %d clients need about %ld descriptors but "
                  "RLIMIT_NOFILE allows %ld even with the soft limit raised "
                  "to the hard limit; raise the hard limit (ulimit -Hn) or "
                  "use fewer clients\n",
-                 opt.clients, fds_needed, fd_limit);
-    return 1;
+                 opt.clients, fds_needed, *fd_limit);
+    return false;
   }
+  return true;
+}
+
+// What one run measured, and the first thing that went wrong ("" if none).
+struct RunResult {
+  std::string error;
+  double connect_seconds = 0, join_seconds = 0;
+  int probes = 0;
+  double client_cpu = 0, server_cpu = -1, seconds = 0;
+};
+
+// Deals the clients round-robin to opt.threads workers; returns an error or
+// "".
+std::string MakeWorkers(Shared* sh, std::vector<Client>& clients,
+                        std::vector<std::unique_ptr<Worker>>* workers) {
+  const int threads = sh->opt->threads;
+  for (int t = 0; t < threads; ++t) {
+    std::vector<Client*> mine;
+    for (std::size_t i = static_cast<std::size_t>(t); i < clients.size();
+         i += static_cast<std::size_t>(threads)) {
+      mine.push_back(&clients[i]);
+    }
+    workers->push_back(std::make_unique<Worker>(sh, std::move(mine)));
+    if (!workers->back()->Init()) {
+      return std::string("epoll: ") + std::strerror(errno);
+    }
+  }
+  return "";
+}
+
+// Runs the rounds once every client has joined: sends the first, waits for
+// the last (or for a round that makes no progress within the timeout), and
+// records the time and CPU they took.
+void RunRounds(const Options& opt, Shared* sh, RunResult* r) {
+  const double cpu0 = SelfCpuSeconds();
+  const double server0 =
+      opt.server_pid > 0 ? ProcCpuSeconds(opt.server_pid) : -1;
+  const std::int64_t start_ns = NowNs();
+  sh->remaining.store(opt.clients, std::memory_order_release);
+  SendRound(sh, 0);
+  std::uint32_t seen_rounds = 0;
+  auto last_progress = Clock::now();
+  while (!sh->finished.load(std::memory_order_acquire) &&
+         !sh->failed.load(std::memory_order_acquire)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const std::uint32_t done = sh->rounds_done.load(std::memory_order_acquire);
+    if (done != seen_rounds) {
+      seen_rounds = done;
+      last_progress = Clock::now();
+    } else if (Clock::now() - last_progress >
+               std::chrono::duration<double>(opt.timeout)) {
+      const int missing = sh->remaining.load();
+      r->error = "round " + std::to_string(done) + ": " +
+                 std::to_string(missing) + " of " +
+                 std::to_string(opt.clients) +
+                 " clients have not received it after " +
+                 std::to_string(opt.timeout) + " s (lost)";
+      break;
+    }
+  }
+  if (sh->finished.load(std::memory_order_acquire)) {
+    r->client_cpu = SelfCpuSeconds() - cpu0;
+    if (server0 >= 0) {
+      const double server1 = ProcCpuSeconds(opt.server_pid);
+      if (server1 >= 0) r->server_cpu = server1 - server0;
+    }
+    r->seconds = static_cast<double>(sh->finish_ns - start_ns) / 1e9;
+    // Stray duplicates of the last rounds would arrive now.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// Connects, joins and runs every round, then stops the workers and closes
+// the clients.
+RunResult RunLoad(const Options& opt, const sockaddr_in& addr, Shared* sh,
+                  std::vector<Client>& clients,
+                  std::vector<std::unique_ptr<Worker>>* workers) {
+  RunResult r;
+  r.error = ConnectAll(opt, addr, &clients, &r.connect_seconds);
+  std::vector<std::thread> threads;
+  if (r.error.empty()) r.error = MakeWorkers(sh, clients, workers);
+  if (r.error.empty()) {
+    for (auto& w : *workers) threads.emplace_back([&w] { w->Run(); });
+    r.error = Join(sh, &r.probes, &r.join_seconds);
+  }
+  if (r.error.empty() && !sh->failed.load()) RunRounds(opt, sh, &r);
+  sh->stop.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  for (Client& c : clients) {
+    if (c.fd >= 0) ::close(c.fd);
+  }
+  if (r.error.empty() && sh->failed.load()) {
+    std::lock_guard<std::mutex> lock(sh->mu);
+    r.error = sh->error;
+  }
+  return r;
+}
+
+// Statistics over the rounds: the time until every client had a round
+// (ms), and each delivery's latency (us).
+struct Summary {
+  std::uint32_t rounds_done = 0;
+  Stats rs, ds;
+  std::uint64_t deliveries = 0;
+};
+
+Summary Summarize(const std::vector<std::unique_ptr<Worker>>& workers,
+                  std::uint32_t rounds_done) {
+  Summary s;
+  s.rounds_done = rounds_done;
+  std::vector<double> round_ms(rounds_done, 0.0);
+  std::vector<double> samples;
+  for (auto& w : workers) {
+    for (std::uint32_t r = 0; r < rounds_done; ++r) {
+      round_ms[r] = std::max(round_ms[r],
+                             static_cast<double>(w->round_max_ns()[r]) / 1e6);
+    }
+    samples.insert(samples.end(), w->samples_us.begin(), w->samples_us.end());
+  }
+  std::sort(round_ms.begin(), round_ms.end());
+  if (!round_ms.empty()) {
+    s.rs.p50 = Percentile(round_ms, 0.5, true);
+    s.rs.min = round_ms.front();
+    s.rs.max = round_ms.back();
+  }
+  std::sort(samples.begin(), samples.end());
+  if (!samples.empty()) {
+    s.ds.p50 = Percentile(samples, 0.5, true);
+    s.ds.p99 = Percentile(samples, 0.99, true);
+    s.ds.max = samples.back();
+  }
+  s.deliveries = samples.size();
+  return s;
+}
+
+void PrintSummary(const Options& opt, const RunResult& r, const Summary& s) {
+  if (r.error.empty()) {
+    std::printf(
+        "loadtest: %d clients, %d thread(s), %u rounds of %zu-byte messages: "
+        "time until all had it p50 %.3f ms (min %.3f, max %.3f); delivery "
+        "p50 %.1f us, p99 %.1f us, max %.1f us; %llu deliveries in %.3f s, "
+        "load test CPU %.2f cores; connect %.2f s, join %.3f s (%d probes)\n",
+        opt.clients, opt.threads, opt.rounds, opt.message_size, s.rs.p50,
+        s.rs.min, s.rs.max, s.ds.p50, s.ds.p99, s.ds.max,
+        static_cast<unsigned long long>(s.deliveries), r.seconds,
+        r.seconds > 0 ? r.client_cpu / r.seconds : 0.0, r.connect_seconds,
+        r.join_seconds, r.probes);
+  } else {
+    std::fprintf(stderr, "loadtest: FAILED: %s\n", r.error.c_str());
+  }
+}
+
+// Writes the run's record to --json. False (after saying why) when the file
+// cannot be opened.
+bool WriteJson(const Options& opt, long fd_limit, const RunResult& r,
+               const Summary& s) {
+  std::FILE* f = std::fopen(opt.json.c_str(), "w");
+  if (f == nullptr) {
+    std::perror(opt.json.c_str());
+    return false;
+  }
+  std::string esc;
+  for (char ch : r.error) {
+    if (ch == '"' || ch == '\\') esc += '\\';
+    esc += (static_cast<unsigned char>(ch) < 0x20) ? ' ' : ch;
+  }
+  std::fprintf(
+      f,
+      "{\"ok\": %s, \"error\": \"%s\", \"clients\": %d, \"threads\": %d, "
+      "\"rounds\": %u, \"rounds_done\": %u, \"message_size\": %zu, "
+      "\"connect_seconds\": %.6f, \"join_seconds\": %.6f, "
+      "\"join_probes\": %d, \"seconds\": %.6f, \"deliveries\": %llu, "
+      "\"round_ms\": {\"p50\": %.6f, \"min\": %.6f, \"max\": %.6f}, "
+      "\"delivery_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
+      "\"client_cpu_s\": %.6f, \"server_cpu_rounds_s\": %.6f, "
+      "\"fd_limit\": %ld}\n",
+      r.error.empty() ? "true" : "false", esc.c_str(), opt.clients, opt.threads,
+      opt.rounds, s.rounds_done, opt.message_size, r.connect_seconds,
+      r.join_seconds, r.probes, r.seconds,
+      static_cast<unsigned long long>(s.deliveries), s.rs.p50, s.rs.min,
+      s.rs.max, s.ds.p50, s.ds.p99, s.ds.max, r.client_cpu, r.server_cpu,
+      fd_limit);
+  std::fclose(f);
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  const Options opt = ParseArgs(argc, argv);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  long fd_limit = -1;
+  if (!EnoughDescriptors(opt, &fd_limit)) return 1;
 
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -572,151 +767,12 @@ int Main(int argc, char** argv) {
   Shared sh;
   sh.opt = &opt;
   sh.clients = &clients;
-
-  double connect_seconds = 0, join_seconds = 0;
-  int probes = 0;
-  std::string error = ConnectAll(opt, addr, &clients, &connect_seconds);
-
   std::vector<std::unique_ptr<Worker>> workers;
-  std::vector<std::thread> threads;
-  double client_cpu = 0, server_cpu = -1, seconds = 0;
-  if (error.empty()) {
-    for (int t = 0; t < opt.threads; ++t) {
-      std::vector<Client*> mine;
-      for (std::size_t i = static_cast<std::size_t>(t); i < clients.size();
-           i += static_cast<std::size_t>(opt.threads)) {
-        mine.push_back(&clients[i]);
-      }
-      workers.push_back(std::make_unique<Worker>(&sh, std::move(mine)));
-      if (!workers.back()->Init()) {
-        error = std::string("epoll: ") + std::strerror(errno);
-        break;
-      }
-    }
-  }
-  if (error.empty()) {
-    for (auto& w : workers) threads.emplace_back([&w] { w->Run(); });
-    error = Join(&sh, &probes, &join_seconds);
-  }
-  if (error.empty() && !sh.failed.load()) {
-    const double cpu0 = SelfCpuSeconds();
-    const double server0 =
-        opt.server_pid > 0 ? ProcCpuSeconds(opt.server_pid) : -1;
-    const std::int64_t start_ns = NowNs();
-    sh.remaining.store(opt.clients, std::memory_order_release);
-    SendRound(&sh, 0);
-    std::uint32_t seen_rounds = 0;
-    auto last_progress = Clock::now();
-    while (!sh.finished.load(std::memory_order_acquire) &&
-           !sh.failed.load(std::memory_order_acquire)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      const std::uint32_t done = sh.rounds_done.load(std::memory_order_acquire);
-      if (done != seen_rounds) {
-        seen_rounds = done;
-        last_progress = Clock::now();
-      } else if (Clock::now() - last_progress >
-                 std::chrono::duration<double>(opt.timeout)) {
-        const int missing = sh.remaining.load();
-        error = "round " + std::to_string(done) + ": " +
-                std::to_string(missing) + " of " +
-                std::to_string(opt.clients) +
-                " clients have not received it after " +
-                std::to_string(opt.timeout) + " s (lost)";
-        break;
-      }
-    }
-    if (sh.finished.load(std::memory_order_acquire)) {
-      client_cpu = SelfCpuSeconds() - cpu0;
-      if (server0 >= 0) {
-        const double server1 = ProcCpuSeconds(opt.server_pid);
-        if (server1 >= 0) server_cpu = server1 - server0;
-      }
-      seconds = static_cast<double>(sh.finish_ns - start_ns) / 1e9;
-      // Stray duplicates of the last rounds would arrive now.
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
-  sh.stop.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
-  for (Client& c : clients) {
-    if (c.fd >= 0) ::close(c.fd);
-  }
-  if (error.empty() && sh.failed.load()) {
-    std::lock_guard<std::mutex> lock(sh.mu);
-    error = sh.error;
-  }
-
-  // Statistics over the rounds.
-  const std::uint32_t rounds_done = sh.rounds_done.load();
-  std::vector<double> round_ms(rounds_done, 0.0);
-  std::vector<double> samples;
-  for (auto& w : workers) {
-    for (std::uint32_t r = 0; r < rounds_done; ++r) {
-      round_ms[r] = std::max(round_ms[r],
-                             static_cast<double>(w->round_max_ns()[r]) / 1e6);
-    }
-    samples.insert(samples.end(), w->samples_us.begin(), w->samples_us.end());
-  }
-  Stats rs, ds;
-  std::sort(round_ms.begin(), round_ms.end());
-  if (!round_ms.empty()) {
-    rs.p50 = Percentile(round_ms, 0.5, true);
-    rs.min = round_ms.front();
-    rs.max = round_ms.back();
-  }
-  std::sort(samples.begin(), samples.end());
-  if (!samples.empty()) {
-    ds.p50 = Percentile(samples, 0.5, true);
-    ds.p99 = Percentile(samples, 0.99, true);
-    ds.max = samples.back();
-  }
-  const std::uint64_t deliveries = samples.size();
-  const bool ok = error.empty();
-
-  if (ok) {
-    std::printf(
-        "loadtest: %d clients, %d thread(s), %u rounds of %zu-byte messages: "
-        "time until all had it p50 %.3f ms (min %.3f, max %.3f); delivery "
-        "p50 %.1f us, p99 %.1f us, max %.1f us; %llu deliveries in %.3f s, "
-        "load test CPU %.2f cores; connect %.2f s, join %.3f s (%d probes)\n",
-        opt.clients, opt.threads, opt.rounds, opt.message_size, rs.p50, rs.min,
-        rs.max, ds.p50, ds.p99, ds.max,
-        static_cast<unsigned long long>(deliveries), seconds,
-        seconds > 0 ? client_cpu / seconds : 0.0, connect_seconds,
-        join_seconds, probes);
-  } else {
-    std::fprintf(stderr, "loadtest: FAILED: %s\n", error.c_str());
-  }
-
-  if (!opt.json.empty()) {
-    std::FILE* f = std::fopen(opt.json.c_str(), "w");
-    if (f == nullptr) {
-      std::perror(opt.json.c_str());
-      return 1;
-    }
-    std::string esc;
-    for (char ch : error) {
-      if (ch == '"' || ch == '\\') esc += '\\';
-      esc += (static_cast<unsigned char>(ch) < 0x20) ? ' ' : ch;
-    }
-    std::fprintf(
-        f,
-        "{\"ok\": %s, \"error\": \"%s\", \"clients\": %d, \"threads\": %d, "
-        "\"rounds\": %u, \"rounds_done\": %u, \"message_size\": %zu, "
-        "\"connect_seconds\": %.6f, \"join_seconds\": %.6f, "
-        "\"join_probes\": %d, \"seconds\": %.6f, \"deliveries\": %llu, "
-        "\"round_ms\": {\"p50\": %.6f, \"min\": %.6f, \"max\": %.6f}, "
-        "\"delivery_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
-        "\"client_cpu_s\": %.6f, \"server_cpu_rounds_s\": %.6f, "
-        "\"fd_limit\": %ld}\n",
-        ok ? "true" : "false", esc.c_str(), opt.clients, opt.threads,
-        opt.rounds, rounds_done, opt.message_size, connect_seconds,
-        join_seconds, probes, seconds,
-        static_cast<unsigned long long>(deliveries), rs.p50, rs.min, rs.max,
-        ds.p50, ds.p99, ds.max, client_cpu, server_cpu, fd_limit);
-    std::fclose(f);
-  }
-  return ok ? 0 : 1;
+  const RunResult r = RunLoad(opt, addr, &sh, clients, &workers);
+  const Summary s = Summarize(workers, sh.rounds_done.load());
+  PrintSummary(opt, r, s);
+  if (!opt.json.empty() && !WriteJson(opt, fd_limit, r, s)) return 1;
+  return r.error.empty() ? 0 : 1;
 }
 
 }  // namespace

@@ -133,6 +133,70 @@ class LoopRoom {
 
 std::atomic<EventLoop*> g_base_loop{nullptr};
 
+// Takes every whole message out of `in` and posts it to every room, one
+// task per loop sharing one immutable frame; a message over `max_message`
+// closes the connection.
+template <typename B>
+void Broadcast(const reactor::TcpConnectionPtr<B>& conn, B* in,
+               std::uint32_t max_message,
+               const std::vector<std::unique_ptr<LoopRoom<B>>>& rooms,
+               const std::function<LogLine>& log_line,
+               std::atomic<std::uint64_t>* messages_in,
+               std::atomic<std::uint64_t>* closed_oversized) {
+  std::string frame;
+  std::uint32_t length = 0;
+  for (;;) {
+    const DecodeStatus st = Decode(in, max_message, &frame, &length);
+    if (st == DecodeStatus::kNeedMore) return;
+    if (st == DecodeStatus::kTooLong) {
+      closed_oversized->fetch_add(1, std::memory_order_relaxed);
+      std::fprintf(stderr,
+                   "server: %s: closing: message length %u > "
+                   "max_message %u\n",
+                   conn->name().c_str(), length, max_message);
+      conn->force_close();
+      in->retrieve_all();
+      return;
+    }
+    messages_in->fetch_add(1, std::memory_order_relaxed);
+    if (log_line) log_line(conn->name(), frame.size() - kHeaderLen);
+    // One task per loop, all sharing one immutable frame.
+    const Frame shared = std::make_shared<const std::string>(std::move(frame));
+    for (const auto& room : rooms) {
+      room->loop()->queue_in_loop(
+          [r = room.get(), shared] { r->deliver(*shared); });
+    }
+  }
+}
+
+// The line the server ends with: its counts, the rooms' and the loops'.
+template <typename B>
+void PrintStopped(const EventLoop& base, const TcpServer<B>& server,
+                  const std::vector<std::unique_ptr<LoopRoom<B>>>& rooms,
+                  std::uint64_t messages_in, std::uint64_t closed_oversized) {
+  std::uint64_t delivered = 0, closed_slow = 0;
+  for (const auto& room : rooms) {
+    delivered += room->delivered.load(std::memory_order_relaxed);
+    closed_slow += room->closed_slow.load(std::memory_order_relaxed);
+  }
+  std::uint64_t tasks = base.tasks_run();
+  for (EventLoop* l : server.loops()) {
+    if (l != &base) tasks += l->tasks_run();
+  }
+  std::fprintf(
+      stderr,
+      "server: stopped; messages in %llu, frames delivered %llu, "
+      "closed oversized %llu, closed slow %llu, refused for "
+      "descriptors %llu, tasks run %llu\n",
+      static_cast<unsigned long long>(messages_in),
+      static_cast<unsigned long long>(delivered),
+      static_cast<unsigned long long>(closed_oversized),
+      static_cast<unsigned long long>(closed_slow),
+      static_cast<unsigned long long>(server.rejected_for_descriptors() +
+                                      server.failed_connections()),
+      static_cast<unsigned long long>(tasks));
+}
+
 template <typename B>
 int Serve(const ServerArgs& sa, const PolicyOptions& po,
           const bench::TaskQueueFactory& make_queue,
@@ -161,31 +225,8 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
   });
   server->set_message_callback(
       [&](const ConnPtr& conn, B* in, Clock::time_point) {
-        std::string frame;
-        std::uint32_t length = 0;
-        for (;;) {
-          const DecodeStatus st = Decode(in, sa.max_message, &frame, &length);
-          if (st == DecodeStatus::kNeedMore) return;
-          if (st == DecodeStatus::kTooLong) {
-            closed_oversized.fetch_add(1, std::memory_order_relaxed);
-            std::fprintf(stderr,
-                         "server: %s: closing: message length %u > "
-                         "max_message %u\n",
-                         conn->name().c_str(), length, sa.max_message);
-            conn->force_close();
-            in->retrieve_all();
-            return;
-          }
-          messages_in.fetch_add(1, std::memory_order_relaxed);
-          if (log_line) log_line(conn->name(), frame.size() - kHeaderLen);
-          // One task per loop, all sharing one immutable frame.
-          const Frame shared =
-              std::make_shared<const std::string>(std::move(frame));
-          for (const auto& room : rooms) {
-            room->loop()->queue_in_loop(
-                [r = room.get(), shared] { r->deliver(*shared); });
-          }
-        }
+        Broadcast(conn, in, sa.max_message, rooms, log_line, &messages_in,
+                  &closed_oversized);
       });
   server->start();
   for (EventLoop* l : server->loops()) {
@@ -204,27 +245,8 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
   base.loop();
   g_base_loop.store(nullptr);
 
-  std::uint64_t delivered = 0, closed_slow = 0;
-  for (const auto& room : rooms) {
-    delivered += room->delivered.load(std::memory_order_relaxed);
-    closed_slow += room->closed_slow.load(std::memory_order_relaxed);
-  }
-  std::uint64_t tasks = base.tasks_run();
-  for (EventLoop* l : server->loops()) {
-    if (l != &base) tasks += l->tasks_run();
-  }
-  std::fprintf(
-      stderr,
-      "server: stopped; messages in %llu, frames delivered %llu, "
-      "closed oversized %llu, closed slow %llu, refused for "
-      "descriptors %llu, tasks run %llu\n",
-      static_cast<unsigned long long>(messages_in.load()),
-      static_cast<unsigned long long>(delivered),
-      static_cast<unsigned long long>(closed_oversized.load()),
-      static_cast<unsigned long long>(closed_slow),
-      static_cast<unsigned long long>(server->rejected_for_descriptors() +
-                                      server->failed_connections()),
-      static_cast<unsigned long long>(tasks));
+  PrintStopped(base, *server, rooms, messages_in.load(),
+               closed_oversized.load());
   server.reset();  // joins the I/O loops; the rooms go after
   return 0;
 }

@@ -103,7 +103,8 @@ bool PinToCore(int index) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpus[static_cast<std::size_t>(index) % cpus.size()], &set);
-  const bool ok = pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+  const bool ok =
+      pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
   if (!ok) g_pin_failed = true;
   return ok;
 }
@@ -233,8 +234,8 @@ double CvOf(const std::vector<double>& all) {
 // Benchmark's console reporter unchanged.
 class RankingReporter : public benchmark::ConsoleReporter {
  public:
-  RankingReporter(const std::string& family, const std::vector<RankBy>& rankings,
-                  OutputOptions options)
+  RankingReporter(const std::string& family,
+                  const std::vector<RankBy>& rankings, OutputOptions options)
       : ConsoleReporter(options), family_(family), rankings_(rankings) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -245,12 +246,13 @@ class RankingReporter : public benchmark::ConsoleReporter {
   int errors() const { return errors_; }
 
   // Every implementation's value by round in one group (paired rounds).
-  std::map<std::string, RoundValues> GroupRounds(const std::string& scenario,
-                                                 const std::string& params) const {
+  std::map<std::string, RoundValues> GroupRounds(
+      const std::string& scenario, const std::string& params) const {
     std::map<std::string, RoundValues> out;
     for (const auto& [key, cell] : cells_) {
       const auto& [s, p, impl] = key;
-      if (s == scenario && p == params && !cell.error) out[impl] = cell.by_round;
+      if (s == scenario && p == params && !cell.error)
+        out[impl] = cell.by_round;
     }
     return out;
   }
@@ -264,7 +266,8 @@ class RankingReporter : public benchmark::ConsoleReporter {
 
   // The floor row's cell (its ranking counter is p50_ns), if it ran.
   const Cell* FloorCell() const {
-    auto it = cells_.find({std::string(kFloorScenario), "", std::string(kFloorImpl)});
+    auto it =
+        cells_.find({std::string(kFloorScenario), "", std::string(kFloorImpl)});
     return it == cells_.end() || it->second.error ? nullptr : &it->second;
   }
 
@@ -283,7 +286,7 @@ class RankingReporter : public benchmark::ConsoleReporter {
         PrintGroup(out, family_, rank, params, rows);
       }
     }
-    const char* pinning = !pins_threads   ? "none"
+    const char* pinning = !pins_threads  ? "none"
                           : g_pin_failed ? "refused by the system"
                                          : "yes";
     std::fprintf(out,
@@ -326,7 +329,8 @@ class RankingReporter : public benchmark::ConsoleReporter {
     } else if (!is_aggregate) {
       const double v = value_of(rank->counter);
       cell.values.push_back(v);
-      if (auto it = run.counters.find(kRoundCounter); it != run.counters.end()) {
+      if (auto it = run.counters.find(kRoundCounter);
+          it != run.counters.end()) {
         cell.by_round[static_cast<int>(it->second.value)] = v;
       }
       if (!cell.from_aggregate) {
@@ -334,8 +338,10 @@ class RankingReporter : public benchmark::ConsoleReporter {
         // of the runs so far is the result.
         cell.median = Median(cell.values);
         cell.cv = CvOf(cell.values);
-        for (const auto& c : rank->also_show) extra_values_[key][c].push_back(value_of(c));
-        for (const auto& [c, xs] : extra_values_[key]) cell.extra[c] = Median(xs);
+        for (const auto& c : rank->also_show)
+          extra_values_[key][c].push_back(value_of(c));
+        for (const auto& [c, xs] : extra_values_[key])
+          cell.extra[c] = Median(xs);
       }
     }
   }
@@ -372,8 +378,8 @@ class RankingReporter : public benchmark::ConsoleReporter {
                                 : "no result");
         continue;
       }
-      const double ratio = rank.higher_is_better ? cell.median / best
-                                                 : best / cell.median;
+      const double ratio =
+          rank.higher_is_better ? cell.median / best : best / cell.median;
       char cv[16];
       if (std::isnan(cell.cv)) {
         std::snprintf(cv, sizeof(cv), "n/a");
@@ -395,8 +401,9 @@ class RankingReporter : public benchmark::ConsoleReporter {
 
   // The leading pair's median ratio over the rounds both ran, with its 95%
   // interval: the figure bench/pick decides from (in paired rounds only).
-  static void PrintPaired(std::FILE* out, const RankBy& rank,
-                          const std::vector<std::pair<std::string, Cell>>& rows) {
+  static void PrintPaired(
+      std::FILE* out, const RankBy& rank,
+      const std::vector<std::pair<std::string, Cell>>& rows) {
     std::map<std::string, RoundValues> by_impl;
     for (const auto& [impl, cell] : rows) {
       if (!cell.error && !cell.by_round.empty()) by_impl[impl] = cell.by_round;
@@ -405,15 +412,16 @@ class RankingReporter : public benchmark::ConsoleReporter {
     const auto pair = Leading(by_impl, rank.higher_is_better, ReferenceImpls());
     if (!pair) return;
     if (!pair->ratio) {
-      std::fprintf(out, "  paired: %s over %s: too few rounds for a 95%% "
-                        "interval (6 needed)\n",
+      std::fprintf(out,
+                   "  paired: %s over %s: too few rounds for a 95%% "
+                   "interval (6 needed)\n",
                    pair->first.c_str(), pair->second.c_str());
       return;
     }
     const RatioInterval& r = *pair->ratio;
-    std::fprintf(out, "  paired: %s over %s: %.3fx [%.3f, %.3f] (95%%, %d rounds)\n",
-                 pair->first.c_str(), pair->second.c_str(), r.median, r.lo, r.hi,
-                 r.n);
+    std::fprintf(
+        out, "  paired: %s over %s: %.3fx [%.3f, %.3f] (95%%, %d rounds)\n",
+        pair->first.c_str(), pair->second.c_str(), r.median, r.lo, r.hi, r.n);
   }
 
   std::string family_;
@@ -520,7 +528,8 @@ void BM_Floor(benchmark::State& state, std::uint64_t round_trips) {
   state.counters["p50_ns"] = last->p50_ns;
   state.counters["p99_ns"] = last->p99_ns;
   state.counters["p999_ns"] = last->p999_ns;
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * round_trips));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(state.iterations() * round_trips));
   ThreadCounters(state, 2);
 }
 
@@ -536,9 +545,8 @@ std::optional<FloorSample> MeasureFloorEdge(std::uint64_t round_trips) {
     if (auto f = MeasureFloor(round_trips / kEdgeParts)) parts.push_back(*f);
   }
   if (parts.empty()) return std::nullopt;
-  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) {
-    return a.p50_ns < b.p50_ns;
-  });
+  std::sort(parts.begin(), parts.end(),
+            [](const auto& a, const auto& b) { return a.p50_ns < b.p50_ns; });
   FloorSample mid = parts[parts.size() / 2];
   mid.round_trips = round_trips;
   return mid;
@@ -555,10 +563,11 @@ void PrintFloorSample(const char* when, const std::optional<FloorSample>& f) {
                 when);
     return;
   }
-  std::printf("floor %s: round trip p50 %.0f ns, p99 %.0f ns (CPUs %d and %d, "
-              "middle of %d runs of %llu round trips)\n",
-              when, f->p50_ns, f->p99_ns, f->cpu_a, f->cpu_b, kEdgeParts,
-              static_cast<unsigned long long>(f->round_trips / kEdgeParts));
+  std::printf(
+      "floor %s: round trip p50 %.0f ns, p99 %.0f ns (CPUs %d and %d, "
+      "middle of %d runs of %llu round trips)\n",
+      when, f->p50_ns, f->p99_ns, f->cpu_a, f->cpu_b, kEdgeParts,
+      static_cast<unsigned long long>(f->round_trips / kEdgeParts));
 }
 
 // The ranking rules as bench/pick reads them (the floor's is the reference).
@@ -571,8 +580,8 @@ JsonValue RulesJson(const std::vector<RankBy>& rankings) {
         {"metric", r.counter.empty() ? "real_time" : r.counter},
         {"direction", r.higher_is_better ? "higher" : "lower"},
         {"unit", r.unit},
-        {"baseline", reference || r.baseline.empty() ? JsonValue()
-                                                     : JsonValue(r.baseline)},
+        {"baseline",
+         reference || r.baseline.empty() ? JsonValue() : JsonValue(r.baseline)},
         {"show", JsonValue::Array({r.also_show.begin(), r.also_show.end()})},
         {"vs_floor", r.vs_floor},
         {"reference", reference},
@@ -610,9 +619,10 @@ std::string ExactFilter(const std::string& name) {
     if (std::strchr(".[]()*+?{}|^$\\", c) != nullptr) re += '\\';
     re += c;
   }
-  return re + "(/(manual_time|real_time|process_time|iterations:[0-9]+|"
-              "repeats:[0-9]+|min_time:[^/]+|min_warmup_time:[^/]+|"
-              "threads:[0-9]+))*$";
+  return re +
+         "(/(manual_time|real_time|process_time|iterations:[0-9]+|"
+         "repeats:[0-9]+|min_time:[^/]+|min_warmup_time:[^/]+|"
+         "threads:[0-9]+))*$";
 }
 
 // Whether `name` passes a --benchmark_filter as Google Benchmark reads it
@@ -624,7 +634,8 @@ bool PassesFilter(const std::string& name, const std::string& filter) {
                       std::regex::extended);
   // Google Benchmark's names go on with its own suffixes ("/iterations:1"):
   // a filter that expects a "/" after ours matches as it would there.
-  const bool found = std::regex_search(name, re) || std::regex_search(name + "/", re);
+  const bool found =
+      std::regex_search(name, re) || std::regex_search(name + "/", re);
   return found != negative;
 }
 
@@ -686,7 +697,8 @@ constexpr std::uint64_t kRoundFloorTrips = 20'000;
 struct ScheduleUnit {
   std::string name;
   std::vector<std::string> scenarios;
-  std::vector<std::pair<std::string, std::string>> group_keys;  // scenario, params
+  std::vector<std::pair<std::string, std::string>>
+      group_keys;  // scenario, params
   std::vector<std::vector<std::string>> group_names;
 };
 
@@ -698,10 +710,12 @@ std::vector<ScheduleUnit> BuildSchedule(const std::vector<RankBy>& rankings,
     const ParsedName p = Parse(name);
     std::string unit_name = p.scenario;
     for (const RankBy& r : rankings) {
-      if (r.scenario == p.scenario && !r.round_unit.empty()) unit_name = r.round_unit;
+      if (r.scenario == p.scenario && !r.round_unit.empty())
+        unit_name = r.round_unit;
     }
-    auto u = std::find_if(units.begin(), units.end(),
-                          [&](const ScheduleUnit& x) { return x.name == unit_name; });
+    auto u = std::find_if(
+        units.begin(), units.end(),
+        [&](const ScheduleUnit& x) { return x.name == unit_name; });
     if (u == units.end()) {
       units.push_back({unit_name, {}, {}, {}});
       u = units.end() - 1;
@@ -716,7 +730,8 @@ std::vector<ScheduleUnit> BuildSchedule(const std::vector<RankBy>& rankings,
       u->group_keys.push_back(key);
       u->group_names.push_back({name});
     } else {
-      u->group_names[static_cast<std::size_t>(g - u->group_keys.begin())].push_back(name);
+      u->group_names[static_cast<std::size_t>(g - u->group_keys.begin())]
+          .push_back(name);
     }
   }
   return units;
@@ -741,7 +756,8 @@ std::optional<double> UnitHalfWidth(const ScheduleUnit& unit,
   return widest;
 }
 
-std::unique_ptr<benchmark::BenchmarkReporter> FileReporter(const std::string& format) {
+std::unique_ptr<benchmark::BenchmarkReporter> FileReporter(
+    const std::string& format) {
   if (format == "console") {
     return std::make_unique<benchmark::ConsoleReporter>(
         benchmark::ConsoleReporter::OO_None);
@@ -758,221 +774,311 @@ std::optional<double> ParseNumber(const std::string& text) {
   return v;
 }
 
-}  // namespace
-
-int RunSweep(const SweepSpec& spec, int argc, char** argv) {
+// The sweep's own flags, taken out of argv before Google Benchmark sees it.
+struct SweepFlags {
   Profile profile = Profile::kDefault;
   SweepPart part;
   bool rounds_mode = true;
-  std::optional<double> budget_flag, target_flag;
-  std::optional<int> min_rounds_flag, max_rounds_flag;
-  std::vector<std::string> user_args;
+  std::optional<double> budget, target;
+  std::optional<int> min_rounds, max_rounds;
+  std::vector<std::string> user_args;  // the rest, for Google Benchmark
+};
+
+enum class FlagMatch { kNotOurs, kTaken, kBad };
+
+// --part, --profile and --rounds; kBad after saying what is wrong.
+FlagMatch ParseModeFlag(const std::string& arg, const char* argv0,
+                        SweepFlags* f) {
+  if (arg.rfind("--part=", 0) == 0) {
+    const auto p = ParsePart(std::string_view(arg).substr(7));
+    if (!p) {
+      std::fprintf(stderr, "%s: bad %s (want --part=K/N, 1 <= K <= N <= 64)\n",
+                   argv0, arg.c_str());
+      return FlagMatch::kBad;
+    }
+    f->part = *p;
+    return FlagMatch::kTaken;
+  }
+  if (arg.rfind("--profile=", 0) == 0) {
+    const std::string value = arg.substr(10);
+    if (value == "default") {
+      f->profile = Profile::kDefault;
+    } else if (value == "full") {
+      f->profile = Profile::kFull;
+    } else if (value == "smoke") {
+      f->profile = Profile::kSmoke;
+    } else {
+      std::fprintf(stderr,
+                   "%s: unknown --profile=%s (use default, full or smoke)\n",
+                   argv0, value.c_str());
+      return FlagMatch::kBad;
+    }
+    return FlagMatch::kTaken;
+  }
+  if (arg.rfind("--rounds=", 0) == 0) {
+    const auto b = ParseBool(arg.substr(9));
+    if (!b) {
+      std::fprintf(stderr, "%s: %s: use --rounds=on or --rounds=off\n", argv0,
+                   arg.c_str());
+      return FlagMatch::kBad;
+    }
+    f->rounds_mode = *b;
+    return FlagMatch::kTaken;
+  }
+  return FlagMatch::kNotOurs;
+}
+
+// --round_budget_s, --round_target, --min_rounds and --max_rounds; kBad
+// after saying what is wrong.
+FlagMatch ParseRoundsNumberFlag(const std::string& arg, const char* argv0,
+                                SweepFlags* f) {
+  const std::pair<const char*, std::optional<double>*> number_flags[] = {
+      {"--round_budget_s=", &f->budget}, {"--round_target=", &f->target}};
+  bool matched = false;
+  for (const auto& [flag, dest] : number_flags) {
+    if (arg.rfind(flag, 0) != 0) continue;
+    const auto v = ParseNumber(arg.substr(std::strlen(flag)));
+    if (!v || *v < 0) {
+      std::fprintf(stderr, "%s: %s: want a number >= 0\n", argv0, arg.c_str());
+      return FlagMatch::kBad;
+    }
+    *dest = *v;
+    matched = true;
+  }
+  const std::pair<const char*, std::optional<int>*> count_flags[] = {
+      {"--min_rounds=", &f->min_rounds}, {"--max_rounds=", &f->max_rounds}};
+  for (const auto& [flag, dest] : count_flags) {
+    if (arg.rfind(flag, 0) != 0) continue;
+    const auto v = ParseNumber(arg.substr(std::strlen(flag)));
+    if (!v || *v < 1 || *v > 100000 || *v != std::floor(*v)) {
+      std::fprintf(stderr, "%s: %s: want a whole number from 1 to 100000\n",
+                   argv0, arg.c_str());
+      return FlagMatch::kBad;
+    }
+    *dest = static_cast<int>(*v);
+    matched = true;
+  }
+  return matched ? FlagMatch::kTaken : FlagMatch::kNotOurs;
+}
+
+// False after saying what is wrong with a flag.
+bool ParseSweepFlags(int argc, char** argv, SweepFlags* f) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind("--part=", 0) == 0) {
-      const auto p = ParsePart(std::string_view(arg).substr(7));
-      if (!p) {
-        std::fprintf(stderr,
-                     "%s: bad %s (want --part=K/N, 1 <= K <= N <= 64)\n",
-                     argv[0], arg.c_str());
-        return 2;
-      }
-      part = *p;
-      continue;
-    }
-    if (arg.rfind("--profile=", 0) == 0) {
-      const std::string value = arg.substr(10);
-      if (value == "default") {
-        profile = Profile::kDefault;
-      } else if (value == "full") {
-        profile = Profile::kFull;
-      } else if (value == "smoke") {
-        profile = Profile::kSmoke;
-      } else {
-        std::fprintf(stderr,
-                     "%s: unknown --profile=%s (use default, full or smoke)\n",
-                     argv[0], value.c_str());
-        return 2;
-      }
-      continue;
-    }
-    if (arg.rfind("--rounds=", 0) == 0) {
-      const auto b = ParseBool(arg.substr(9));
-      if (!b) {
-        std::fprintf(stderr, "%s: %s: use --rounds=on or --rounds=off\n", argv[0],
-                     arg.c_str());
-        return 2;
-      }
-      rounds_mode = *b;
-      continue;
-    }
-    const std::pair<const char*, std::optional<double>*> number_flags[] = {
-        {"--round_budget_s=", &budget_flag}, {"--round_target=", &target_flag}};
-    bool matched = false;
-    for (const auto& [flag, dest] : number_flags) {
-      if (arg.rfind(flag, 0) != 0) continue;
-      const auto v = ParseNumber(arg.substr(std::strlen(flag)));
-      if (!v || *v < 0) {
-        std::fprintf(stderr, "%s: %s: want a number >= 0\n", argv[0], arg.c_str());
-        return 2;
-      }
-      *dest = *v;
-      matched = true;
-    }
-    const std::pair<const char*, std::optional<int>*> count_flags[] = {
-        {"--min_rounds=", &min_rounds_flag}, {"--max_rounds=", &max_rounds_flag}};
-    for (const auto& [flag, dest] : count_flags) {
-      if (arg.rfind(flag, 0) != 0) continue;
-      const auto v = ParseNumber(arg.substr(std::strlen(flag)));
-      if (!v || *v < 1 || *v > 100000 || *v != std::floor(*v)) {
-        std::fprintf(stderr, "%s: %s: want a whole number from 1 to 100000\n",
-                     argv[0], arg.c_str());
-        return 2;
-      }
-      *dest = static_cast<int>(*v);
-      matched = true;
-    }
-    if (matched) continue;
-    user_args.push_back(arg);
+    FlagMatch m = ParseModeFlag(arg, argv[0], f);
+    if (m == FlagMatch::kNotOurs) m = ParseRoundsNumberFlag(arg, argv[0], f);
+    if (m == FlagMatch::kBad) return false;
+    if (m == FlagMatch::kNotOurs) f->user_args.push_back(arg);
   }
+  return true;
+}
 
+// The console's colour and layout. False after saying what is wrong.
+bool ParseConsoleFlags(const std::vector<std::string>& user_args,
+                       const char* argv0, bool* color, bool* tabular) {
   // Colour only on a terminal, unless the user says otherwise. Google
   // Benchmark applies --benchmark_color only to the reporter it makes
   // itself; this sweep brings its own, so it reads the flag here.
-  bool color = ::isatty(STDOUT_FILENO) == 1;
+  *color = ::isatty(STDOUT_FILENO) == 1;
   if (const char* term = std::getenv("TERM");
       term == nullptr || std::string_view(term) == "dumb") {
-    color = false;
+    *color = false;
   }
   if (auto v = FlagValue(user_args, "--benchmark_color"); v && *v != "auto") {
     const auto b = ParseBool(*v);
     if (!b) {
-      std::fprintf(stderr, "%s: --benchmark_color=%s: use true, false or auto\n",
-                   argv[0], v->c_str());
-      return 2;
+      std::fprintf(stderr,
+                   "%s: --benchmark_color=%s: use true, false or auto\n", argv0,
+                   v->c_str());
+      return false;
     }
-    color = *b;
+    *color = *b;
   }
   // Counters inline by default: with interleaved repetitions, rows of
   // different scenarios alternate, and a tabular console would print a new
   // header at every change of counters.
-  bool tabular = false;
+  *tabular = false;
   if (auto v = FlagValue(user_args, "--benchmark_counters_tabular")) {
-    tabular = ParseBool(*v).value_or(false);
+    *tabular = ParseBool(*v).value_or(false);
   }
+  return true;
+}
 
-  if (rounds_mode && (HasFlag(user_args, "--benchmark_repetitions") ||
-                      HasFlag(user_args, "--benchmark_enable_random_interleaving"))) {
-    std::fprintf(stderr,
-                 "%s: --benchmark_repetitions and random interleaving apply to "
-                 "--rounds=off; paired rounds run each benchmark once a round\n",
-                 argv[0]);
-    return 2;
+// Repetitions and random interleaving belong to --rounds=off. False after
+// saying so.
+bool RepetitionFlagsFit(const SweepFlags& flags, const char* argv0) {
+  if (flags.rounds_mode &&
+      (HasFlag(flags.user_args, "--benchmark_repetitions") ||
+       HasFlag(flags.user_args, "--benchmark_enable_random_interleaving"))) {
+    std::fprintf(
+        stderr,
+        "%s: --benchmark_repetitions and random interleaving apply to "
+        "--rounds=off; paired rounds run each benchmark once a round\n",
+        argv0);
+    return false;
   }
+  return true;
+}
 
-  // The rounds' schedule for this process.
+// The rounds' schedule for this process: the profile's, this process's
+// share of it, then the user's flags.
+RoundsConfig RoundsFor(const SweepSpec& spec, const SweepFlags& f) {
+  const SweepPart& part = f.part;
   RoundsConfig rounds;
-  rounds.min_rounds = ByProfile(profile, 1, kDefaultMinRounds, kFullMinRounds);
-  rounds.max_rounds = ByProfile(profile, 1, 60, 200);
-  rounds.budget_s = ByProfile(profile, 0.0, spec.round_budget_s,
+  rounds.min_rounds =
+      ByProfile(f.profile, 1, kDefaultMinRounds, kFullMinRounds);
+  rounds.max_rounds = ByProfile(f.profile, 1, 60, 200);
+  rounds.budget_s = ByProfile(f.profile, 0.0, spec.round_budget_s,
                               spec.round_budget_s * kFullBudgetFactor);
   rounds.target = kRoundTarget;
   if (part.of > 1) {
     // Each process runs its share; the merged file pairs rounds by process,
     // and an interval over N times the rounds is about sqrt(N) narrower.
     rounds.budget_s /= part.of;
-    rounds.min_rounds = std::max(1, (rounds.min_rounds + part.of - 1) / part.of);
+    rounds.min_rounds =
+        std::max(1, (rounds.min_rounds + part.of - 1) / part.of);
     rounds.target *= std::sqrt(static_cast<double>(part.of));
   }
-  if (budget_flag) rounds.budget_s = *budget_flag;
-  if (target_flag) rounds.target = *target_flag;
-  if (min_rounds_flag) rounds.min_rounds = *min_rounds_flag;
-  if (max_rounds_flag) rounds.max_rounds = *max_rounds_flag;
+  if (f.budget) rounds.budget_s = *f.budget;
+  if (f.target) rounds.target = *f.target;
+  if (f.min_rounds) rounds.min_rounds = *f.min_rounds;
+  if (f.max_rounds) rounds.max_rounds = *f.max_rounds;
   rounds.max_rounds = std::max(rounds.max_rounds, rounds.min_rounds);
+  return rounds;
+}
 
-  // Defaults first; the user's flags come later and win.
-  std::vector<std::string> args = {argv[0]};
-  long repetitions = rounds_mode ? 1
-                                 : PartRepetitions(profile == Profile::kSmoke
+// Google Benchmark's command line, and what the sweep reads of it.
+struct BenchArgs {
+  std::vector<std::string> args;
+  long repetitions = 1;
+  bool interleaved = false;
+  std::string out_path;  // empty: no file
+  std::string out_format;
+  bool out_is_json = true;
+  std::string filter;
+};
+
+// The defaults come first; the user's flags come later and win.
+void AddRunDefaults(const SweepFlags& f, BenchArgs* b) {
+  b->repetitions = f.rounds_mode ? 1
+                                 : PartRepetitions(f.profile == Profile::kSmoke
                                                        ? 1
                                                        : kDefaultRepetitions,
-                                                   part.of);
-  if (auto v = FlagValue(user_args, "--benchmark_repetitions")) {
-    repetitions = std::strtol(v->c_str(), nullptr, 10);
+                                                   f.part.of);
+  if (auto v = FlagValue(f.user_args, "--benchmark_repetitions")) {
+    b->repetitions = std::strtol(v->c_str(), nullptr, 10);
   } else {
-    args.push_back("--benchmark_repetitions=" + std::to_string(repetitions));
+    b->args.push_back("--benchmark_repetitions=" +
+                      std::to_string(b->repetitions));
   }
-  bool interleaved = !rounds_mode;
-  if (auto v = FlagValue(user_args, "--benchmark_enable_random_interleaving")) {
-    interleaved = ParseBool(*v).value_or(true);
+  b->interleaved = !f.rounds_mode;
+  if (auto v =
+          FlagValue(f.user_args, "--benchmark_enable_random_interleaving")) {
+    b->interleaved = ParseBool(*v).value_or(true);
   } else {
-    args.push_back(std::string("--benchmark_enable_random_interleaving=") +
-                   (interleaved ? "true" : "false"));
+    b->args.push_back(std::string("--benchmark_enable_random_interleaving=") +
+                      (b->interleaved ? "true" : "false"));
   }
-  if (!HasFlag(user_args, "--benchmark_display_aggregates_only") &&
-      !HasFlag(user_args, "--benchmark_report_aggregates_only")) {
-    args.push_back("--benchmark_display_aggregates_only=true");
+  if (!HasFlag(f.user_args, "--benchmark_display_aggregates_only") &&
+      !HasFlag(f.user_args, "--benchmark_report_aggregates_only")) {
+    b->args.push_back("--benchmark_display_aggregates_only=true");
   }
-  std::string out_path;
-  const std::string out_format =
-      FlagValue(user_args, "--benchmark_out_format").value_or("json");
-  const bool out_is_json = out_format == "json";
-  if (auto v = FlagValue(user_args, "--benchmark_out")) {
-    out_path = *v;
-  } else {
-    const std::string dir = ResultsDir();
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "%s: cannot create %s: %s\n", argv[0], dir.c_str(),
-                   std::strerror(errno));
-      return 1;
-    }
-    out_path = dir + "/" + spec.family + ".json";
-    args.push_back("--benchmark_out=" + out_path);
-    args.push_back("--benchmark_out_format=json");
-  }
-  args.insert(args.end(), user_args.begin(), user_args.end());
-  const std::string filter = FlagValue(user_args, "--benchmark_filter").value_or("");
-  if (rounds_mode) {
-    // Google Benchmark would reopen (truncate) its output file at every
-    // call, and its filter would replace the one each round passes: this
-    // sweep writes the file and applies the filter itself.
-    std::erase_if(args, [](const std::string& a) {
-      return a.rfind("--benchmark_out=", 0) == 0 ||
-             a.rfind("--benchmark_out_format=", 0) == 0 ||
-             a.rfind("--benchmark_filter=", 0) == 0;
-    });
-    if (out_format != "json" && out_format != "console") {
-      std::fprintf(stderr, "%s: --benchmark_out_format=%s: paired rounds write "
-                           "json or console\n", argv[0], out_format.c_str());
-      return 2;
-    }
-    try {
-      PassesFilter("", filter);
-    } catch (const std::regex_error& e) {
-      std::fprintf(stderr, "%s: --benchmark_filter=%s: not a regular expression (%s)\n",
-                   argv[0], filter.c_str(), e.what());
-      return 2;
-    }
-  }
+}
 
+// The output file: the user's, or results/<family>.json. False after saying
+// why the results folder cannot be made.
+bool ChooseOutput(const SweepSpec& spec, const SweepFlags& f, const char* argv0,
+                  BenchArgs* b) {
+  b->out_format =
+      FlagValue(f.user_args, "--benchmark_out_format").value_or("json");
+  b->out_is_json = b->out_format == "json";
+  if (auto v = FlagValue(f.user_args, "--benchmark_out")) {
+    b->out_path = *v;
+    return true;
+  }
+  const std::string dir = ResultsDir();
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "%s: cannot create %s: %s\n", argv0, dir.c_str(),
+                 std::strerror(errno));
+    return false;
+  }
+  b->out_path = dir + "/" + spec.family + ".json";
+  b->args.push_back("--benchmark_out=" + b->out_path);
+  b->args.push_back("--benchmark_out_format=json");
+  return true;
+}
+
+// Google Benchmark would reopen (truncate) its output file at every call,
+// and its filter would replace the one each round passes: in paired rounds
+// this sweep writes the file and applies the filter itself. False after
+// saying what it cannot take.
+bool TakeOverFileAndFilter(const char* argv0, BenchArgs* b) {
+  std::erase_if(b->args, [](const std::string& a) {
+    return a.rfind("--benchmark_out=", 0) == 0 ||
+           a.rfind("--benchmark_out_format=", 0) == 0 ||
+           a.rfind("--benchmark_filter=", 0) == 0;
+  });
+  if (b->out_format != "json" && b->out_format != "console") {
+    std::fprintf(stderr,
+                 "%s: --benchmark_out_format=%s: paired rounds write "
+                 "json or console\n",
+                 argv0, b->out_format.c_str());
+    return false;
+  }
+  try {
+    PassesFilter("", b->filter);
+  } catch (const std::regex_error& e) {
+    std::fprintf(stderr,
+                 "%s: --benchmark_filter=%s: not a regular expression (%s)\n",
+                 argv0, b->filter.c_str(), e.what());
+    return false;
+  }
+  return true;
+}
+
+// Google Benchmark's command line for this sweep. Returns 0, or the exit
+// code after saying what is wrong.
+int BuildBenchArgs(const SweepSpec& spec, const SweepFlags& f,
+                   const char* argv0, BenchArgs* b) {
+  b->args = {argv0};
+  AddRunDefaults(f, b);
+  if (!ChooseOutput(spec, f, argv0, b)) return 1;
+  b->args.insert(b->args.end(), f.user_args.begin(), f.user_args.end());
+  b->filter = FlagValue(f.user_args, "--benchmark_filter").value_or("");
+  if (f.rounds_mode && !TakeOverFileAndFilter(argv0, b)) return 2;
+  return 0;
+}
+
+// False when Google Benchmark was given a flag it does not know (it says
+// which).
+bool InitializeBenchmark(std::vector<std::string>& args) {
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   int cargc = static_cast<int>(cargs.size());
   benchmark::Initialize(&cargc, cargs.data());
-  if (benchmark::ReportUnrecognizedArguments(cargc, cargs.data())) return 2;
+  return !benchmark::ReportUnrecognizedArguments(cargc, cargs.data());
+}
 
-  const char* profile_name = profile == Profile::kFull    ? "full"
-                             : profile == Profile::kSmoke ? "smoke"
-                                                          : "default";
-  benchmark::AddCustomContext("profile", profile_name);
-  if (part.of > 1) {
-    if (rounds_mode) {
-      std::printf("part %d of %d: %.0f s of rounds, at least %d a unit, in this "
-                  "process\n",
-                  part.index, part.of, rounds.budget_s, rounds.min_rounds);
+const char* ProfileName(Profile profile) {
+  return profile == Profile::kFull    ? "full"
+         : profile == Profile::kSmoke ? "smoke"
+                                      : "default";
+}
+
+// The context lines of Google Benchmark's output, and this process's share
+// of a sweep run as several.
+void AddSweepContext(const SweepSpec& spec, const SweepFlags& f,
+                     const RoundsConfig& rounds, long repetitions) {
+  benchmark::AddCustomContext("profile", ProfileName(f.profile));
+  if (f.part.of > 1) {
+    if (f.rounds_mode) {
+      std::printf(
+          "part %d of %d: %.0f s of rounds, at least %d a unit, in this "
+          "process\n",
+          f.part.index, f.part.of, rounds.budget_s, rounds.min_rounds);
     } else {
       std::printf("part %d of %d: %ld repetition(s) in this process\n",
-                  part.index, part.of, repetitions);
+                  f.part.index, f.part.of, repetitions);
     }
   }
   benchmark::AddCustomContext("cores", std::to_string(Cores()));
@@ -981,143 +1087,173 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
                      ? "workers pinned round-robin to the allowed cores"
                      : "none (the components under test own their threads)");
   benchmark::AddCustomContext(
-      "note", "Debian's libbenchmark is built without NDEBUG, hence its "
-              "'Library was built as DEBUG' line; our code is built with -c opt");
+      "note",
+      "Debian's libbenchmark is built without NDEBUG, hence its "
+      "'Library was built as DEBUG' line; our code is built with -c opt");
+}
 
+// The family's rankings, each with a baseline, and the floor's.
+std::vector<RankBy> SweepRankings(const SweepSpec& spec) {
   std::vector<RankBy> rankings = spec.rankings;
   for (RankBy& r : rankings) {
     if (r.baseline.empty()) r.baseline = spec.baseline;
   }
-  rankings.push_back({std::string(kFloorScenario), "p50_ns", false, "ns",
+  rankings.push_back({std::string(kFloorScenario),
+                      "p50_ns",
+                      false,
+                      "ns",
                       {"p99_ns", "p999_ns"}});
+  return rankings;
+}
 
-  // The floor: before, interleaved with the family's rows, after.
-  const std::uint64_t edge_trips =
-      ByProfile<std::uint64_t>(profile, 2'000, 50'000, 100'000);
-  const std::uint64_t row_trips =
-      ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
-  const auto floor_cpus = FloorCpus();
-  const std::optional<FloorSample> before = MeasureFloorEdge(edge_trips);
-  PrintFloorSample("before", before);
-  const std::string floor_name = BenchName(spec.family, kFloorScenario, kFloorImpl);
-  if (floor_cpus) {
-    benchmark::RegisterBenchmark(
-        floor_name.c_str(),
-        [=](benchmark::State& s) { BM_Floor(s, row_trips); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
-    DescribeScenario(kFloorScenario, {{"round_trips", row_trips}});
-  }
-  spec.register_benchmarks(profile);
+// The floor at both ends of the sweep, and the cores it runs on.
+struct FloorEnds {
+  std::uint64_t edge_trips = 0;
+  std::optional<std::pair<int, int>> cpus;
+  std::optional<FloorSample> before, after;
+};
 
-  RankingReporter reporter(
-      spec.family, rankings,
-      static_cast<benchmark::ConsoleReporter::OutputOptions>(
-          (color ? benchmark::ConsoleReporter::OO_Color : 0) |
-          (tabular ? benchmark::ConsoleReporter::OO_Tabular : 0)));
+// What the paired rounds did.
+struct RoundsOutcome {
+  std::size_t ran = 0;  // benchmark runs
+  JsonFields units;     // each unit's rounds, for the JSON
+  double elapsed_s = 0;
+};
+
+// One round of one unit: the floor's row (when `floor_name` is not null),
+// then the unit's groups in random order, each after a short floor
+// measurement, its implementations in random order. Returns the runs.
+std::size_t RunUnitRound(const ScheduleUnit& unit, int round,
+                         const std::string* floor_name, RoundsReporter& both,
+                         std::mt19937_64& rng) {
   std::size_t ran = 0;
-  JsonFields rounds_units;
-  double rounds_elapsed_s = 0;
-  if (!rounds_mode) {
-    ran = benchmark::RunSpecifiedBenchmarks(&reporter);
-  } else {
-    std::ofstream file;
-    std::unique_ptr<benchmark::BenchmarkReporter> file_reporter;
-    if (!out_path.empty()) {
-      file.open(out_path, std::ios::binary | std::ios::trunc);
-      if (!file) {
-        std::fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], out_path.c_str(),
-                     std::strerror(errno));
-        return 1;
-      }
-      file_reporter = FileReporter(out_format);
-      file_reporter->SetOutputStream(&file);
-      file_reporter->SetErrorStream(&file);
+  if (floor_name != nullptr) {
+    both.Stamp(round, NAN);
+    ran += benchmark::RunSpecifiedBenchmarks(&both, ExactFilter(*floor_name));
+  }
+  std::vector<std::size_t> order(unit.group_names.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (std::size_t g : order) {
+    const auto f = MeasureFloor(kRoundFloorTrips);
+    both.Stamp(round, f ? f->p50_ns : NAN);
+    std::vector<std::string> names = unit.group_names[g];
+    std::shuffle(names.begin(), names.end(), rng);
+    for (const std::string& name : names) {
+      ran += benchmark::RunSpecifiedBenchmarks(&both, ExactFilter(name));
     }
-    RoundsReporter both(reporter, file_reporter.get());
-    std::vector<ScheduleUnit> units = BuildSchedule(rankings, filter);
-    std::vector<UnitState> state(units.size());
-    std::mt19937_64 rng(std::random_device{}());
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    auto seconds_since = [](Clock::time_point t) {
-      return std::chrono::duration<double>(Clock::now() - t).count();
-    };
-    std::printf("paired rounds: %zu unit(s); at least %d round(s) each, then "
-                "more until each unit's leading pairs are within ±%.1f%% or "
-                "%.0f s are spent (at most %d rounds)\n",
-                units.size(), rounds.min_rounds, 100 * rounds.target,
-                rounds.budget_s, rounds.max_rounds);
+  }
+  return ran;
+}
+
+// Prints how each unit's rounds ended; returns them for the JSON.
+JsonFields UnitsSummary(const std::string& family,
+                        const std::vector<ScheduleUnit>& units,
+                        const std::vector<UnitState>& state) {
+  JsonFields out;
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const UnitState& st = state[i];
+    std::vector<JsonValue> scenarios(units[i].scenarios.begin(),
+                                     units[i].scenarios.end());
+    out.emplace_back(
+        units[i].name,
+        JsonValue::Object(
+            {{"scenarios", JsonValue::Array(scenarios)},
+             {"rounds", st.rounds},
+             {"stop", st.stop},
+             {"seconds", st.seconds},
+             {"half_width",
+              st.half_width ? JsonValue(*st.half_width) : JsonValue()}}));
+    std::printf("rounds: %s/%s ran %d round(s) in %.0f s, ended by %s\n",
+                family.c_str(), units[i].name.c_str(), st.rounds, st.seconds,
+                st.stop == "target"
+                    ? "its target (leading pairs within the target)"
+                : st.stop == "budget" ? "the time budget"
+                                      : "the round limit");
+  }
+  return out;
+}
+
+// Runs the units' rounds until NextUnit says every unit is done.
+void RunSchedule(const SweepSpec& spec, const RoundsConfig& rounds,
+                 std::vector<ScheduleUnit>& units,
+                 std::vector<UnitState>& state, const std::string* floor_name,
+                 RankingReporter& reporter, RoundsReporter& both,
+                 RoundsOutcome* out) {
+  std::mt19937_64 rng(std::random_device{}());
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  std::printf(
+      "paired rounds: %zu unit(s); at least %d round(s) each, then "
+      "more until each unit's leading pairs are within ±%.1f%% or "
+      "%.0f s are spent (at most %d rounds)\n",
+      units.size(), rounds.min_rounds, 100 * rounds.target, rounds.budget_s,
+      rounds.max_rounds);
+  std::fflush(stdout);
+  for (int u; (u = NextUnit(state, rounds, seconds_since(start))) >= 0;) {
+    ScheduleUnit& unit = units[static_cast<std::size_t>(u)];
+    UnitState& st = state[static_cast<std::size_t>(u)];
+    const int round = st.rounds + 1;
+    const auto unit_start = Clock::now();
+    out->ran += RunUnitRound(unit, round, floor_name, both, rng);
+    st.rounds = round;
+    st.seconds += seconds_since(unit_start);
+    st.half_width = UnitHalfWidth(unit, reporter);
+    char width[48] = "no interval yet";
+    if (st.half_width) {
+      std::snprintf(width, sizeof(width), "leading pairs within ±%.1f%%",
+                    100 * *st.half_width);
+    }
+    std::printf("[round %d of %s/%s: %.1f s; %s; %.0f s of %.0f s]\n", round,
+                spec.family.c_str(), unit.name.c_str(),
+                seconds_since(unit_start), width, seconds_since(start),
+                rounds.budget_s);
     std::fflush(stdout);
-    for (int u; (u = NextUnit(state, rounds, seconds_since(start))) >= 0;) {
-      ScheduleUnit& unit = units[static_cast<std::size_t>(u)];
-      UnitState& st = state[static_cast<std::size_t>(u)];
-      const int round = st.rounds + 1;
-      const auto unit_start = Clock::now();
-      if (floor_cpus) {
-        both.Stamp(round, NAN);
-        ran += benchmark::RunSpecifiedBenchmarks(&both, ExactFilter(floor_name));
-      }
-      std::vector<std::size_t> order(unit.group_names.size());
-      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::shuffle(order.begin(), order.end(), rng);
-      for (std::size_t g : order) {
-        const auto f = MeasureFloor(kRoundFloorTrips);
-        both.Stamp(round, f ? f->p50_ns : NAN);
-        std::vector<std::string> names = unit.group_names[g];
-        std::shuffle(names.begin(), names.end(), rng);
-        for (const std::string& name : names) {
-          ran += benchmark::RunSpecifiedBenchmarks(&both, ExactFilter(name));
-        }
-      }
-      st.rounds = round;
-      st.seconds += seconds_since(unit_start);
-      st.half_width = UnitHalfWidth(unit, reporter);
-      char width[48] = "no interval yet";
-      if (st.half_width) {
-        std::snprintf(width, sizeof(width), "leading pairs within ±%.1f%%",
-                      100 * *st.half_width);
-      }
-      std::printf("[round %d of %s/%s: %.1f s; %s; %.0f s of %.0f s]\n", round,
-                  spec.family.c_str(), unit.name.c_str(), seconds_since(unit_start),
-                  width, seconds_since(start), rounds.budget_s);
-      std::fflush(stdout);
-    }
-    rounds_elapsed_s = seconds_since(start);
-    both.FinishAll();
-    file.close();
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      const UnitState& st = state[i];
-      std::vector<JsonValue> scenarios(units[i].scenarios.begin(),
-                                       units[i].scenarios.end());
-      rounds_units.emplace_back(
-          units[i].name,
-          JsonValue::Object({{"scenarios", JsonValue::Array(scenarios)},
-                             {"rounds", st.rounds},
-                             {"stop", st.stop},
-                             {"seconds", st.seconds},
-                             {"half_width", st.half_width ? JsonValue(*st.half_width)
-                                                          : JsonValue()}}));
-      std::printf("rounds: %s/%s ran %d round(s) in %.0f s, ended by %s\n",
-                  spec.family.c_str(), units[i].name.c_str(), st.rounds, st.seconds,
-                  st.stop == "target"   ? "its target (leading pairs within the target)"
-                  : st.stop == "budget" ? "the time budget"
-                                        : "the round limit");
-    }
   }
-  benchmark::Shutdown();
-  if (ran == 0) {
-    std::fprintf(stderr, "%s: no benchmark matched the filter\n", argv[0]);
-    return 1;
+  out->elapsed_s = seconds_since(start);
+}
+
+// The sweep in paired rounds, written to `b.out_path` as well as the
+// console. Returns 0, or the exit code after saying why the file cannot be
+// written.
+int RunPairedRounds(const SweepSpec& spec, const RoundsConfig& rounds,
+                    const BenchArgs& b, const std::vector<RankBy>& rankings,
+                    const std::string* floor_name, const char* argv0,
+                    RankingReporter& reporter, RoundsOutcome* out) {
+  std::ofstream file;
+  std::unique_ptr<benchmark::BenchmarkReporter> file_reporter;
+  if (!b.out_path.empty()) {
+    file.open(b.out_path, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      std::fprintf(stderr, "%s: cannot write %s: %s\n", argv0,
+                   b.out_path.c_str(), std::strerror(errno));
+      return 1;
+    }
+    file_reporter = FileReporter(b.out_format);
+    file_reporter->SetOutputStream(&file);
+    file_reporter->SetErrorStream(&file);
   }
-  const std::optional<FloorSample> after = MeasureFloorEdge(edge_trips);
+  RoundsReporter both(reporter, file_reporter.get());
+  std::vector<ScheduleUnit> units = BuildSchedule(rankings, b.filter);
+  std::vector<UnitState> state(units.size());
+  RunSchedule(spec, rounds, units, state, floor_name, reporter, both, out);
+  both.FinishAll();
+  file.close();
+  out->units = UnitsSummary(spec.family, units, state);
+  return 0;
+}
 
-  const Cell* floor_row = reporter.FloorCell();
-  reporter.PrintRankings(spec.pins_threads);
-
-  PrintFloorSample("before", before);
-  PrintFloorSample("after", after);
+// Prints the floor at both ends and the interleaved row's, and says when
+// the host drifted (a warning, or in paired rounds a note). Returns why it
+// drifted, if it did.
+std::vector<std::string> ReportFloor(const FloorEnds& floor,
+                                     const Cell* floor_row, bool rounds_mode,
+                                     const char* argv0) {
+  PrintFloorSample("before", floor.before);
+  PrintFloorSample("after", floor.after);
   std::optional<double> row_cv;
   if (floor_row != nullptr) {
     char cv[16] = "n/a";
@@ -1125,96 +1261,193 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
       std::snprintf(cv, sizeof(cv), "%.1f%%", floor_row->cv * 100);
       row_cv = floor_row->cv;
     }
-    std::printf("floor interleaved: median p50 %.0f ns, CV %s over %zu "
-                "run(s)\n",
-                floor_row->median, cv, floor_row->values.size());
+    std::printf(
+        "floor interleaved: median p50 %.0f ns, CV %s over %zu "
+        "run(s)\n",
+        floor_row->median, cv, floor_row->values.size());
   }
   const std::vector<std::string> drift = FloorDrift(
-      before ? std::optional<double>(before->p50_ns) : std::nullopt,
-      after ? std::optional<double>(after->p50_ns) : std::nullopt, row_cv);
+      floor.before ? std::optional<double>(floor.before->p50_ns) : std::nullopt,
+      floor.after ? std::optional<double>(floor.after->p50_ns) : std::nullopt,
+      row_cv);
   std::fflush(stdout);  // the warnings on stderr come after the tables
   for (const std::string& reason : drift) {
     if (rounds_mode) {
       std::printf("note: host drifted: %s\n", reason.c_str());
     } else {
       std::printf("WARNING: host drifted: %s\n", reason.c_str());
-      std::fprintf(stderr, "%s: WARNING: host drifted: %s\n", argv[0],
+      std::fprintf(stderr, "%s: WARNING: host drifted: %s\n", argv0,
                    reason.c_str());
     }
   }
   if (!drift.empty()) {
     if (rounds_mode) {
-      std::printf("note: paired rounds cancel a host state that lasts longer "
-                  "than a round; bench:pick checks whether the ratios differ "
-                  "between the host's states\n");
+      std::printf(
+          "note: paired rounds cancel a host state that lasts longer "
+          "than a round; bench:pick checks whether the ratios differ "
+          "between the host's states\n");
     } else {
-      std::printf("WARNING: bench:pick will name no winner from this file "
-                  "(\"host drifted: rerun\"); run the sweep again\n");
+      std::printf(
+          "WARNING: bench:pick will name no winner from this file "
+          "(\"host drifted: rerun\"); run the sweep again\n");
     }
   }
+  return drift;
+}
 
-  if (!out_path.empty() && out_is_json) {
-    std::vector<JsonValue> reasons(drift.begin(), drift.end());
-    JsonFields impls, scenarios;
-    for (const auto& [name, traits] : ImplTraits()) {
-      impls.emplace_back(name, JsonValue::Object(traits));
-    }
-    for (const auto& [name, sizes] : ScenarioSizes()) {
-      scenarios.emplace_back(name, JsonValue::Object(sizes));
-    }
-    JsonFields doc_fields = {
-        {"schema", 1},
-        {"family", spec.family},
-        {"profile", profile_name},
-        {"repetitions", repetitions},
-        {"interleaved", interleaved},
-        {"part", JsonValue::Object({{"index", part.index}, {"of", part.of}})},
-        {"machine",
-         JsonValue::Object({{"cpu_model", CpuModel()}, {"cores", Cores()}})},
-        {"floor",
-         JsonValue::Object({
-             {"core_pair",
-              floor_cpus ? JsonValue::Array({floor_cpus->first, floor_cpus->second})
-                         : JsonValue()},
-             {"round_trips", edge_trips},
-             {"edge_runs", kEdgeParts},
-             {"threshold", kDriftThreshold},
-             {"before", FloorJson(before)},
-             {"after", FloorJson(after)},
-             {"drifted", !drift.empty()},
-             {"drift_reasons", JsonValue::Array(reasons)},
-         })},
-        {"rankings", RulesJson(rankings)},
-        {"impls", JsonValue::Object(impls)},
-        {"scenarios", JsonValue::Object(scenarios)},
-    };
-    if (rounds_mode) {
-      doc_fields.emplace_back(
-          "rounds", JsonValue::Object({{"target", rounds.target},
-                                       {"budget_s", rounds.budget_s},
-                                       {"min_rounds", rounds.min_rounds},
-                                       {"max_rounds", rounds.max_rounds},
-                                       {"elapsed_s", rounds_elapsed_s},
-                                       {"floor_round_trips", kRoundFloorTrips},
-                                       {"units", JsonValue::Object(rounds_units)}}));
-    }
-    const JsonValue doc = JsonValue::Object(doc_fields);
-    if (const std::string error = AddToContext(out_path, "serverkit", doc);
+// The floor's part of the "serverkit" context object.
+JsonValue FloorContextJson(const FloorEnds& floor,
+                           const std::vector<std::string>& drift) {
+  std::vector<JsonValue> reasons(drift.begin(), drift.end());
+  return JsonValue::Object({
+      {"core_pair",
+       floor.cpus ? JsonValue::Array({floor.cpus->first, floor.cpus->second})
+                  : JsonValue()},
+      {"round_trips", floor.edge_trips},
+      {"edge_runs", kEdgeParts},
+      {"threshold", kDriftThreshold},
+      {"before", FloorJson(floor.before)},
+      {"after", FloorJson(floor.after)},
+      {"drifted", !drift.empty()},
+      {"drift_reasons", JsonValue::Array(reasons)},
+  });
+}
+
+// The "serverkit" object of the JSON file's context: the vocabulary, the
+// floor and, in paired rounds, the schedule bench/pick reads.
+JsonValue SweepContextJson(const SweepSpec& spec, const SweepFlags& f,
+                           const BenchArgs& b, const RoundsConfig& rounds,
+                           const std::vector<RankBy>& rankings,
+                           const FloorEnds& floor,
+                           const std::vector<std::string>& drift,
+                           const RoundsOutcome& outcome) {
+  JsonFields impls, scenarios;
+  for (const auto& [name, traits] : ImplTraits()) {
+    impls.emplace_back(name, JsonValue::Object(traits));
+  }
+  for (const auto& [name, sizes] : ScenarioSizes()) {
+    scenarios.emplace_back(name, JsonValue::Object(sizes));
+  }
+  JsonFields doc_fields = {
+      {"schema", 1},
+      {"family", spec.family},
+      {"profile", ProfileName(f.profile)},
+      {"repetitions", b.repetitions},
+      {"interleaved", b.interleaved},
+      {"part", JsonValue::Object({{"index", f.part.index}, {"of", f.part.of}})},
+      {"machine",
+       JsonValue::Object({{"cpu_model", CpuModel()}, {"cores", Cores()}})},
+      {"floor", FloorContextJson(floor, drift)},
+      {"rankings", RulesJson(rankings)},
+      {"impls", JsonValue::Object(impls)},
+      {"scenarios", JsonValue::Object(scenarios)},
+  };
+  if (f.rounds_mode) {
+    doc_fields.emplace_back(
+        "rounds",
+        JsonValue::Object({{"target", rounds.target},
+                           {"budget_s", rounds.budget_s},
+                           {"min_rounds", rounds.min_rounds},
+                           {"max_rounds", rounds.max_rounds},
+                           {"elapsed_s", outcome.elapsed_s},
+                           {"floor_round_trips", kRoundFloorTrips},
+                           {"units", JsonValue::Object(outcome.units)}}));
+  }
+  return JsonValue::Object(doc_fields);
+}
+
+// Registers the floor's reference row, interleaved with the family's.
+void RegisterFloorRow(const std::string& floor_name, std::uint64_t row_trips) {
+  benchmark::RegisterBenchmark(
+      floor_name.c_str(), [=](benchmark::State& s) { BM_Floor(s, row_trips); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  DescribeScenario(kFloorScenario, {{"round_trips", row_trips}});
+}
+
+// The floor before the sweep, printed, and its row registered to run
+// among the family's when there are two cores to pin it to.
+FloorEnds StartFloor(Profile profile, const std::string& floor_name) {
+  FloorEnds floor;
+  floor.edge_trips = ByProfile<std::uint64_t>(profile, 2'000, 50'000, 100'000);
+  const std::uint64_t row_trips =
+      ByProfile<std::uint64_t>(profile, 2'000, 100'000, 1'000'000);
+  floor.cpus = FloorCpus();
+  floor.before = MeasureFloorEdge(floor.edge_trips);
+  PrintFloorSample("before", floor.before);
+  if (floor.cpus) RegisterFloorRow(floor_name, row_trips);
+  return floor;
+}
+
+}  // namespace
+
+int RunSweep(const SweepSpec& spec, int argc, char** argv) {
+  const char* argv0 = argv[0];
+  SweepFlags flags;
+  if (!ParseSweepFlags(argc, argv, &flags)) return 2;
+  bool color = false;
+  bool tabular = false;
+  if (!ParseConsoleFlags(flags.user_args, argv0, &color, &tabular)) return 2;
+  if (!RepetitionFlagsFit(flags, argv0)) return 2;
+  const RoundsConfig rounds = RoundsFor(spec, flags);
+  BenchArgs b;
+  if (const int rc = BuildBenchArgs(spec, flags, argv0, &b); rc != 0) return rc;
+  if (!InitializeBenchmark(b.args)) return 2;
+  AddSweepContext(spec, flags, rounds, b.repetitions);
+  const std::vector<RankBy> rankings = SweepRankings(spec);
+
+  // The floor: before, interleaved with the family's rows, after.
+  const std::string floor_name =
+      BenchName(spec.family, kFloorScenario, kFloorImpl);
+  FloorEnds floor = StartFloor(flags.profile, floor_name);
+  spec.register_benchmarks(flags.profile);
+
+  RankingReporter reporter(
+      spec.family, rankings,
+      static_cast<benchmark::ConsoleReporter::OutputOptions>(
+          (color ? benchmark::ConsoleReporter::OO_Color : 0) |
+          (tabular ? benchmark::ConsoleReporter::OO_Tabular : 0)));
+  RoundsOutcome outcome;
+  if (!flags.rounds_mode) {
+    outcome.ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else if (const int rc = RunPairedRounds(spec, rounds, b, rankings,
+                                            floor.cpus ? &floor_name : nullptr,
+                                            argv0, reporter, &outcome);
+             rc != 0) {
+    return rc;
+  }
+  benchmark::Shutdown();
+  if (outcome.ran == 0) {
+    std::fprintf(stderr, "%s: no benchmark matched the filter\n", argv0);
+    return 1;
+  }
+  floor.after = MeasureFloorEdge(floor.edge_trips);
+
+  const Cell* floor_row = reporter.FloorCell();
+  reporter.PrintRankings(spec.pins_threads);
+  const std::vector<std::string> drift =
+      ReportFloor(floor, floor_row, flags.rounds_mode, argv0);
+
+  if (!b.out_path.empty() && b.out_is_json) {
+    const JsonValue doc = SweepContextJson(spec, flags, b, rounds, rankings,
+                                           floor, drift, outcome);
+    if (const std::string error = AddToContext(b.out_path, "serverkit", doc);
         !error.empty()) {
       std::fprintf(stderr,
                    "%s: could not add the ranking rules and the floor to %s "
                    "(%s)\n",
-                   argv[0], out_path.c_str(), error.c_str());
+                   argv0, b.out_path.c_str(), error.c_str());
       return 1;
     }
   }
-  if (!out_path.empty()) {
-    std::printf("Google Benchmark %s: %s\n", out_is_json ? "JSON" : "output",
-                out_path.c_str());
+  if (!b.out_path.empty()) {
+    std::printf("Google Benchmark %s: %s\n", b.out_is_json ? "JSON" : "output",
+                b.out_path.c_str());
   }
   if (reporter.errors() > 0) {
     std::fprintf(stderr, "%s: %d benchmark run(s) failed (see ERROR above)\n",
-                 argv[0], reporter.errors());
+                 argv0, reporter.errors());
     return 1;
   }
   return 0;

@@ -530,10 +530,9 @@ double CpuSeconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-int Main(int argc, char** argv) {
-  const ClientOptions opt = ParseArgs(argc, argv);
-  std::signal(SIGPIPE, SIG_IGN);
-
+// Raises the descriptor limit and warns when the sessions need more than it
+// allows. Returns the limit (negative when unknown), reported in the JSON.
+long CheckFdLimit(const ClientOptions& opt) {
   const long fd_limit = RaiseFdLimit();
   const long fds_needed = opt.sessions + 2L * opt.threads + 16;
   if (fd_limit >= 0 && fds_needed > fd_limit) {
@@ -543,14 +542,18 @@ int Main(int argc, char** argv) {
                  "the sessions beyond it will fail to connect\n",
                  opt.sessions, fds_needed, fd_limit);
   }
+  return fd_limit;
+}
 
-  Shared sh;
+// Fills in the server's address and the payloads the protocol checks
+// against. False (after saying why) when the address is not IPv4.
+bool PrepareShared(const ClientOptions& opt, Shared& sh) {
   sh.opt = &opt;
   sh.addr.sin_family = AF_INET;
   sh.addr.sin_port = htons(static_cast<std::uint16_t>(opt.port));
   if (::inet_pton(AF_INET, opt.ip.c_str(), &sh.addr.sin_addr) != 1) {
     std::fprintf(stderr, "client: bad IPv4 address %s\n", opt.ip.c_str());
-    return 2;
+    return false;
   }
   if (opt.protocol == Protocol::kEcho) {
     sh.echo_block2 = EchoBlock(opt.blocksize);
@@ -558,7 +561,47 @@ int Main(int argc, char** argv) {
   } else {
     sh.body_pattern = BodyPattern(kFirstBodySize + opt.count);
   }
+  return true;
+}
 
+// What one run measured, summed over the worker threads.
+struct RunTotals {
+  int connected = 0;
+  int connect_failures = 0;
+  double connect_seconds = 0;
+  double cpu_seconds = 0;  // client CPU over the measured interval
+  std::uint64_t bytes = 0;
+  std::uint64_t messages = 0;
+  Clock::time_point end;
+  int errors = 0;
+  int peer_closed = 0;
+  int first_errno = 0;
+  std::vector<double> completion;  // header: each finished session's time
+};
+
+// Waits until the measured interval is over: its length (echo), or every
+// connected session finished (header).
+void WaitForEnd(const ClientOptions& opt,
+                const std::vector<std::unique_ptr<Worker>>& workers,
+                int connected, Clock::time_point limit) {
+  if (opt.protocol == Protocol::kEcho) {
+    std::this_thread::sleep_until(limit);
+    return;
+  }
+  while (Clock::now() < limit) {
+    int finished = 0;
+    for (auto& w : workers) {
+      finished += w->finished.load(std::memory_order_relaxed);
+    }
+    if (finished >= connected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Connects every session, releases them at once, measures, stops and joins
+// the workers.
+RunTotals RunWorkers(const ClientOptions& opt, Shared& sh) {
+  RunTotals r;
   std::latch connected_latch(opt.threads);
   sh.connected = &connected_latch;
   std::vector<std::unique_ptr<Worker>> workers;
@@ -575,13 +618,11 @@ int Main(int argc, char** argv) {
   for (auto& w : workers) threads.emplace_back([&w] { w->Run(); });
   connected_latch.wait();
 
-  int connected = 0;
-  int connect_failures = 0;
   for (auto& w : workers) {
-    connected += w->connected.load(std::memory_order_relaxed);
-    connect_failures += w->connect_failures.load(std::memory_order_relaxed);
+    r.connected += w->connected.load(std::memory_order_relaxed);
+    r.connect_failures += w->connect_failures.load(std::memory_order_relaxed);
   }
-  const double connect_seconds =
+  r.connect_seconds =
       std::chrono::duration<double>(Clock::now() - connect_start).count();
 
   const double cpu_start = CpuSeconds();
@@ -591,118 +632,144 @@ int Main(int argc, char** argv) {
   sh.go.store(true, std::memory_order_release);
   sh.go.notify_all();
 
-  std::uint64_t bytes = 0;
-  std::uint64_t messages = 0;
-  auto end = sh.start;
-  if (connected > 0) {
-    if (opt.protocol == Protocol::kEcho) {
-      std::this_thread::sleep_until(limit);
-    } else {
-      while (Clock::now() < limit) {
-        int finished = 0;
-        for (auto& w : workers) {
-          finished += w->finished.load(std::memory_order_relaxed);
-        }
-        if (finished >= connected) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    }
-    end = Clock::now();
+  r.end = sh.start;
+  if (r.connected > 0) {
+    WaitForEnd(opt, workers, r.connected, limit);
+    r.end = Clock::now();
     for (auto& w : workers) {
-      bytes += w->bytes.load(std::memory_order_relaxed);
-      messages += w->messages.load(std::memory_order_relaxed);
+      r.bytes += w->bytes.load(std::memory_order_relaxed);
+      r.messages += w->messages.load(std::memory_order_relaxed);
     }
   }
   // Client CPU over the measured interval, in cores: near `threads` means the
   // client, not the server, may be what limits the figure.
-  const double cpu_seconds = CpuSeconds() - cpu_start;
+  r.cpu_seconds = CpuSeconds() - cpu_start;
   sh.stop.store(true, std::memory_order_release);
   sh.go.notify_all();
   for (auto& t : threads) t.join();
 
-  int errors = 0;
-  int peer_closed = 0;
-  int first_errno = 0;
-  std::vector<double> completion;
   for (auto& w : workers) {
-    errors += w->errors;
-    peer_closed += w->peer_closed;
-    if (first_errno == 0) first_errno = w->first_errno;
-    completion.insert(completion.end(), w->completion_seconds.begin(),
-                      w->completion_seconds.end());
+    r.errors += w->errors;
+    r.peer_closed += w->peer_closed;
+    if (r.first_errno == 0) r.first_errno = w->first_errno;
+    r.completion.insert(r.completion.end(), w->completion_seconds.begin(),
+                        w->completion_seconds.end());
   }
-  const int completed = static_cast<int>(completion.size());
-  double seconds = std::chrono::duration<double>(end - sh.start).count();
-  if (opt.protocol == Protocol::kHeader && completed == connected &&
-      completed > 0) {
-    seconds = *std::max_element(completion.begin(), completion.end());
-  }
-  const double mib_per_s =
-      seconds > 0 ? static_cast<double>(bytes) / seconds / (1 << 20) : 0;
-  const double messages_per_s =
-      seconds > 0 ? static_cast<double>(messages) / seconds : 0;
-  const double p50 = Percentile(completion, 0.50);
-  const double p99 = Percentile(completion, 0.99);
-  const double pmax = completion.empty() ? 0 : completion.back();
-  const int unfinished =
-      opt.protocol == Protocol::kHeader ? connected - completed : 0;
-  const char* errno_text = first_errno != 0 ? std::strerror(first_errno) : "";
+  return r;
+}
 
+// The figures the summary line and the JSON report.
+struct Figures {
+  int completed = 0;
+  double seconds = 0;
+  double mib_per_s = 0;
+  double messages_per_s = 0;
+  double p50 = 0;
+  double p99 = 0;
+  double pmax = 0;
+  int unfinished = 0;
+  const char* errno_text = "";
+};
+
+// Sorts `r.completion` (Percentile does) on the way.
+Figures ComputeFigures(const ClientOptions& opt, const Shared& sh,
+                       RunTotals& r) {
+  Figures f;
+  f.completed = static_cast<int>(r.completion.size());
+  f.seconds = std::chrono::duration<double>(r.end - sh.start).count();
+  if (opt.protocol == Protocol::kHeader && f.completed == r.connected &&
+      f.completed > 0) {
+    f.seconds = *std::max_element(r.completion.begin(), r.completion.end());
+  }
+  f.mib_per_s =
+      f.seconds > 0 ? static_cast<double>(r.bytes) / f.seconds / (1 << 20) : 0;
+  f.messages_per_s =
+      f.seconds > 0 ? static_cast<double>(r.messages) / f.seconds : 0;
+  f.p50 = Percentile(r.completion, 0.50);
+  f.p99 = Percentile(r.completion, 0.99);
+  f.pmax = r.completion.empty() ? 0 : r.completion.back();
+  f.unfinished =
+      opt.protocol == Protocol::kHeader ? r.connected - f.completed : 0;
+  f.errno_text = r.first_errno != 0 ? std::strerror(r.first_errno) : "";
+  return f;
+}
+
+void PrintSummary(const ClientOptions& opt, const RunTotals& r,
+                  const Figures& f) {
   if (opt.protocol == Protocol::kEcho) {
     std::printf(
         "client: echo %d sessions x %zu B, %d threads: %.2f MiB/s (%llu bytes "
         "in %.3f s, %llu messages, avg %.0f B/message, client CPU %.2f "
         "cores; connect failures %d, closed by server %d, errors %d)\n",
-        opt.sessions, opt.blocksize, opt.threads, mib_per_s,
-        static_cast<unsigned long long>(bytes), seconds,
-        static_cast<unsigned long long>(messages),
-        messages > 0 ? static_cast<double>(bytes) / messages : 0.0,
-        seconds > 0 ? cpu_seconds / seconds : 0.0, connect_failures,
-        peer_closed, errors);
+        opt.sessions, opt.blocksize, opt.threads, f.mib_per_s,
+        static_cast<unsigned long long>(r.bytes), f.seconds,
+        static_cast<unsigned long long>(r.messages),
+        r.messages > 0 ? static_cast<double>(r.bytes) / r.messages : 0.0,
+        f.seconds > 0 ? r.cpu_seconds / f.seconds : 0.0, r.connect_failures,
+        r.peer_closed, r.errors);
   } else {
     std::printf(
         "client: header %d sessions x %u messages, %d threads: %.3f s total, "
         "%.0f messages/s, %.2f MiB/s, session time p50 %.3f s p99 %.3f s; "
         "completed %d, unfinished %d, connect failures %d, closed by server "
         "%d, errors %d\n",
-        opt.sessions, opt.count, opt.threads, seconds, messages_per_s,
-        mib_per_s, p50, p99, completed, unfinished, connect_failures,
-        peer_closed, errors);
+        opt.sessions, opt.count, opt.threads, f.seconds, f.messages_per_s,
+        f.mib_per_s, f.p50, f.p99, f.completed, f.unfinished,
+        r.connect_failures, r.peer_closed, r.errors);
   }
-  if (first_errno != 0) {
-    std::fprintf(stderr, "client: first socket error: %s\n", errno_text);
+  if (r.first_errno != 0) {
+    std::fprintf(stderr, "client: first socket error: %s\n", f.errno_text);
   }
+}
 
-  if (!opt.json.empty()) {
-    std::FILE* f = std::fopen(opt.json.c_str(), "w");
-    if (f == nullptr) {
-      std::perror(opt.json.c_str());
-      return 1;
-    }
-    std::fprintf(
-        f,
-        "{\"protocol\": \"%s\", \"sessions\": %d, \"blocksize\": %zu, "
-        "\"threads\": %d, \"seconds\": %.6f, \"nominal_seconds\": %.6f, "
-        "\"bytes\": %llu, \"mib_per_s\": %.4f, \"messages\": %llu, "
-        "\"messages_per_s\": %.2f, \"connected\": %d, "
-        "\"connect_failures\": %d, \"connect_seconds\": %.6f, "
-        "\"closed_by_server\": %d, \"errors\": %d, \"verify\": %s, "
-        "\"count\": %u, \"completed\": %d, \"unfinished\": %d, "
-        "\"p50_session_s\": %.6f, \"p99_session_s\": %.6f, "
-        "\"max_session_s\": %.6f, \"client_cpu_s\": %.4f, \"fd_limit\": %ld, "
-        "\"first_error\": \"%s\"}\n",
-        std::string(ProtocolName(opt.protocol)).c_str(), opt.sessions,
-        opt.blocksize, opt.threads, seconds, opt.seconds,
-        static_cast<unsigned long long>(bytes), mib_per_s,
-        static_cast<unsigned long long>(messages), messages_per_s, connected,
-        connect_failures, connect_seconds, peer_closed, errors,
-        opt.protocol == Protocol::kHeader || opt.verify ? "true" : "false",
-        opt.protocol == Protocol::kHeader ? opt.count : 0, completed,
-        unfinished, p50, p99, pmax, cpu_seconds, fd_limit, errno_text);
-    std::fclose(f);
+// Writes the run's record to --json. False (after saying why) when the file
+// cannot be opened.
+bool WriteJson(const ClientOptions& opt, long fd_limit, const RunTotals& r,
+               const Figures& f) {
+  std::FILE* file = std::fopen(opt.json.c_str(), "w");
+  if (file == nullptr) {
+    std::perror(opt.json.c_str());
+    return false;
   }
-  const bool clean = connected == opt.sessions && connect_failures == 0 &&
-                     errors == 0 && peer_closed == 0 && unfinished == 0;
+  std::fprintf(
+      file,
+      "{\"protocol\": \"%s\", \"sessions\": %d, \"blocksize\": %zu, "
+      "\"threads\": %d, \"seconds\": %.6f, \"nominal_seconds\": %.6f, "
+      "\"bytes\": %llu, \"mib_per_s\": %.4f, \"messages\": %llu, "
+      "\"messages_per_s\": %.2f, \"connected\": %d, "
+      "\"connect_failures\": %d, \"connect_seconds\": %.6f, "
+      "\"closed_by_server\": %d, \"errors\": %d, \"verify\": %s, "
+      "\"count\": %u, \"completed\": %d, \"unfinished\": %d, "
+      "\"p50_session_s\": %.6f, \"p99_session_s\": %.6f, "
+      "\"max_session_s\": %.6f, \"client_cpu_s\": %.4f, \"fd_limit\": %ld, "
+      "\"first_error\": \"%s\"}\n",
+      std::string(ProtocolName(opt.protocol)).c_str(), opt.sessions,
+      opt.blocksize, opt.threads, f.seconds, opt.seconds,
+      static_cast<unsigned long long>(r.bytes), f.mib_per_s,
+      static_cast<unsigned long long>(r.messages), f.messages_per_s,
+      r.connected, r.connect_failures, r.connect_seconds, r.peer_closed,
+      r.errors,
+      opt.protocol == Protocol::kHeader || opt.verify ? "true" : "false",
+      opt.protocol == Protocol::kHeader ? opt.count : 0, f.completed,
+      f.unfinished, f.p50, f.p99, f.pmax, r.cpu_seconds, fd_limit,
+      f.errno_text);
+  std::fclose(file);
+  return true;
+}
+
+int Main(int argc, char** argv) {
+  const ClientOptions opt = ParseArgs(argc, argv);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  const long fd_limit = CheckFdLimit(opt);
+  Shared sh;
+  if (!PrepareShared(opt, sh)) return 2;
+  RunTotals r = RunWorkers(opt, sh);
+  const Figures f = ComputeFigures(opt, sh, r);
+  PrintSummary(opt, r, f);
+  if (!opt.json.empty() && !WriteJson(opt, fd_limit, r, f)) return 1;
+  const bool clean = r.connected == opt.sessions && r.connect_failures == 0 &&
+                     r.errors == 0 && r.peer_closed == 0 && f.unfinished == 0;
   return clean ? 0 : 1;
 }
 

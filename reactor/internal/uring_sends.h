@@ -1,0 +1,86 @@
+// -----------------------------------------------------------------------------
+// reactor/internal/uring_sends.h
+// -----------------------------------------------------------------------------
+//
+// `UringSends`: the send path of `UringPoller` (reactor/uring_poller.h).
+// Each send is one IORING_OP_SEND that owns its bytes until it completes;
+// a short send continues where it stopped, and the channel hears once,
+// when all was sent or it failed. A send's submission entry is made only
+// by prep_waiting(), which poll() calls just before its submit: the entry
+// names the socket by number, and between poll()s the owner may close it.
+//
+// Loop thread only.
+
+#ifndef SERVERKIT_REACTOR_INTERNAL_URING_SENDS_H_
+#define SERVERKIT_REACTOR_INTERNAL_URING_SENDS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace serverkit::reactor {
+class Channel;
+}  // namespace serverkit::reactor
+
+namespace serverkit::reactor_internal {
+
+class UringRing;
+
+class UringSends {
+ public:
+  // What a finished send tells its channel.
+  struct Done {
+    reactor::Channel* channel = nullptr;  // null: nobody to tell
+    std::size_t bytes = 0;                // sent
+    int error = 0;                        // 0, or why the rest was not
+  };
+
+  explicit UringSends(UringRing* ring) : ring_(ring) {}
+
+  // A string for the next send's bytes, with the capacity of a finished
+  // one where there is one.
+  std::string spare_buffer();
+
+  // Queues `data` for `channel`'s socket under `token`.
+  void start(std::uint64_t token, reactor::Channel* channel, std::string data);
+
+  bool has(std::uint64_t token) const { return sends_.count(token) != 0; }
+
+  // The kernel's completion of `token` with `res`: a short send is queued
+  // for the rest (and Done names no channel); else the send is over.
+  Done complete(std::uint64_t token, int res);
+
+  // The channel of `token` is being removed: a send not given to the
+  // kernel yet is dropped, else cancelled (its bytes live until the kernel
+  // is done with them).
+  void drop(std::uint64_t token);
+
+  // Gives the queued sends their submission entries, in order, as far as
+  // there are entries.
+  void prep_waiting();
+  bool waiting() const { return !unsubmitted_.empty(); }
+
+ private:
+  struct Send {
+    reactor::Channel* channel;  // null once the channel was removed
+    int fd;
+    std::string data;
+    std::size_t offset = 0;    // sent so far
+    bool unsubmitted = false;  // waiting in unsubmitted_
+  };
+
+  void queue(std::uint64_t token, Send& send);
+  bool prep(std::uint64_t token, const Send& send);
+
+  UringRing* const ring_;
+  std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
+  std::vector<std::string> spare_;                 // finished sends' strings
+  // Every send since the last poll(), which gives them their entries.
+  std::vector<std::uint64_t> unsubmitted_;
+};
+
+}  // namespace serverkit::reactor_internal
+
+#endif  // SERVERKIT_REACTOR_INTERNAL_URING_SENDS_H_
