@@ -14,6 +14,14 @@
 // Both hold only trivially copyable values; other types are boxed (see
 // internal/boxed.h).
 //
+// Capacity: exactly the capacity asked for (Boost allocates one node or slot
+// more); 0 throws std::invalid_argument.
+//
+// Exceptions (queues/queue.h): both reject elements whose move may throw.
+// A pop takes the box out of the queue before it moves the value out, and a
+// full push moves the value back out of its box: a move that throws there
+// would lose the item.
+//
 // Thread-safety: as each `kTopology` says.
 
 #ifndef SERVERKIT_QUEUES_BOOST_LOCKFREE_QUEUES_H_
@@ -22,6 +30,7 @@
 #include <boost/lockfree/queue.hpp>
 #include <boost/lockfree/spsc_queue.hpp>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <utility>
 
@@ -37,9 +46,15 @@ class BoostLockfreeQueue {
   static constexpr std::string_view kName = "boost-lockfree";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = true;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
+  // Boost adds one to the capacity.
+  static constexpr std::size_t kMaxCapacity =
+      std::numeric_limits<std::size_t>::max() - 1;
 
-  explicit BoostLockfreeQueue(std::size_t capacity)
-      : capacity_(capacity), q_(capacity) {}
+  explicit BoostLockfreeQueue(std::size_t capacity) requires NothrowMovable<T>
+      : capacity_(queues_internal::CheckedCapacity(kName, capacity,
+                                                   kMaxCapacity)),
+        q_(capacity_) {}
   BoostLockfreeQueue(const BoostLockfreeQueue&) = delete;
   BoostLockfreeQueue& operator=(const BoostLockfreeQueue&) = delete;
 
@@ -77,9 +92,15 @@ class BoostSpscQueue {
   static constexpr std::string_view kName = "boost-spsc";
   static constexpr Topology kTopology = Topology::kSpsc;
   static constexpr bool kBounded = true;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
+  // Boost adds one to the capacity.
+  static constexpr std::size_t kMaxCapacity =
+      std::numeric_limits<std::size_t>::max() - 1;
 
-  explicit BoostSpscQueue(std::size_t capacity)
-      : capacity_(capacity), q_(capacity) {}
+  explicit BoostSpscQueue(std::size_t capacity) requires NothrowMovable<T>
+      : capacity_(queues_internal::CheckedCapacity(kName, capacity,
+                                                   kMaxCapacity)),
+        q_(capacity_) {}
   BoostSpscQueue(const BoostSpscQueue&) = delete;
   BoostSpscQueue& operator=(const BoostSpscQueue&) = delete;
 

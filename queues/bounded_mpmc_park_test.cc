@@ -40,7 +40,8 @@ void AwaitOrDie(Pred done, const char* what) {
   const auto deadline = steady_clock::now() + kDeadline;
   while (!done()) {
     if (steady_clock::now() > deadline) {
-      std::fprintf(stderr, "FATAL: %s still not done after %lld s "
+      std::fprintf(stderr,
+                   "FATAL: %s still not done after %lld s "
                    "(a lost wake-up leaves a consumer parked for good)\n",
                    what, static_cast<long long>(kDeadline.count()));
       std::abort();
@@ -104,7 +105,8 @@ void ParkThenWake(PushFn push_one) {
 }
 
 TEST(BoundedMpmcParkTest, ParkedPopIsWokenByTryPush) {
-  ParkThenWake([](auto& q, std::uint64_t v) { ASSERT_TRUE(q.try_push(std::move(v))); });
+  ParkThenWake(
+      [](auto& q, std::uint64_t v) { ASSERT_TRUE(q.try_push(std::move(v))); });
 }
 
 TEST(BoundedMpmcParkTest, ParkedPopIsWokenByPush) {
@@ -124,15 +126,20 @@ TEST(BoundedMpmcParkTest, ReadyItemIsPoppedWithoutParking) {
 }
 
 constexpr std::uint64_t kPerProducer = kUnderSanitizer ? 3'000 : 30'000;
-// Producers pause after every burst until a consumer parks (or
-// kParkWait passes: under load the yields before parking take longer).
+// Producers pause after every burst until a consumer parks, or kParkWait
+// passes once some pause has seen a park; until one has, a pause waits up
+// to 30 s, so the tests' "some consumer parked" does not rest on how fast a
+// loaded machine gets through the yields before parking.
 constexpr std::uint64_t kBurst = 300;
 constexpr auto kParkWait = milliseconds(100);
 
 // After a burst: waits for a consumer to park; returns whether one did.
 template <typename Q>
-bool PauseUntilParked(Q& q) {
-  return WaitFor([&] { return q.parked_consumers() != 0; }, kParkWait);
+bool PauseUntilParked(Q& q, bool parked_before) {
+  const steady_clock::duration wait = parked_before
+                                          ? steady_clock::duration(kParkWait)
+                                          : steady_clock::duration(seconds(30));
+  return WaitFor([&] { return q.parked_consumers() != 0; }, wait);
 }
 
 // Producer `p` pushes (p << 32 | i) for i < kPerProducer, pausing after every
@@ -147,7 +154,10 @@ void Produce(BoundedMpmcQueue<std::uint64_t>& q, int p,
     } else {
       q.push(std::move(v));
     }
-    if (i % kBurst == kBurst - 1 && PauseUntilParked(q)) saw_parked.fetch_add(1);
+    if (i % kBurst == kBurst - 1 &&
+        PauseUntilParked(q, saw_parked.load() != 0)) {
+      saw_parked.fetch_add(1);
+    }
   }
 }
 
@@ -220,9 +230,10 @@ TEST(BoundedMpmcParkTest, ParkingConsumersGetEveryItemOnce) {
              "producers and parking consumers");
   for (auto& t : threads) t.join();
   ledger.Check();
-  std::printf("[ parked   ] in %llu of %llu pauses\n",
-              static_cast<unsigned long long>(saw_parked.load()),
-              static_cast<unsigned long long>(kProducers * (kPerProducer / kBurst)));
+  std::printf(
+      "[ parked   ] in %llu of %llu pauses\n",
+      static_cast<unsigned long long>(saw_parked.load()),
+      static_cast<unsigned long long>(kProducers * (kPerProducer / kBurst)));
   EXPECT_GT(saw_parked.load(), 0u) << "no consumer ever parked: the test "
                                       "did not exercise the park step";
   EXPECT_EQ(q.parked_consumers(), 0u);
@@ -323,7 +334,8 @@ TEST(BoundedMpmcParkTest, OverAlignedElementsThroughParkingPop) {
       } else {
         while (!q.try_push(OverAligned(i))) std::this_thread::yield();
       }
-      if (i % kEvery == kEvery - 1 && PauseUntilParked(q)) {
+      if (i % kEvery == kEvery - 1 &&
+          PauseUntilParked(q, saw_parked.load() != 0)) {
         saw_parked.fetch_add(1);
       }
     }

@@ -7,10 +7,11 @@
 // The algorithm is Dmitry Vyukov's per-slot sequence ring, written for this
 // project:
 //   1. Each slot carries a sequence number. Slot `i` starts at `i`.
-//   2. A producer reads the enqueue position `pos`; the slot is free for it when
+//   2. A producer reads the enqueue position `pos`; the slot is free for it
+//   when
 //      the slot's sequence equals `pos`. It claims `pos` with a CAS on the
-//      enqueue index, constructs the item, and publishes it by storing `pos + 1`
-//      into the slot's sequence.
+//      enqueue index, constructs the item, and publishes it by storing `pos +
+//      1` into the slot's sequence.
 //   3. A consumer at dequeue position `pos` may take the slot when its sequence
 //      is `pos + 1`; it claims `pos` with a CAS, moves the item out, and frees
 //      the slot for the next lap by storing `pos + capacity`.
@@ -86,8 +87,31 @@ class BoundedMpmcQueue {
   static constexpr std::string_view kName = "bounded-mpmc";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = true;
+  // A move that throws after a position is claimed would leave its slot
+  // unpublished, and every later pop would wait for it (queues/queue.h).
+  static constexpr bool kRequiresNothrowMove = true;
+  static constexpr std::size_t kMaxCapacity =
+      queues_internal::SequencedSlots<T>::kMaxCapacity;
 
-  explicit BoundedMpmcQueue(std::size_t capacity) : slots_(capacity) {}
+  // (clang-format 14 splits these requires-clauses mid-way.)
+  // clang-format off
+  // `capacity` in [1, kMaxCapacity], rounded up to a power of two (at least
+  // 2); std::invalid_argument otherwise.
+  explicit BoundedMpmcQueue(std::size_t capacity)
+    requires NothrowMovable<T>
+      : BoundedMpmcQueue(capacity,
+                         queues_internal::StartPositionForTesting{}) {}
+
+  // Test-only: starts both positions at `start.position` (tests run them
+  // across the wrap at 2^64).
+  BoundedMpmcQueue(std::size_t capacity,
+                   queues_internal::StartPositionForTesting start)
+    requires NothrowMovable<T>
+      : slots_(queues_internal::CheckedCapacity(kName, capacity, kMaxCapacity),
+               start.position),
+        enqueue_pos_(start.position),
+        dequeue_pos_(start.position) {}
+  // clang-format on
 
   BoundedMpmcQueue(const BoundedMpmcQueue&) = delete;
   BoundedMpmcQueue& operator=(const BoundedMpmcQueue&) = delete;
@@ -102,8 +126,8 @@ class BoundedMpmcQueue {
     for (;;) {
       Slot& slot = slots_.at(pos);
       const std::size_t seq = slot.seq.load(std::memory_order_acquire);
-      const auto diff =
-          static_cast<std::intptr_t>(seq) - static_cast<std::intptr_t>(pos);
+      // The signed value of the unsigned difference: right across the wrap.
+      const auto diff = static_cast<std::intptr_t>(seq - pos);
       if (diff == 0) {
         // seq_cst: one half of the parking handshake (see the top).
         if (enqueue_pos_.compare_exchange_weak(pos, pos + 1,
@@ -126,8 +150,7 @@ class BoundedMpmcQueue {
     for (;;) {
       Slot& slot = slots_.at(pos);
       const std::size_t seq = slot.seq.load(std::memory_order_acquire);
-      const auto diff = static_cast<std::intptr_t>(seq) -
-                        static_cast<std::intptr_t>(pos + 1);
+      const auto diff = static_cast<std::intptr_t>(seq - (pos + 1));
       if (diff == 0) {
         if (dequeue_pos_.compare_exchange_weak(pos, pos + 1,
                                                std::memory_order_relaxed)) {
@@ -253,8 +276,8 @@ class BoundedMpmcQueue {
   // Read-only after construction; shares no line with the hot indices.
   alignas(kCacheLineSize) Slots slots_;
 
-  alignas(kCacheLineSize) std::atomic<std::size_t> enqueue_pos_{0};
-  alignas(kCacheLineSize) std::atomic<std::size_t> dequeue_pos_{0};
+  alignas(kCacheLineSize) std::atomic<std::size_t> enqueue_pos_;
+  alignas(kCacheLineSize) std::atomic<std::size_t> dequeue_pos_;
   // Consumers in the park step. Read by every push, written only by parking
   // consumers: on its own line, so pops and pushes do not write it.
   alignas(kCacheLineSize) std::atomic<std::uint32_t> parked_{0};

@@ -18,6 +18,13 @@
 // moodycamel's ConcurrentQueue keeps one sub-queue per producer, so it keeps
 // per-producer order but gives no FIFO order between producers.
 //
+// All four are unbounded: the capacity, 0 included, is what to preallocate.
+//
+// Exceptions (queues/queue.h): all four reject elements whose move may throw.
+// ConcurrentQueue counts an item as dequeued, and destroys it, even when the
+// move into `out` throws (the item is lost); ReaderWriterQueue leaks the
+// block it has just allocated when the move into that block throws.
+//
 // Thread-safety: as each `kTopology` says.
 
 #ifndef SERVERKIT_QUEUES_MOODYCAMEL_QUEUES_H_
@@ -42,8 +49,10 @@ class MoodycamelQueue {
   static constexpr std::string_view kName = "moodycamel";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = false;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
 
-  explicit MoodycamelQueue(std::size_t capacity) : q_(capacity) {}
+  explicit MoodycamelQueue(std::size_t capacity) requires NothrowMovable<T>
+      : q_(capacity) {}
 
   bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
   bool try_pop(T& out) { return q_.try_dequeue(out); }
@@ -60,6 +69,7 @@ class MoodycamelTokenQueue {
   static constexpr std::string_view kName = "moodycamel-tokens";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = false;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
 
   // Per-thread handles; each must not outlive the queue.
   struct ProducerToken {
@@ -71,7 +81,8 @@ class MoodycamelTokenQueue {
     moodycamel::ConsumerToken token;
   };
 
-  explicit MoodycamelTokenQueue(std::size_t capacity) : q_(capacity) {}
+  explicit MoodycamelTokenQueue(std::size_t capacity) requires NothrowMovable<T>
+      : q_(capacity) {}
 
   bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
   bool try_pop(T& out) { return q_.try_dequeue(out); }
@@ -94,8 +105,14 @@ class MoodycamelBlockingQueue {
   static constexpr std::string_view kName = "moodycamel-blocking";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = false;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
 
-  explicit MoodycamelBlockingQueue(std::size_t capacity) : q_(capacity) {}
+  // (clang-format 14 splits this requires-clause mid-way.)
+  // clang-format off
+  explicit MoodycamelBlockingQueue(std::size_t capacity)
+    requires NothrowMovable<T>
+      : q_(capacity) {}
+  // clang-format on
 
   bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
   bool try_pop(T& out) { return q_.try_dequeue(out); }
@@ -117,8 +134,10 @@ class ReaderWriterQueue {
   static constexpr std::string_view kName = "readerwriterqueue";
   static constexpr Topology kTopology = Topology::kSpsc;
   static constexpr bool kBounded = false;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
 
-  explicit ReaderWriterQueue(std::size_t capacity) : q_(capacity) {}
+  explicit ReaderWriterQueue(std::size_t capacity) requires NothrowMovable<T>
+      : q_(capacity) {}
 
   bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
   bool try_pop(T& out) { return q_.try_dequeue(out); }

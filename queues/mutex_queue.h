@@ -6,6 +6,10 @@
 // reference every other queue is tested against, and the baseline of the
 // sweep. Unbounded; the constructor's capacity is ignored.
 //
+// Exceptions (queues/queue.h): survives a throwing move. `push_back` at the
+// end of a deque has no effect if it throws, and a pop moves the item out
+// before it removes it.
+//
 // Thread-safety: thread-safe (MPMC).
 
 #ifndef SERVERKIT_QUEUES_MUTEX_QUEUE_H_
@@ -42,7 +46,7 @@ class MutexQueue {
   bool try_pop(T& out) {
     std::lock_guard<std::mutex> lock(mu_);
     if (items_.empty()) return false;
-    out = std::move(items_.front());
+    out = std::move(items_.front());  // if it throws, the item stays
     items_.pop_front();
     return true;
   }

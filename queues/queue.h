@@ -6,12 +6,17 @@
 //
 // A `Queue` is a non-blocking FIFO of `value_type`:
 //
-//   - `Q(std::size_t capacity)` builds it. Bounded queues hold at least
-//     `capacity` items (some round up to a power of two); unbounded queues take
-//     it as a hint for what to preallocate.
+//   - `Q(std::size_t capacity)` builds it. A bounded queue holds exactly
+//     `capacity()` items (on an empty queue `try_push` succeeds `capacity()`
+//     times, then fails), and `capacity()` is at least the capacity asked for:
+//     some round up (our rings to a power of two, at least 2; atomic_queue to
+//     at least 4096). A bounded queue throws `std::invalid_argument` for a
+//     capacity of 0, or one beyond what it can hold. Unbounded queues take the
+//     capacity, 0 included, as a hint for what to preallocate.
 //   - `bool try_push(value_type&& v)` enqueues `v` and returns true, or returns
 //     false when the queue is full and leaves `v` untouched, so the caller can
-//     retry with the same value. Unbounded queues fail only when memory runs out.
+//     retry with the same value. Unbounded queues fail only when memory runs
+//     out.
 //   - `bool try_pop(value_type& out)` moves the oldest item into `out` and
 //     returns true, or returns false when the queue is empty.
 //   - `std::size_t capacity() const` is the bound, or 0 for an unbounded queue.
@@ -31,6 +36,23 @@
 // Thread-safety: as `kTopology` says; construction and destruction are not
 // thread-safe. Destroying a queue that still holds items destroys those items.
 //
+// Exceptions: a queue moves an element in (`try_push`) and out (`try_pop`
+// move-assigns `out`). When a move may throw, each queue takes one of two
+// policies:
+//   - Rejects: the queue declares `static constexpr bool kRequiresNothrowMove
+//     = true`, and `Q<T>` is not a `Queue` (its constructors are constrained on
+//     `NothrowMovable<T>`) unless moving a `T` cannot throw. A lock-free queue
+//     cannot undo a claimed position, so a throwing move would lose an item or
+//     stall its consumers. bounded-mpmc, sharded-mpmc, swap-vector (its vector
+//     reallocation cannot undo a throwing move) and every third-party adapter
+//     (each header says why).
+//   - Survives (the default): a move that throws propagates out of
+//     `try_push` / `try_pop` and leaves the queue as it was. A `try_push` that
+//     throws has not enqueued its value; a `try_pop` that throws leaves the
+//     item at the head, to be popped again (in whatever state the element's
+//     failed move left it); the queue goes on working. mutex, spsc-ring.
+// Destructors may not throw (`std::movable` requires that already).
+//
 // Optional capabilities, detected by the helpers below rather than required:
 //
 //   - Per-thread handles (`Q::ProducerToken`, `Q::ConsumerToken`, constructible
@@ -48,6 +70,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -83,9 +107,30 @@ constexpr std::string_view TopologyName(Topology t) {
   return "?";
 }
 
+// (clang-format 14 flattens requires-expressions and splits the
+// concepts below at `&&`.)
+// clang-format off
+
+// What a queue that rejects throwing moves requires of its elements.
+template <typename T>
+concept NothrowMovable =
+    std::is_nothrow_move_constructible_v<T> &&
+    std::is_nothrow_move_assignable_v<T>;
+
+// True when `Q` declares `kRequiresNothrowMove = true` (see Exceptions above).
+template <typename Q>
+constexpr bool RequiresNothrowMove() {
+  if constexpr (requires { Q::kRequiresNothrowMove; }) {
+    return Q::kRequiresNothrowMove;
+  } else {
+    return false;
+  }
+}
+
 template <typename Q>
 concept Queue =
     std::movable<typename Q::value_type> &&
+    (!RequiresNothrowMove<Q>() || NothrowMovable<typename Q::value_type>) &&
     std::constructible_from<Q, std::size_t> &&
     requires {
       { Q::kName } -> std::convertible_to<std::string_view>;
@@ -137,8 +182,24 @@ concept HasNativeBlocking =
       q.push(std::move(v));
       q.pop(out);
     };
+// clang-format on
 
 namespace queues_internal {
+
+// The capacity a bounded queue was asked for, if it is in [1, max]; throws
+// std::invalid_argument, naming the queue, otherwise (see the contract above).
+inline std::size_t CheckedCapacity(std::string_view queue, std::size_t capacity,
+                                   std::size_t max) {
+  if (capacity == 0 || capacity > max) {
+    throw std::invalid_argument(
+        std::string(queue) + ": capacity " + std::to_string(capacity) +
+        (capacity == 0
+             ? " (a bounded queue must hold at least one item)"
+             : " is beyond the largest it can hold, " + std::to_string(max)));
+  }
+  return capacity;
+}
+
 struct NoToken {
   template <typename Q>
   explicit NoToken(Q&) {}

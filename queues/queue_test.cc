@@ -2,21 +2,28 @@
 // interface: order, full and empty behaviour, element lifetimes, and no loss
 // or duplicate under concurrency. The mutex queue (the reference) runs first.
 
+#include "queues/queue.h"
+
 #include <atomic>
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <limits>
 #include <memory>
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/sanitizers.h"
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
 #include "queues/internal/over_aligned_testing.h"
-#include "queues/queue.h"
 
 namespace serverkit {
 namespace {
@@ -39,7 +46,8 @@ std::uint64_t ItemsPerProducerFromEnv() {
   if (*end != '\0' || n == 0 || n > 0xffffffffull) {
     std::fprintf(stderr,
                  "SERVERKIT_ITEMS_PER_PRODUCER=%s: want an integer in "
-                 "[1, 2^32)\n", env);
+                 "[1, 2^32)\n",
+                 env);
     std::exit(2);
   }
   return n;
@@ -166,6 +174,94 @@ TYPED_TEST(QueueTest, FullQueueRejectsAndKeepsTheValue) {
   }
 }
 
+// Capacity 0: a bounded queue throws std::invalid_argument naming itself and
+// the capacity; an unbounded one takes it as a hint and works.
+TYPED_TEST(QueueTest, CapacityZero) {
+  using Q = typename TypeParam::template Of<std::uint64_t>;
+  if constexpr (Q::kBounded) {
+    try {
+      Q q(0);
+      ADD_FAILURE() << "capacity 0 accepted; capacity() = " << q.capacity();
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      std::printf("[ capacity ] %s\n", what.c_str());
+      EXPECT_NE(what.find(std::string(Q::kName)), std::string::npos) << what;
+      EXPECT_NE(what.find("capacity 0"), std::string::npos) << what;
+    }
+  } else {
+    Q q(0);
+    EXPECT_EQ(q.capacity(), 0u);
+    for (std::uint64_t i = 0; i < 100; ++i) {
+      ASSERT_TRUE(q.try_push(std::uint64_t{i}));
+    }
+    for (std::uint64_t i = 0; i < 100; ++i) {
+      std::uint64_t out = 0;
+      ASSERT_TRUE(q.try_pop(out));
+      ASSERT_EQ(out, i);
+    }
+  }
+}
+
+// A bounded queue refuses a capacity it cannot hold rather than wrapping it
+// or rounding it into something else.
+TYPED_TEST(QueueTest, CapacityBeyondTheLargestIsRejected) {
+  using Q = typename TypeParam::template Of<std::uint64_t>;
+  if constexpr (!Q::kBounded) {
+    GTEST_SKIP() << "unbounded";
+  } else {
+    EXPECT_THROW(Q q(std::numeric_limits<std::size_t>::max()),
+                 std::invalid_argument);
+  }
+}
+
+// At every capacity asked for: capacity() is at least that; on an empty
+// queue try_push succeeds exactly capacity() times, then fails; after one pop
+// exactly one more succeeds; everything comes out in order, over two laps.
+// Unbounded queues report 0 and take more than they were asked for.
+TYPED_TEST(QueueTest, ExactlyFullAtEveryCapacity) {
+  using Q = typename TypeParam::template Of<std::uint64_t>;
+  for (const std::size_t requested : {1, 2, 3, 100, 1024}) {
+    SCOPED_TRACE("capacity " + std::to_string(requested));
+    Q q(requested);
+    std::printf("[ capacity ] %s: asked for %zu, capacity() = %zu\n",
+                std::string(Q::kName).c_str(), requested, q.capacity());
+    if constexpr (!Q::kBounded) {
+      EXPECT_EQ(q.capacity(), 0u);
+      const std::uint64_t n = requested + 100;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(q.try_push(std::uint64_t{i}));
+      }
+      for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint64_t out = 0;
+        ASSERT_TRUE(q.try_pop(out));
+        ASSERT_EQ(out, i);
+      }
+    } else {
+      const std::size_t cap = q.capacity();
+      ASSERT_GE(cap, requested);
+      std::uint64_t next_in = 0;
+      std::uint64_t next_out = 0;
+      for (int lap = 0; lap < 2; ++lap) {
+        for (std::size_t i = 0; i < cap; ++i) {
+          ASSERT_TRUE(q.try_push(next_in++)) << "push " << i << " of " << cap;
+        }
+        std::uint64_t extra = 999'999'999;
+        ASSERT_FALSE(q.try_push(std::move(extra))) << "holds more than " << cap;
+        std::uint64_t out = 0;
+        ASSERT_TRUE(q.try_pop(out));
+        ASSERT_EQ(out, next_out++);
+        ASSERT_TRUE(q.try_push(next_in++)) << "no room after a pop";
+        ASSERT_FALSE(q.try_push(std::move(extra))) << "holds more than " << cap;
+        for (std::size_t i = 0; i < cap; ++i) {
+          ASSERT_TRUE(q.try_pop(out)) << "pop " << i << " of " << cap;
+          ASSERT_EQ(out, next_out++);
+        }
+        EXPECT_FALSE(q.try_pop(out));
+      }
+    }
+  }
+}
+
 TYPED_TEST(QueueTest, MoveOnlyElements) {
   using Q = typename TypeParam::template Of<std::unique_ptr<std::string>>;
   Q q(kCapacity);
@@ -236,6 +332,166 @@ TYPED_TEST(QueueTest, OverAlignedElementsAreConstructedAligned) {
       << alignof(OverAligned) << "-aligned";
 }
 
+// Thrown by `MoveCounted<true>` on the move `ThrowOnMove` picked.
+struct MoveThrew {};
+
+// An element whose moves can be made to throw: after `ThrowOnMove(k)` the
+// k-th move (construction or assignment) throws, once. A move that throws
+// changes nothing, source or target, so a queue that survives it can lose
+// nothing. Counts live objects, to catch leaks and double destruction.
+// `MoveCounted<false>` is the same element with noexcept moves. The counters
+// are plain: the test that uses them is single-threaded.
+template <bool kMayThrow>
+struct MoveCounted {
+  static constexpr std::uint64_t kMovedFrom = ~std::uint64_t{0};
+  static inline int countdown = 0;  // 0: no throw pending
+  static inline long live = 0;
+  static inline long destroyed_twice = 0;
+
+  static void ThrowOnMove(int k) { countdown = k; }
+
+  MoveCounted() { ++live; }
+  explicit MoveCounted(std::uint64_t v) : value(v) { ++live; }
+  MoveCounted(MoveCounted&& o) noexcept(!kMayThrow) {
+    MaybeThrow();
+    value = std::exchange(o.value, kMovedFrom);
+    ++live;
+  }
+  MoveCounted& operator=(MoveCounted&& o) noexcept(!kMayThrow) {
+    MaybeThrow();
+    value = std::exchange(o.value, kMovedFrom);
+    return *this;
+  }
+  MoveCounted(const MoveCounted&) = delete;
+  MoveCounted& operator=(const MoveCounted&) = delete;
+  ~MoveCounted() {
+    if (state != Tracked::kAlive) ++destroyed_twice;
+    state = Tracked::kDead;
+    --live;
+  }
+
+  static void MaybeThrow() {
+    if constexpr (kMayThrow) {
+      if (countdown > 0 && --countdown == 0) throw MoveThrew{};
+    }
+  }
+
+  std::uint64_t value = 0;
+  std::uint32_t state = Tracked::kAlive;
+};
+using ThrowingMove = MoveCounted<true>;
+using NothrowMove = MoveCounted<false>;
+
+// Pushes and pops at random on a queue of `ThrowingMove`, making a move throw
+// every few operations, against a model of what the queue holds. A push that
+// throws must have enqueued nothing and left its value as it was; a pop that
+// throws must leave the item at the head; nothing is lost, duplicated or
+// stuck, and the queue goes on working. Ends with items inside, so the
+// destructor's accounting is checked too.
+template <typename Q>
+void RunThrowingMoves(std::size_t capacity) {
+  SCOPED_TRACE("capacity " + std::to_string(capacity));
+  const long live_before = ThrowingMove::live;
+  ThrowingMove::destroyed_twice = 0;
+  std::uint64_t push_throws = 0;
+  std::uint64_t pop_throws = 0;
+  {
+    Q q(capacity);
+    std::deque<std::uint64_t> model;  // the ids the queue holds, oldest first
+    std::uint64_t next = 0;
+    std::minstd_rand rng(static_cast<unsigned>(capacity) + 1);
+    auto push = [&] {
+      const std::uint64_t id = next++;
+      ThrowingMove v(id);
+      bool pushed = false;
+      try {
+        pushed = q.try_push(std::move(v));
+      } catch (const MoveThrew&) {
+        ++push_throws;
+        ASSERT_EQ(v.value, id) << "a push that threw consumed its value";
+        return;  // not enqueued: `id` must never come out
+      }
+      if (pushed) {
+        model.push_back(id);
+      } else {
+        ASSERT_TRUE(Q::kBounded) << "an unbounded queue refused a push";
+        ASSERT_EQ(model.size(), q.capacity()) << "refused a push with room";
+        ASSERT_EQ(v.value, id) << "a failed push consumed its value";
+      }
+    };
+    auto pop = [&] {
+      ThrowingMove out;
+      bool popped = false;
+      try {
+        popped = q.try_pop(out);
+      } catch (const MoveThrew&) {
+        ++pop_throws;
+        return;  // the head item stays: the model keeps it
+      }
+      if (popped) {
+        ASSERT_FALSE(model.empty()) << "popped " << out.value << " from empty";
+        ASSERT_EQ(out.value, model.front()) << "lost or duplicated an item";
+        model.pop_front();
+      } else {
+        ASSERT_TRUE(model.empty())
+            << model.size() << " items are stuck, the oldest " << model.front();
+      }
+    };
+    for (int step = 0; step < 4000; ++step) {
+      if (rng() % 3 == 0) ThrowingMove::ThrowOnMove(1 + rng() % 3);
+      if (rng() % 2 == 0) {
+        push();
+      } else {
+        pop();
+      }
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    ThrowingMove::ThrowOnMove(0);
+    while (!model.empty()) {
+      pop();
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    ThrowingMove out;
+    EXPECT_FALSE(q.try_pop(out));
+    for (int i = 0; i < 3; ++i) push();  // left inside for the destructor
+  }
+  std::printf(
+      "[ throws   ] %s, capacity %zu: %llu pushes and %llu pops "
+      "threw; nothing lost\n",
+      std::string(Q::kName).c_str(), capacity,
+      static_cast<unsigned long long>(push_throws),
+      static_cast<unsigned long long>(pop_throws));
+  EXPECT_GT(push_throws, 0u);
+  EXPECT_GT(pop_throws, 0u);
+  EXPECT_EQ(ThrowingMove::live, live_before) << "objects leaked";
+  EXPECT_EQ(ThrowingMove::destroyed_twice, 0) << "objects destroyed twice";
+}
+
+// Every queue either rejects an element whose move may throw at compile time,
+// as it declares (`kRequiresNothrowMove`, queues/queue.h), or survives such a
+// move. The rejection is checked here, so the test stops compiling if a queue
+// that declares it starts accepting the type.
+TYPED_TEST(QueueTest, ThrowingMoveIsRejectedOrSurvived) {
+  using Throwing = typename TypeParam::template Of<ThrowingMove>;
+  using Twin = typename TypeParam::template Of<NothrowMove>;
+  static_assert(Queue<Twin>, "the same element with noexcept moves is fine");
+  if constexpr (RequiresNothrowMove<Twin>()) {
+    static_assert(!std::constructible_from<Throwing, std::size_t>,
+                  "declares kRequiresNothrowMove, yet can be built with an "
+                  "element whose move may throw");
+    static_assert(!Queue<Throwing>);
+    std::printf("[ throws   ] %s: rejects elements whose move may throw\n",
+                std::string(Twin::kName).c_str());
+  } else {
+    static_assert(Queue<Throwing>,
+                  "declares it survives throwing moves, yet rejects them");
+    for (const std::size_t capacity : {1, 3, 64}) {
+      RunThrowingMoves<Throwing>(capacity);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 // P producers push (producer << 32 | seq); C consumers pop until every item
 // is accounted for. Checks: no loss, no duplicate, exact sum, and per-producer
 // order as each consumer sees it (where the queue promises it).
@@ -292,7 +548,8 @@ void RunConservation(int producers, int consumers) {
         }
         const auto p = static_cast<int>(v >> 32);
         const auto i = static_cast<std::int64_t>(v & 0xffffffffu);
-        if (p >= producers || i >= static_cast<std::int64_t>(kItemsPerProducer)) {
+        if (p >= producers ||
+            i >= static_cast<std::int64_t>(kItemsPerProducer)) {
           duplicates.fetch_add(1);  // a value nobody pushed
           continue;
         }
@@ -318,10 +575,11 @@ void RunConservation(int producers, int consumers) {
   if (KeepsProducerOrder<Q>() || (producers == 1 && consumers == 1)) {
     EXPECT_EQ(order_violations.load(), 0u);
   } else if (order_violations.load() != 0) {
-    std::printf("[ note     ] %s: %llu per-producer order inversions "
-                "(documented: it does not keep producer order)\n",
-                std::string(Q::kName).c_str(),
-                static_cast<unsigned long long>(order_violations.load()));
+    std::printf(
+        "[ note     ] %s: %llu per-producer order inversions "
+        "(documented: it does not keep producer order)\n",
+        std::string(Q::kName).c_str(),
+        static_cast<unsigned long long>(order_violations.load()));
   }
   const std::uint64_t n = kItemsPerProducer;
   EXPECT_EQ(sum.load(), producers * (n * (n - 1) / 2));

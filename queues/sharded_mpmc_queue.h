@@ -7,10 +7,10 @@
 //
 // Why: a single ring, however it claims positions, makes every producer
 // write one shared index line and every consumer another, and hands each
-// slot from core to core. With 2 threads that each push and then pop (the
-// sweep's `pairs` scenario, on the 2-core VM) `bounded-mpmc` moves about 6M
-// items/s and moodycamel with tokens, whose producers own sub-queues, about
-// 67M. Here each producer owns a shard and each consumer prefers one, so a
+// slot from core to core: with threads that each push and then pop (the
+// sweep's `pairs` scenario) it falls an order of magnitude behind moodycamel
+// with tokens, whose producers own sub-queues (docs/components.md). Here
+// each producer owns a shard and each consumer prefers one, so a
 // thread that pushes and pops, or a producer and consumer paired on a shard,
 // touch lines that no other core writes.
 //
@@ -43,6 +43,8 @@
 //   - try_push / try_pop are exact: a failed push leaves the value untouched;
 //     a pop fails only when every shard was empty when it looked (not one
 //     instant: a concurrent push to a shard it already passed is not seen).
+//   - Capacity 0 throws std::invalid_argument.
+//   - Exceptions: rejects elements whose move may throw, as its shards do.
 //
 // Thread-safety: any number of producers and consumers (MPMC); a token
 // belongs to one thread at a time and must not outlive its queue. Progress
@@ -90,6 +92,7 @@ class ShardedMpmcQueue {
   static constexpr std::string_view kName = "sharded-mpmc";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = true;
+  static constexpr bool kRequiresNothrowMove = true;  // as BoundedMpmcQueue
 
   // Every this many pops, a consumer tries another shard before its home.
   // A visit that finds an item moves it, and then its producer's consumer,
@@ -101,19 +104,33 @@ class ShardedMpmcQueue {
   // The most shards a queue has.
   static constexpr std::size_t kMaxShards = 64;
 
+  // (clang-format 14 splits these requires-clauses mid-way.)
+  // clang-format off
   // One shard per hardware thread (std::thread::hardware_concurrency; 1 when
   // unknown), at most kMaxShards.
   explicit ShardedMpmcQueue(std::size_t capacity)
+    requires NothrowMovable<T>
       : ShardedMpmcQueue(capacity, DefaultShards()) {}
 
   // `shards` in [1, kMaxShards]; std::invalid_argument otherwise.
   ShardedMpmcQueue(std::size_t capacity, std::size_t shards)
+    requires NothrowMovable<T>
+      : ShardedMpmcQueue(capacity, shards,
+                         queues_internal::StartPositionForTesting{}) {}
+
+  // Test-only: starts every shard's positions at `start.position` (tests run
+  // them across the wrap at 2^64).
+  ShardedMpmcQueue(std::size_t capacity, std::size_t shards,
+                   queues_internal::StartPositionForTesting start)
+    requires NothrowMovable<T>
       : count_(CheckedShards(shards)),
         shards_(std::make_unique<std::unique_ptr<Shard>[]>(count_)) {
+    queues_internal::CheckedCapacity(kName, capacity, Shard::kMaxCapacity);
     for (std::size_t i = 0; i < count_; ++i) {
-      shards_[i] = std::make_unique<Shard>(capacity);
+      shards_[i] = std::make_unique<Shard>(capacity, start);
     }
   }
+  // clang-format on
 
   ShardedMpmcQueue(const ShardedMpmcQueue&) = delete;
   ShardedMpmcQueue& operator=(const ShardedMpmcQueue&) = delete;
@@ -144,8 +161,8 @@ class ShardedMpmcQueue {
   bool try_pop(ConsumerToken& t, T& out) { return Pop(t.home_, t.pops_, out); }
 
   bool try_push(T&& v) {
-    return shards_[queues_internal::ThisShardThread().index % count_]
-        ->try_push(std::move(v));
+    return shards_[queues_internal::ThisShardThread().index % count_]->try_push(
+        std::move(v));
   }
 
   bool try_pop(T& out) {

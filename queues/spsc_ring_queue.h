@@ -13,12 +13,16 @@
 //   2. Each side's position is private, on its own cache line; no atomic
 //      read-modify-write anywhere.
 //   3. Consecutive positions share a cache line (slot p % capacity), so a
-//      stream of small items moves one line per several items (the layout's
-//      measurements are in queues/internal/sequenced_slots.h and the
-//      README).
+//      stream of small items moves one line per several items
+//      (docs/components.md, "Slot layout").
 //
-// Capacity is rounded up to a power of two (at least two). Slots honour
-// `alignof(T)`, over-aligned types included.
+// Capacity is rounded up to a power of two (at least two); 0 throws
+// std::invalid_argument. Slots honour `alignof(T)`, over-aligned types
+// included.
+//
+// Exceptions (queues/queue.h): survives a throwing move. Each side's position
+// is private and advances only after the move, so a push whose move throws
+// publishes nothing, and a pop whose move throws leaves the item in its slot.
 //
 // Thread-safety: one producer thread and one consumer thread at a time (SPSC).
 // Wait-free: both operations finish in a bounded number of steps.
@@ -53,7 +57,21 @@ class SpscRingQueue {
   static constexpr Topology kTopology = Topology::kSpsc;
   static constexpr bool kBounded = true;
 
-  explicit SpscRingQueue(std::size_t capacity) : slots_(capacity) {}
+  static constexpr std::size_t kMaxCapacity =
+      queues_internal::SequencedSlots<T>::kMaxCapacity;
+
+  // `capacity` in [1, kMaxCapacity]; std::invalid_argument otherwise.
+  explicit SpscRingQueue(std::size_t capacity)
+      : SpscRingQueue(capacity, queues_internal::StartPositionForTesting{}) {}
+
+  // Test-only: starts both positions at `start.position` (tests run them
+  // across the wrap at 2^64).
+  SpscRingQueue(std::size_t capacity,
+                queues_internal::StartPositionForTesting start)
+      : slots_(queues_internal::CheckedCapacity(kName, capacity, kMaxCapacity),
+               start.position),
+        write_(start.position),
+        read_(start.position) {}
 
   SpscRingQueue(const SpscRingQueue&) = delete;
   SpscRingQueue& operator=(const SpscRingQueue&) = delete;
@@ -65,7 +83,7 @@ class SpscRingQueue {
     if (slot.seq.load(std::memory_order_acquire) != write_) {
       return false;  // full: the slot still holds last lap's item
     }
-    new (slot.storage) T(std::move(v));
+    new (slot.storage) T(std::move(v));  // if it throws, nothing changed
     slot.seq.store(write_ + 1, std::memory_order_release);
     ++write_;
     return true;
@@ -77,7 +95,7 @@ class SpscRingQueue {
       return false;  // empty: nothing published at this position yet
     }
     T* item = slot.item();
-    out = std::move(*item);
+    out = std::move(*item);  // if it throws, the item stays at the head
     item->~T();
     slot.seq.store(read_ + slots_.capacity(), std::memory_order_release);
     ++read_;
@@ -94,10 +112,10 @@ class SpscRingQueue {
   alignas(kCacheLineSize) Slots slots_;
 
   // The producer's line: the next position it fills.
-  alignas(kCacheLineSize) std::size_t write_ = 0;
+  alignas(kCacheLineSize) std::size_t write_;
 
   // The consumer's line: the next position it takes.
-  alignas(kCacheLineSize) std::size_t read_ = 0;
+  alignas(kCacheLineSize) std::size_t read_;
   char pad_[kCacheLineSize - sizeof(std::size_t)];
 
   friend struct SpscRingQueueLayout;

@@ -8,6 +8,10 @@
 // with no lock at all, so it takes the lock once per batch, not once per item.
 // Unbounded; the constructor's capacity is the initial reservation.
 //
+// Exceptions (queues/queue.h): rejects elements whose move may throw. A
+// `push_back` that reallocates moves every queued item, and std::vector
+// cannot undo a move-only item's move that throws part way.
+//
 // Thread-safety: `try_push` is thread-safe; `try_pop` must be called by one
 // consumer thread at a time (MPSC).
 
@@ -31,8 +35,9 @@ class SwapVectorQueue {
   static constexpr std::string_view kName = "swap-vector";
   static constexpr Topology kTopology = Topology::kMpsc;
   static constexpr bool kBounded = false;
+  static constexpr bool kRequiresNothrowMove = true;
 
-  explicit SwapVectorQueue(std::size_t capacity) {
+  explicit SwapVectorQueue(std::size_t capacity) requires NothrowMovable<T> {
     pending_.reserve(capacity);
     local_.reserve(capacity);
   }

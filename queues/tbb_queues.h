@@ -9,6 +9,13 @@
 //     `set_capacity(capacity)`; its native `push` / `pop` block (TBB parks
 //     waiters in its own monitor).
 //
+// Capacity: `TbbBoundedQueue` holds exactly the capacity asked for; 0 throws
+// std::invalid_argument. `TbbQueue` ignores it.
+//
+// Exceptions (queues/queue.h): both reject elements whose move may throw. A
+// push whose move throws is skipped cleanly, but a pop destroys the item and
+// moves past it even when the move into `out` throws (the item is lost).
+//
 // Thread-safety: thread-safe (MPMC).
 
 #ifndef SERVERKIT_QUEUES_TBB_QUEUES_H_
@@ -17,6 +24,7 @@
 #include <oneapi/tbb/concurrent_queue.h>
 
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <utility>
 
@@ -31,8 +39,9 @@ class TbbQueue {
   static constexpr std::string_view kName = "tbb";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = false;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
 
-  explicit TbbQueue(std::size_t /*capacity*/) {}
+  explicit TbbQueue(std::size_t /*capacity*/) requires NothrowMovable<T> {}
 
   bool try_push(T&& v) {
     q_.push(std::move(v));
@@ -52,9 +61,15 @@ class TbbBoundedQueue {
   static constexpr std::string_view kName = "tbb-bounded";
   static constexpr Topology kTopology = Topology::kMpmc;
   static constexpr bool kBounded = true;
+  static constexpr bool kRequiresNothrowMove = true;  // see Exceptions above
+  // TBB takes a signed capacity (negative: unbounded).
+  static constexpr std::size_t kMaxCapacity =
+      std::numeric_limits<std::ptrdiff_t>::max();
 
-  explicit TbbBoundedQueue(std::size_t capacity) : capacity_(capacity) {
-    q_.set_capacity(static_cast<std::ptrdiff_t>(capacity));
+  explicit TbbBoundedQueue(std::size_t capacity) requires NothrowMovable<T>
+      : capacity_(queues_internal::CheckedCapacity(kName, capacity,
+                                                   kMaxCapacity)) {
+    q_.set_capacity(static_cast<std::ptrdiff_t>(capacity_));
   }
 
   bool try_push(T&& v) { return q_.try_push(std::move(v)); }

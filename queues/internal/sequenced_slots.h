@@ -4,7 +4,7 @@
 //
 // `SequencedSlots<T>`: the slot array under our two rings (`SpscRingQueue`,
 // `BoundedMpmcQueue`). Each slot holds one `T` and a sequence number that
-// says, for a position `pos` (a counter that grows without wrapping), whose
+// says, for a position `pos` (a counter; see "Positions" below), whose
 // turn the slot is:
 //
 //   seq == pos               free: the producer at `pos` may construct into it
@@ -22,15 +22,18 @@
 //     over-aligned `T` (`struct alignas(128) ...`) is constructed at an
 //     address that honours its alignment.
 //   - Position `p` lives in slot `p % capacity`: consecutive positions share
-//     a cache line (four 8-byte items with their sequences per line). Until
-//     2026-11-25 consecutive positions were spread over different lines, so
-//     that a producer at p+1 would not touch the line a consumer reads p from.
-//     Measured on the 2-core VM, that spreading cost more than it saved: a
-//     stream moved one line per item instead of one per four (1:1 1.39x
-//     spsc-ring, 1.93x bounded-mpmc with lines shared), and the round trip
-//     went from 1.24x the core-to-core floor to 1.00x in the host's near
-//     state (no change in its far state; README, "Slot layout").
-//   - The capacity is a power of two, at least two.
+//     a cache line (four 8-byte items with their sequences per line). Spread
+//     over different lines instead, a stream moves one line per item rather
+//     than one per four, which cost more than the spreading saved
+//     (docs/components.md, "Slot layout", has the measurements).
+//   - The capacity is a power of two, at least two: with one slot, "full for
+//     the consumer at pos" and "free for the producer at pos + 1" would both
+//     read pos + 1.
+//
+// Positions are `std::size_t` counters that wrap at 2^64; every comparison
+// is an equality or the signed value of an unsigned difference, so the wrap
+// is harmless. `StartPositionForTesting` starts a ring near it, so tests
+// reach the wrap without 2^64 operations.
 //
 // Not thread-safe by itself: the rings decide who may touch which position.
 
@@ -41,11 +44,18 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <new>
 
 #include "base/cache_line.h"
 
 namespace serverkit::queues_internal {
+
+// Test-only: the position a ring's first push and pop take, instead of 0.
+// Only the constructors read it: it costs the hot path nothing.
+struct StartPositionForTesting {
+  std::size_t position = 0;
+};
 
 template <typename T>
 class SequencedSlots {
@@ -57,17 +67,25 @@ class SequencedSlots {
   };
 
   // The alignment the slot array is allocated with (tests check it).
-  static constexpr std::size_t kAlignment =
-      alignof(Slot) > kCacheLineSize ? alignof(Slot) : kCacheLineSize;
+  static constexpr std::size_t kAlignment = alignof(Slot) > kCacheLineSize
+                                                ? alignof(Slot)
+                                                : kCacheLineSize;
 
-  explicit SequencedSlots(std::size_t requested)
+  // The largest capacity whose slot array's size fits in a std::size_t.
+  static constexpr std::size_t kMaxCapacity =
+      std::bit_floor(std::numeric_limits<std::size_t>::max() / sizeof(Slot));
+
+  // `requested` in [1, kMaxCapacity] (the owner checks it); the first
+  // position is `start`.
+  SequencedSlots(std::size_t requested, std::size_t start)
       : capacity_(RoundCapacity(requested)),
         mask_(capacity_ - 1),
         slots_(static_cast<Slot*>(::operator new[](
             capacity_ * sizeof(Slot), std::align_val_t{kAlignment}))) {
-    for (std::size_t p = 0; p < capacity_; ++p) {
-      Slot* s = new (&slots_[p]) Slot;
-      s->seq.store(p, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < capacity_; ++i) new (&slots_[i]) Slot;
+    // Positions start, start + 1, ... (wrapping) are free for their producers.
+    for (std::size_t i = 0; i < capacity_; ++i) {
+      at(start + i).seq.store(start + i, std::memory_order_relaxed);
     }
   }
 
