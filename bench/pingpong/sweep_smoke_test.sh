@@ -24,4 +24,6 @@ grep -q "^validation verdicts (candidates from defaults" "$out.txt" ||
   { echo "FAIL: no validation table"; exit 1; }
 tail -n 30 "$out.txt" | grep -q "^verdict: logger (default pair, not a micro pick): async-queue-bounded-mpmc against sync" ||
   { echo "FAIL: the output does not end with the validation verdicts"; exit 1; }
-/usr/bin/python3 bench/pingpong/sweep_test.py --smoke "$out.json"
+# bench/ on the path for the package pick, as //bench:python3.sh puts it.
+PYTHONPATH="$PWD/bench${PYTHONPATH:+:$PYTHONPATH}" \
+  /usr/bin/python3 bench/pingpong/sweep_test.py --smoke "$out.json"

@@ -57,4 +57,6 @@ grep -Eq "^buffer +echo-16k +default +linear -> ring +n/a" "$tmp/missing.txt" ||
   fail "missing: no buffer 16 KiB row with the defaults"
 
 # 4. The JSON of the three runs.
-/usr/bin/python3 bench/pingpong/validate_test.py --smoke "$tmp"
+# bench/ on the path for the package pick, as //bench:python3.sh puts it.
+PYTHONPATH="$PWD/bench${PYTHONPATH:+:$PYTHONPATH}" \
+  /usr/bin/python3 bench/pingpong/validate_test.py --smoke "$tmp"
