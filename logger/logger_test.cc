@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <latch>
 #include <map>
 #include <memory>
 #include <set>
@@ -188,15 +189,22 @@ TYPED_TEST(LoggerTest, FlushReachesTheFile) {
   }
 }
 
-// A sink that cannot keep up: a FIFO nobody reads until the producers are
-// done (or, for loggers that block, until 300 ms passed). With the drop
-// policy, every record is either written or counted as dropped, exactly.
+// A sink that cannot keep up: a FIFO whose reader waits on a latch. An async
+// logger's producers run to their end while nobody reads, so the pipe, stdio's
+// buffer and the logger's own queue or buffers fill and stay full; the
+// producers log far more than all of that can hold (asserted first), so the
+// drops are certain, not a matter of timing. A synchronous logger writes on
+// the producers' threads and would wait forever on an unread pipe, so its
+// reader starts at once (it never drops). With the drop policy, every record
+// is either written or counted as dropped, exactly.
 TYPED_TEST(LoggerTest, DropCountersExactUnderForcedOverload) {
   using L = TypeParam;
   const std::string path = FreshDir("overload") + "/fifo";
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
   const int rfd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   ASSERT_GE(rfd, 0) << std::strerror(errno);
+  const int pipe_bytes = ::fcntl(rfd, F_GETPIPE_SZ);
+  ASSERT_GT(pipe_bytes, 0) << std::strerror(errno);
 
   LoggerOptions o = FileOptions(path);
   o.overflow = OverflowPolicy::kDrop;
@@ -206,28 +214,27 @@ TYPED_TEST(LoggerTest, DropCountersExactUnderForcedOverload) {
   o.flush_interval = std::chrono::milliseconds(10);
   constexpr int kProducers = 2;
   const std::uint64_t total = std::uint64_t{kProducers} * kOverloadMessages;
+  // Each line holds at least its 80-byte payload and a newline. With these
+  // options an async logger holds far less than `kHeldAtMost` while its
+  // writes block: 64 queued records or a few 4 KiB buffers, a 64 KiB
+  // formatting buffer, stdio's 64 KiB.
+  constexpr std::uint64_t kMinLineBytes = 80 + 1;
+  constexpr std::uint64_t kHeldAtMost = 512 * 1024;
+  if constexpr (L::kAsync) {
+    ASSERT_GT(total * kMinLineBytes,
+              static_cast<std::uint64_t>(pipe_bytes) + kHeldAtMost)
+        << "too few records to overflow the pipe and the logger";
+  }
 
   std::string received;
+  LoggerStats held;  // async: before anything was read
   LoggerStats s;
   {
     auto logger = std::make_unique<L>(o);
-    std::atomic<int> producing{kProducers};
-    std::vector<std::thread> producers;
-    for (int t = 0; t < kProducers; ++t) {
-      producers.emplace_back([&, t] {
-        for (int i = 0; i < kOverloadMessages; ++i) {
-          SK_LOG_INFO(*logger, "msg {} {} {}", t, i, std::string(80, 'z'));
-        }
-        producing.fetch_sub(1);
-      });
-    }
-    // Reads until EOF (the logger closed its end).
+    std::latch reader_go(1);
+    // Reads from the release until EOF (the logger closed its end).
     std::thread reader([&] {
-      const auto start = std::chrono::steady_clock::now();
-      while (producing.load() > 0 && std::chrono::steady_clock::now() - start <
-                                         std::chrono::milliseconds(300)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
+      reader_go.wait();
       char buf[65536];
       for (;;) {
         pollfd p{rfd, POLLIN, 0};
@@ -242,7 +249,18 @@ TYPED_TEST(LoggerTest, DropCountersExactUnderForcedOverload) {
         }
       }
     });
+    if constexpr (!L::kAsync) reader_go.count_down();
+    std::vector<std::thread> producers;
+    for (int t = 0; t < kProducers; ++t) {
+      producers.emplace_back([&, t] {
+        for (int i = 0; i < kOverloadMessages; ++i) {
+          SK_LOG_INFO(*logger, "msg {} {} {}", t, i, std::string(80, 'z'));
+        }
+      });
+    }
     for (auto& p : producers) p.join();
+    held = logger->stats();
+    if constexpr (L::kAsync) reader_go.count_down();
     EXPECT_TRUE(logger->flush());
     s = logger->stats();
     logger.reset();  // closes the write end: the reader sees EOF
@@ -250,17 +268,20 @@ TYPED_TEST(LoggerTest, DropCountersExactUnderForcedOverload) {
   }
   ::close(rfd);
 
-  std::printf("[ overload ] %s: written %llu, dropped %llu of %llu\n",
-              std::string(L::kName).c_str(),
-              static_cast<unsigned long long>(s.written),
-              static_cast<unsigned long long>(s.dropped),
-              static_cast<unsigned long long>(total));
+  std::printf(
+      "[ overload ] %s: written %llu, dropped %llu of %llu "
+      "(%llu dropped unread)\n",
+      std::string(L::kName).c_str(), static_cast<unsigned long long>(s.written),
+      static_cast<unsigned long long>(s.dropped),
+      static_cast<unsigned long long>(total),
+      static_cast<unsigned long long>(held.dropped));
   EXPECT_EQ(s.written + s.dropped, total);
   EXPECT_EQ(s.io_errors, 0u) << s.last_error;
   const std::vector<std::string> lines = SplitLines(received);
   EXPECT_EQ(lines.size(), s.written);
   if constexpr (L::kAsync) {
-    EXPECT_GT(s.dropped, 0u) << "the overload was not forced";
+    EXPECT_GT(held.dropped, 0u)
+        << "nothing was dropped while the sink was not read";
   } else {
     EXPECT_EQ(s.dropped, 0u) << "a synchronous logger never drops";
   }

@@ -61,6 +61,7 @@ void Connector::start_in_loop() {
 
 void Connector::connect() {
   ++attempts_;
+  total_attempts_.fetch_add(1, std::memory_order_relaxed);
   int fd;
   try {
     fd = sockets::CreateNonblockingTcp();
@@ -82,7 +83,7 @@ void Connector::connect() {
     case ECONNREFUSED:
     case ENETUNREACH:
     case ETIMEDOUT:
-      retry(fd, std::strerror(err));
+      retry_after_error(fd, err);
       break;
     default:
       sockets::Close(fd);
@@ -117,7 +118,7 @@ void Connector::handle_write() {
   const int fd = remove_and_reset_channel();
   const int err = sockets::GetSocketError(fd);
   if (err != 0) {
-    retry(fd, std::strerror(err));
+    retry_after_error(fd, err);
   } else if (sockets::IsSelfConnect(fd)) {
     retry(fd, "self connect");
   } else {
@@ -133,7 +134,14 @@ void Connector::handle_write() {
 void Connector::handle_error() {
   if (state_ != kConnecting) return;
   const int fd = remove_and_reset_channel();
-  retry(fd, std::strerror(sockets::GetSocketError(fd)));
+  retry_after_error(fd, sockets::GetSocketError(fd));
+}
+
+void Connector::retry_after_error(int fd, int err) {
+  if (err == ECONNREFUSED) {
+    refused_attempts_.fetch_add(1, std::memory_order_relaxed);
+  }
+  retry(fd, std::strerror(err));
 }
 
 void Connector::retry(int fd, const std::string& reason) {

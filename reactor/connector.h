@@ -9,13 +9,15 @@
 // `stop()`, or gives up after `max_attempts` (0: never) and says so through the
 // failure callback.
 //
-// Owned (through shared_ptr) by a TcpClient; every member but `start` and
-// `stop` runs in the loop thread; `start` and `stop` are thread-safe.
+// Owned (through shared_ptr) by a TcpClient; every member but `start`,
+// `stop`, `total_attempts` and `refused_attempts` runs in the loop thread;
+// those four are thread-safe.
 
 #ifndef SERVERKIT_REACTOR_CONNECTOR_H_
 #define SERVERKIT_REACTOR_CONNECTOR_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -48,7 +50,19 @@ class Connector : public std::enable_shared_from_this<Connector> {
   // Starts over (after a connection closed). Loop thread.
   void restart();
 
+  // Attempts since the last (re)start, as counted against `max_attempts`.
+  // Loop thread.
   int attempts() const { return attempts_; }
+  // Connect attempts since construction, and those of them the server
+  // refused (ECONNREFUSED, at once or through SO_ERROR). Thread-safe: relaxed
+  // loads of counters the loop thread updates, so another thread may see
+  // them late, but never an attempt that was not made.
+  std::uint64_t total_attempts() const {
+    return total_attempts_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t refused_attempts() const {
+    return refused_attempts_.load(std::memory_order_relaxed);
+  }
 
  private:
   enum State { kDisconnected, kConnecting, kConnected };
@@ -58,6 +72,7 @@ class Connector : public std::enable_shared_from_this<Connector> {
   void connecting(int fd);
   void handle_write();
   void handle_error();
+  void retry_after_error(int fd, int err);  // counts a refusal, retries
   void retry(int fd, const std::string& reason);
   int remove_and_reset_channel();
 
@@ -71,6 +86,8 @@ class Connector : public std::enable_shared_from_this<Connector> {
   FailureCallback failure_cb_;
   std::chrono::milliseconds retry_delay_;
   int attempts_ = 0;
+  std::atomic<std::uint64_t> total_attempts_{0};
+  std::atomic<std::uint64_t> refused_attempts_{0};
   TimerId retry_timer_ = 0;
 };
 

@@ -5,7 +5,8 @@
 // `TcpClient<B>`: one outgoing connection in one loop, through a Connector
 // that retries. With `retry()` on, a connection that closes is dialled again.
 //
-// Thread-safety: `connect`, `disconnect`, `stop` are thread-safe; construct
+// Thread-safety: `connect`, `disconnect`, `stop`, `connection`,
+// `connect_attempts` and `refused_attempts` are thread-safe; construct
 // and destroy in the loop thread (the destructor closes the connection and
 // stops the connector at once, whether or not the loop still runs).
 // Callbacks run in the loop thread.
@@ -13,6 +14,7 @@
 #ifndef SERVERKIT_REACTOR_TCP_CLIENT_H_
 #define SERVERKIT_REACTOR_TCP_CLIENT_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,6 +74,16 @@ class TcpClient {
   }
   void stop() { connector_->stop(); }
   void enable_retry() { retry_ = true; }
+
+  // Connect attempts since construction (every retry and re-dial counts),
+  // and those the server refused. Thread-safe; from another thread the
+  // counts may lag the loop by a moment.
+  std::uint64_t connect_attempts() const {
+    return connector_->total_attempts();
+  }
+  std::uint64_t refused_attempts() const {
+    return connector_->refused_attempts();
+  }
 
   TcpConnectionPtr<B> connection() const {
     std::lock_guard<std::mutex> lock(mu_);

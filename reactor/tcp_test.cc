@@ -3,7 +3,7 @@
 // peer reset mid-message, a slow reader hitting the high-water mark,
 // half-close (ours, and the peer's with output still queued), back-pressure
 // on a peer that never reads, descriptor exhaustion, and a client that
-// retries.
+// retries until a port that refused it serves.
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <latch>
 #include <memory>
 #include <random>
 #include <string>
@@ -489,8 +490,8 @@ TYPED_TEST(TcpTest, NeverReadingPeerIsHeldAtTheHighWaterMark) {
   // polls: at most the loop's receive_limit().
   TcpConnectionPtr<B> conn = weak.lock();
   ASSERT_TRUE(conn) << "the server dropped a connection that did nothing wrong";
-  const std::size_t slack =
-      std::max<std::size_t>(512u << 10, conn->loop()->receive_limit() + (64u << 10));
+  const std::size_t slack = std::max<std::size_t>(
+      512u << 10, conn->loop()->receive_limit() + (64u << 10));
   const Held held = HeldBy(conn);
   EXPECT_TRUE(held.paused)
       << "the server is still reading from a peer that does not read";
@@ -571,8 +572,8 @@ TYPED_TEST(TcpTest, DescriptorExhaustionRefusesCleanlyThenServesAgain) {
 }
 
 TEST(TcpClientTest, RetriesUntilTheServerAppears) {
-  // Find a free port, then start the server there only after the client
-  // has begun dialling.
+  // Find a free port, then start the server there only once the client has
+  // had an attempt refused.
   std::uint16_t port;
   {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -587,9 +588,13 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
   }
   std::promise<std::string> echoed;
   std::atomic<bool> done{false};
-  std::atomic<bool> dialled{false};  // first attempt made
+  std::promise<TcpClient<LinearBuffer>*> client_ready;
+  std::latch main_done_with_client(1);  // it reads the client's counters
   std::atomic<bool> server_listening{false};
   std::atomic<bool> connected_early{false};  // connected with no listener
+  // The client's counters when it got in (loop thread; read after join).
+  std::uint64_t refused_at_connect = 0;
+  std::uint64_t attempts_at_connect = 0;
   std::thread client_thread([&] {
     EventLoop loop;
     TcpClient<LinearBuffer> client(&loop, InetAddress("127.0.0.1", port),
@@ -598,6 +603,8 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
         [&](const TcpConnectionPtr<LinearBuffer>& c) {
           if (c->connected()) {
             if (!server_listening.load()) connected_early.store(true);
+            refused_at_connect = client.refused_attempts();
+            attempts_at_connect = client.connect_attempts();
             c->send("ping");
           }
         });
@@ -613,28 +620,22 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
       loop.quit();
     });
     client.connect();  // in the loop thread: the first attempt runs now
-    dialled.store(true);
+    client_ready.set_value(&client);
     loop.loop();
+    main_done_with_client.wait();
   });
-  while (!dialled.load()) std::this_thread::sleep_for(1ms);
-  std::this_thread::sleep_for(150ms);  // a few refused attempts first
-  // The client has been dialling a port where nothing listens: each of its
-  // attempts so far was refused. Prove the port refuses, and that the client
-  // did not get in anyway; it can connect only to the server started below.
+  // Nothing listens on the port yet: wait until the client has seen a
+  // refusal (the deadline only bounds a hang).
   {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    EXPECT_GE(fd, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    const int err = errno;
-    ::close(fd);
-    EXPECT_EQ(rc, -1) << "something listens on the port before the server";
-    EXPECT_EQ(err, ECONNREFUSED)
-        << "a connect to the not-yet-served port was not refused: "
-        << std::strerror(err);
+    const TcpClient<LinearBuffer>* client = client_ready.get_future().get();
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (client->refused_attempts() == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(1ms);
+    }
+    EXPECT_GT(client->refused_attempts(), 0u)
+        << "no attempt was refused while nothing listened";
+    main_done_with_client.count_down();
   }
   EXPECT_FALSE(connected_early.load())
       << "the client connected before the server existed";
@@ -659,6 +660,11 @@ TEST(TcpClientTest, RetriesUntilTheServerAppears) {
   client_thread.join();
   server_loop->quit();
   server_thread.join();
+  // Refused first, then a later attempt got in.
+  EXPECT_GE(refused_at_connect, 1u)
+      << "the client connected without an attempt refused first";
+  EXPECT_GT(attempts_at_connect, refused_at_connect)
+      << "the attempt that connected is not counted";
 }
 
 TEST(InetAddressTest, RejectsAMalformedAddress) {

@@ -18,9 +18,9 @@
 #     (and, on the header protocol, 128 messages of 64 KiB) without reading,
 #     half-closes (SHUT_WR), then reads: every byte comes back before EOF
 #     (ours with every buffer);
-#   - back-pressure (ours): a peer that sends up to 96 MiB and never reads
-#     stalls, the server's RSS grows by less than 16 MiB, and once the peer
-#     reads, every byte it sent comes back.
+#   - back-pressure (ours): a peer that never reads is seen to stall (the
+#     server paused reading) after it read less than 24 MiB, its RSS grows
+#     by less than 16 MiB, and once the peer reads, every byte comes back.
 # Every process runs in its own process group and is killed at the end.
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import ctypes
 import json
 import os
 import random
+import select
 import signal
 import socket
 import struct
@@ -38,6 +39,8 @@ import tempfile
 import threading
 import time
 from typing import IO, Any, Callable, Sequence
+
+import procs
 
 MAX_BODY = 4096
 HALF_CLOSE_BYTES = 8 << 20
@@ -65,17 +68,10 @@ def kill(p: subprocess.Popen[bytes]) -> None:
     p.wait(timeout=10)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def start_server(path: str, threads: int, protocol: str, log: IO[str],
                  max_body: int = MAX_BODY, extra: Sequence[str] = ()
                  ) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
+    port = procs.free_port()
     p = spawn([path, "127.0.0.1", str(port), str(threads),
                "--protocol=" + protocol, "--max_body=%d" % max_body] +
               list(extra), stdout=log, stderr=log)
@@ -245,12 +241,29 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
                 len(payload))
 
 
-def rss_kib(pid: int) -> int:
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS for pid %d" % pid)
+def send_until_stalled(s: socket.socket, pid: int, log_path: str,
+                       chunk: bytes) -> tuple[int, int]:
+    """Sends without reading until the server is seen stalled: it said it
+    paused reading, and its end holds unread bytes while all its threads
+    sleep, alike on two polls in a row. Returns the bytes sent and those
+    the server read (sent, less what waits in either end's queue)."""
+    s.setblocking(False)
+    sent, last, deadline = 0, None, time.monotonic() + 60
+    while sent < (96 << 20) and time.monotonic() < deadline:
+        try:  # on from where the last send stopped: the stream stays aligned
+            sent += s.send(chunk[sent % len(chunk):])
+            last = None
+            continue
+        except BlockingIOError:
+            pass
+        mine, theirs = procs.tcp_queues(s)
+        idle = theirs[1] > 0 and procs.threads_asleep(pid)
+        with open(log_path) as f:
+            if idle and theirs == last and "reading paused" in f.read():
+                return sent, sent - mine[0] - theirs[1]
+        last = theirs if idle else None
+        select.select([], [s], [], 0.05)
+    raise AssertionError("never seen stalled: %d MiB in" % (sent >> 20))
 
 
 def check_backpressure(client: str, path: str, threads: int, tmp: str,
@@ -266,26 +279,13 @@ def check_backpressure(client: str, path: str, threads: int, tmp: str,
             for k in range(128):
                 s.sendall(chunk[k:] + chunk[:k])
                 assert recv_exact(s, len(chunk)) == chunk[k:] + chunk[:k]
-            before = rss_kib(srv.pid)
-            s.setblocking(False)
-            sent, idle = 0, time.monotonic()
-            while sent < (96 << 20) and time.monotonic() - idle < 0.5:
-                try:
-                    n = s.send(chunk)
-                except BlockingIOError:
-                    time.sleep(0.002)
-                    continue
-                sent += n
-                if n < len(chunk):
-                    break   # the stream must stay chunk-aligned: stop here
-                idle = time.monotonic()
-            time.sleep(0.3)
-            grown = rss_kib(srv.pid) - before
-            assert sent < (24 << 20), \
-                "the sender was never stalled: %d MiB in" % (sent >> 20)
-            assert grown < (16 << 10), \
-                "server RSS grew by %d KiB for %d MiB sent" % (grown,
-                                                               sent >> 20)
+            before = procs.rss_kib(srv.pid)
+            # Once stalled the server reads nothing more: its RSS is final.
+            sent, read = send_until_stalled(s, srv.pid, log.name, chunk)
+            grown = procs.rss_kib(srv.pid) - before
+            assert read < (24 << 20), "%d MiB read, no stall" % (read >> 20)
+            assert grown < (16 << 10), "server RSS grew by %d KiB for %d " \
+                "MiB read" % (grown, read >> 20)
             s.settimeout(30)
             s.shutdown(socket.SHUT_WR)
             got = read_to_eof(s)
@@ -294,8 +294,8 @@ def check_backpressure(client: str, path: str, threads: int, tmp: str,
             assert len(got) == sent, "%d of %d bytes back" % (len(got), sent)
             assert got == want, "the echo differs from what was sent"
             assert srv.poll() is None, "server died"
-            return dict(summary="%.1f MiB sent before the stall, server RSS "
-                        "+%d KiB" % (sent / (1 << 20), grown))
+            return dict(summary="stalled: %.1f MiB sent, %.1f read, RSS "
+                        "+%d KiB" % (sent / 2**20, read / 2**20, grown))
         finally:
             kill(srv)
 
