@@ -14,6 +14,7 @@
 #ifndef SERVERKIT_REACTOR_TCP_CLIENT_H_
 #define SERVERKIT_REACTOR_TCP_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -68,12 +69,12 @@ class TcpClient {
   void connect() { connector_->start(); }
   // Half-closes the connection (after its output drains).
   void disconnect() {
-    retry_ = false;
+    retry_.store(false, std::memory_order_relaxed);
     std::lock_guard<std::mutex> lock(mu_);
     if (connection_) connection_->shutdown();
   }
   void stop() { connector_->stop(); }
-  void enable_retry() { retry_ = true; }
+  void enable_retry() { retry_.store(true, std::memory_order_relaxed); }
 
   // Connect attempts since construction (every retry and re-dial counts),
   // and those the server refused. Thread-safe; from another thread the
@@ -128,13 +129,15 @@ class TcpClient {
       if (connection_ == conn) connection_.reset();
     }
     loop_->queue_in_loop([conn] { conn->connect_destroyed(); });
-    if (retry_) connector_->restart();
+    if (retry_.load(std::memory_order_relaxed)) connector_->restart();
   }
 
   EventLoop* const loop_;
   const std::string name_;
   std::shared_ptr<Connector> connector_;
-  bool retry_ = false;
+  // Atomic: disconnect() may come from any thread, remove_connection reads
+  // it in the loop's.
+  std::atomic<bool> retry_{false};
   std::uint64_t next_id_ = 0;
   mutable std::mutex mu_;
   TcpConnectionPtr<B> connection_;  // guarded by mu_
