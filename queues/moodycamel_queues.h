@@ -36,11 +36,72 @@
 
 #include <cstddef>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
+#include "base/sanitizers.h"
 #include "queues/queue.h"
 
 namespace serverkit {
+
+namespace queues_internal {
+
+// moodycamel orders an element's construction, move-out and destruction with
+// standalone fences, which ThreadSanitizer does not model. Under TSan each
+// element travels in a `MoodycamelSlot` that says that order on the slot's
+// address: filling a slot releases, moving out of it acquires, and its
+// destruction releases for the next slot the queue builds in the same recycled
+// memory. Elsewhere the element is stored as it is.
+template <typename T>
+class MoodycamelSlot {
+ public:
+  MoodycamelSlot() = default;
+  explicit MoodycamelSlot(T&& v) noexcept : value_(std::move(v)) {
+    handoff_.Publish();
+  }
+  MoodycamelSlot(MoodycamelSlot&& o) noexcept
+      : handoff_(o.handoff_), value_(std::move(o.value_)) {
+    handoff_.Publish();
+  }
+  MoodycamelSlot& operator=(MoodycamelSlot&& o) noexcept {
+    handoff_ = o.handoff_;
+    value_ = std::move(o.value_);
+    handoff_.Publish();
+    return *this;
+  }
+  T& value() { return value_; }
+
+ private:
+  TsanHandoff handoff_;
+  T value_;
+};
+
+template <typename T>
+using MoodycamelStored = std::conditional_t<kUnderTsan, MoodycamelSlot<T>, T>;
+
+template <typename T, typename Q, typename... Token>
+bool MoodycamelEnqueue(Q& q, T&& v, Token&... token) {
+  if constexpr (kUnderTsan) {
+    return q.enqueue(token..., MoodycamelSlot<T>(std::move(v)));
+  } else {
+    return q.enqueue(token..., std::move(v));
+  }
+}
+
+// `dequeue(slot)` is the queue's try_dequeue or wait_dequeue, bound.
+template <typename T, typename F>
+bool MoodycamelDequeue(T& out, F&& dequeue) {
+  if constexpr (kUnderTsan) {
+    MoodycamelSlot<T> slot;
+    if (!dequeue(slot)) return false;
+    out = std::move(slot.value());
+    return true;
+  } else {
+    return dequeue(out);
+  }
+}
+
+}  // namespace queues_internal
 
 template <typename T>
 class MoodycamelQueue {
@@ -54,12 +115,17 @@ class MoodycamelQueue {
   explicit MoodycamelQueue(std::size_t capacity) requires NothrowMovable<T>
       : q_(capacity) {}
 
-  bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
-  bool try_pop(T& out) { return q_.try_dequeue(out); }
+  bool try_push(T&& v) {
+    return queues_internal::MoodycamelEnqueue(q_, std::move(v));
+  }
+  bool try_pop(T& out) {
+    return queues_internal::MoodycamelDequeue(
+        out, [&](auto& o) { return q_.try_dequeue(o); });
+  }
   std::size_t capacity() const { return 0; }
 
  private:
-  moodycamel::ConcurrentQueue<T> q_;
+  moodycamel::ConcurrentQueue<queues_internal::MoodycamelStored<T>> q_;
 };
 
 template <typename T>
@@ -84,18 +150,24 @@ class MoodycamelTokenQueue {
   explicit MoodycamelTokenQueue(std::size_t capacity) requires NothrowMovable<T>
       : q_(capacity) {}
 
-  bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
-  bool try_pop(T& out) { return q_.try_dequeue(out); }
+  bool try_push(T&& v) {
+    return queues_internal::MoodycamelEnqueue(q_, std::move(v));
+  }
+  bool try_pop(T& out) {
+    return queues_internal::MoodycamelDequeue(
+        out, [&](auto& o) { return q_.try_dequeue(o); });
+  }
   bool try_push(ProducerToken& t, T&& v) {
-    return q_.enqueue(t.token, std::move(v));
+    return queues_internal::MoodycamelEnqueue(q_, std::move(v), t.token);
   }
   bool try_pop(ConsumerToken& t, T& out) {
-    return q_.try_dequeue(t.token, out);
+    return queues_internal::MoodycamelDequeue(
+        out, [&](auto& o) { return q_.try_dequeue(t.token, o); });
   }
   std::size_t capacity() const { return 0; }
 
  private:
-  moodycamel::ConcurrentQueue<T> q_;
+  moodycamel::ConcurrentQueue<queues_internal::MoodycamelStored<T>> q_;
 };
 
 template <typename T>
@@ -114,17 +186,27 @@ class MoodycamelBlockingQueue {
       : q_(capacity) {}
   // clang-format on
 
-  bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
-  bool try_pop(T& out) { return q_.try_dequeue(out); }
+  bool try_push(T&& v) {
+    return queues_internal::MoodycamelEnqueue(q_, std::move(v));
+  }
+  bool try_pop(T& out) {
+    return queues_internal::MoodycamelDequeue(
+        out, [&](auto& o) { return q_.try_dequeue(o); });
+  }
   void push(T&& v) {
-    while (!q_.enqueue(std::move(v))) {
+    while (!queues_internal::MoodycamelEnqueue(q_, std::move(v))) {
     }
   }
-  void pop(T& out) { q_.wait_dequeue(out); }
+  void pop(T& out) {
+    queues_internal::MoodycamelDequeue(out, [&](auto& o) {
+      q_.wait_dequeue(o);
+      return true;
+    });
+  }
   std::size_t capacity() const { return 0; }
 
  private:
-  moodycamel::BlockingConcurrentQueue<T> q_;
+  moodycamel::BlockingConcurrentQueue<queues_internal::MoodycamelStored<T>> q_;
 };
 
 template <typename T>
@@ -139,12 +221,17 @@ class ReaderWriterQueue {
   explicit ReaderWriterQueue(std::size_t capacity) requires NothrowMovable<T>
       : q_(capacity) {}
 
-  bool try_push(T&& v) { return q_.enqueue(std::move(v)); }
-  bool try_pop(T& out) { return q_.try_dequeue(out); }
+  bool try_push(T&& v) {
+    return queues_internal::MoodycamelEnqueue(q_, std::move(v));
+  }
+  bool try_pop(T& out) {
+    return queues_internal::MoodycamelDequeue(
+        out, [&](auto& o) { return q_.try_dequeue(o); });
+  }
   std::size_t capacity() const { return 0; }
 
  private:
-  moodycamel::ReaderWriterQueue<T> q_;
+  moodycamel::ReaderWriterQueue<queues_internal::MoodycamelStored<T>> q_;
 };
 
 static_assert(Queue<MoodycamelQueue<int>>);

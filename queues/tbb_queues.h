@@ -25,12 +25,25 @@
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
+#include "base/sanitizers.h"
 #include "queues/queue.h"
 
 namespace serverkit {
+
+namespace queues_internal {
+// oneTBB's allocator recycles queue pages inside the uninstrumented libtbb.so,
+// where ThreadSanitizer cannot see the order; under TSan the pages come from
+// the (intercepted) standard allocator instead.
+template <typename T>
+using TbbAllocator =
+    std::conditional_t<kUnderTsan, std::allocator<T>,
+                       oneapi::tbb::cache_aligned_allocator<T>>;
+}  // namespace queues_internal
 
 template <typename T>
 class TbbQueue {
@@ -51,7 +64,7 @@ class TbbQueue {
   std::size_t capacity() const { return 0; }
 
  private:
-  oneapi::tbb::concurrent_queue<T> q_;
+  oneapi::tbb::concurrent_queue<T, queues_internal::TbbAllocator<T>> q_;
 };
 
 template <typename T>
@@ -80,7 +93,7 @@ class TbbBoundedQueue {
 
  private:
   const std::size_t capacity_;
-  oneapi::tbb::concurrent_bounded_queue<T> q_;
+  oneapi::tbb::concurrent_bounded_queue<T, queues_internal::TbbAllocator<T>> q_;
 };
 
 static_assert(Queue<TbbQueue<int>>);

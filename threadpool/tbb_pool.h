@@ -39,6 +39,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/sanitizers.h"
 #include "threadpool/executor.h"
 #include "threadpool/internal/adapter.h"
 #include "threadpool/task.h"
@@ -71,13 +72,19 @@ class TbbPool {
 
   bool try_submit(Task&& task) {
     return core_.TrySubmit(task, [this](auto&& wrapped) {
-      arena_.enqueue(group_.defer(std::move(wrapped)));
+      if constexpr (kUnderTsan) {
+        arena_.enqueue(group_.defer(Annotated(&finished_, std::move(wrapped))));
+      } else {
+        arena_.enqueue(group_.defer(std::move(wrapped)));
+      }
     });
   }
 
   std::size_t shutdown(ShutdownMode mode) {
-    return core_.Shutdown(
-        mode, [this] { arena_.execute([this] { group_.wait(); }); });
+    return core_.Shutdown(mode, [this] {
+      arena_.execute([this] { group_.wait(); });
+      TsanAcquire(&finished_);
+    });
   }
 
   std::size_t workers() const { return workers_; }
@@ -85,6 +92,42 @@ class TbbPool {
   std::uint64_t task_exceptions() const { return core_.task_exceptions(); }
 
  private:
+  using Wrapped = threadpool_internal::AdapterCore::Wrapped;
+
+  // libtbb.so is not instrumented, so ThreadSanitizer cannot see the order it
+  // gives. Under TSan each task says it: its submission before its run (on
+  // the task's own address), its end and destruction before `group_.wait()`
+  // returns (on `finished_`), and its destruction before TBB builds another
+  // task in the same memory.
+  class Annotated {
+   public:
+    Annotated(const char* finished, Wrapped&& wrapped) noexcept
+        : finished_{finished}, wrapped_(std::move(wrapped)) {
+      handoff_.Publish();
+    }
+    Annotated(Annotated&& o) noexcept
+        : handoff_(o.handoff_),
+          finished_{o.finished_.addr},
+          wrapped_(std::move(o.wrapped_)) {
+      handoff_.Publish();
+    }
+    void operator()() const {
+      TsanAcquire(&handoff_);
+      wrapped_();
+    }
+
+   private:
+    struct ReleaseOnDestruction {
+      const char* addr;
+      ~ReleaseOnDestruction() { TsanRelease(addr); }
+    };
+    // In this order: `wrapped_` is destroyed first, `handoff_` last.
+    TsanHandoff handoff_;
+    ReleaseOnDestruction finished_;
+    Wrapped wrapped_;
+  };
+
+  char finished_ = 0;  // TSan's address for "a task has ended"
   const std::size_t workers_;
   std::optional<oneapi::tbb::global_control> cap_;
   threadpool_internal::AdapterCore core_{this, kName};
