@@ -9,7 +9,7 @@
 # make bench-quick          a smoke run of the whole chain (a few minutes).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
-# make lint                 flake8 and mypy on bench/pick, pingpong, http, chat.
+# make lint                 flake8 and mypy on pick, pingpong, http, chat.
 
 BAZEL ?= bazel
 PROFILE ?= default
@@ -29,7 +29,7 @@ deps:
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
 
-# flake8 and mypy on bench/pick, bench/pingpong, bench/http and bench/chat
+# flake8 and mypy on pick, servers/pingpong, servers/http and servers/chat
 # (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh
@@ -37,8 +37,8 @@ lint: deps
 # The concurrent code under ThreadSanitizer (CI runs this too); //build/...
 # holds the mutants, races in our code the suppressions must not hide.
 TSAN_TARGETS = //base/... //build/... //queues/... //threadpool/... //logger/... \
-	//reactor/... //bench/pingpong:pingpong_test //bench/pingpong:pingpong_uring_test \
-	//bench/http:http_server_test //bench/chat:chat_test //bench/chat:chat_uring_test
+	//reactor/... //servers/pingpong:pingpong_test //servers/pingpong:pingpong_uring_test \
+	//servers/http:http_server_test //servers/chat:chat_test //servers/chat:chat_uring_test
 test-tsan: deps
 	$(BAZEL) test --config=tsan $(BAZEL_TEST_FLAGS) $(TSAN_TARGETS)
 
@@ -122,7 +122,7 @@ compare: deps
 	  else echo "== $$f: skipped (not in both $(A) and $(B))"; fi; done; \
 	if [ $$n -eq 0 ]; then echo "compare: no family file is in both $(A) and $(B)" >&2; exit 2; fi
 	@echo "== ranking metrics"
-	@/usr/bin/python3 bench/pick/pick.py --compare "$(A)" "$(B)"
+	@/usr/bin/python3 pick/pick.py --compare "$(A)" "$(B)"
 
 clean:
 	$(BAZEL) clean

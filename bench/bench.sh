@@ -7,8 +7,8 @@
 # rounds, each within its time budget (one process each; with PROCESSES=N,
 # process 1 of every family, then process 2 of every family, ..., then
 # merged into one file per family; bench/sweep.sh), pick, the
-# ping-pong sweep with its validation, the chat broadcast (bench/chat), HTTP
-# under wrk (bench/http), and pick again so the report includes them all.
+# ping-pong sweep with its validation, the chat broadcast (servers/chat), HTTP
+# under wrk (servers/http), and pick again so the report includes them all.
 # Prints a progress line per step ([3/18] logger sweep ...),
 # an up-front total estimate for the profile, and each step's elapsed time;
 # ends by printing where results/REPORT.md is.

@@ -8,7 +8,7 @@
 #   procs=$(sweep_processes "$PROFILE" "bench") || exit 2
 #
 # Prints $PROCESSES when set, else 1: paired rounds cancel the host's slow
-# states within one process (bench/common/rounds.h), and one process spends
+# states within one process (bench/harness/rounds.h), and one process spends
 # the whole time budget where its intervals are widest. Returns 2, with
 # "<who>: ..." on stderr, unless the value is a whole number from 1 to 64.
 sweep_processes() {

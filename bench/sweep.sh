@@ -12,7 +12,7 @@
 #   bench/sweep.sh --merge FAMILY [OUT.json]                join parts 1..N
 #   env: PROFILE=default|full|smoke  PROCESSES=N  BAZEL=bazel  SWEEP_BIN=path
 #
-# Each process runs the family in paired rounds (bench/common/rounds.h):
+# Each process runs the family in paired rounds (bench/harness/rounds.h):
 # every implementation of a benchmark group once a round, back to back in a
 # fresh random order, so the per-round ratios that bench:pick decides from
 # cancel any host state that lasts longer than a round. A sweep may still

@@ -50,7 +50,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/common/harness.h"
+#include "bench/harness/harness.h"
 #include "buffer/all_buffers.h"
 #include "buffer/buffer.h"
 
@@ -349,7 +349,7 @@ int main(int argc, char** argv) {
   spec.pins_threads = false;  // single-threaded
   spec.baseline = std::string(serverkit::LinearBuffer::kName);
   spec.rankings = {
-      // bench/pick's "stream" class joins these two: one round unit.
+      // pick's "stream" class joins these two: one round unit.
       {.scenario = "burger",
        .counter = "bytes_per_second",
        .higher_is_better = true,

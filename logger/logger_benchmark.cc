@@ -52,7 +52,7 @@
 
 #include "base/percentile.h"
 #include "base/type_list.h"
-#include "bench/common/harness.h"
+#include "bench/harness/harness.h"
 #include "logger/all_loggers.h"
 #include "logger/logger.h"
 #include "queues/all_queues.h"
@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
   SweepSpec spec;
   spec.family = "logger";
   spec.baseline = std::string(serverkit::SyncLogger::kName);
-  // bench/pick's classes join the file and console scenarios: one round
+  // pick's classes join the file and console scenarios: one round
   // unit each for throughput and latency, so their rounds pair up.
   spec.rankings = {
       {.scenario = "throughput-file",

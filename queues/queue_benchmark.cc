@@ -40,8 +40,8 @@
 #include "base/percentile.h"
 #include "base/spin_wait.h"
 #include "base/type_list.h"
-#include "bench/common/floor.h"
-#include "bench/common/harness.h"
+#include "bench/harness/floor.h"
+#include "bench/harness/harness.h"
 #include "queues/all_queues.h"
 #include "queues/queue.h"
 

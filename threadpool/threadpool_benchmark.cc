@@ -62,7 +62,7 @@
 #include "base/cache_line.h"
 #include "base/percentile.h"
 #include "base/type_list.h"
-#include "bench/common/harness.h"
+#include "bench/harness/harness.h"
 #include "threadpool/all_pools.h"
 #include "threadpool/executor.h"
 

@@ -23,9 +23,9 @@ packages=(
   libevent-dev             # libevent ping-pong peer
   liburing-dev
   libhttp-parser-dev       # the HTTP server's parser (Node's http-parser)
-  nginx-light              # HTTP peer, run by bench/http from a generated config (never its service)
+  nginx-light              # HTTP peer, run by servers/http from a generated config (never its service)
   wrk                      # HTTP load generator
-  linux-perf               # bench/pingpong:msgcost: syscall tracepoints, task clock, samples
+  linux-perf               # servers/pingpong:msgcost: syscall tracepoints, task clock, samples
   python3-matplotlib       # report charts (run with /usr/bin/python3)
   python3-scipy            # compare.py's U-test
   python3-flake8           # tools/lint_python.sh: the Python's style

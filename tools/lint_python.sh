@@ -5,17 +5,17 @@
 #
 # Lints the project's Python: flake8 (pycodestyle and pyflakes, configured in
 # .flake8) and mypy (mypy.ini: every function annotated, scipy and matplotlib
-# without stubs) on bench/pick, bench/pingpong, bench/http and bench/chat,
+# without stubs) on pick, servers/pingpong, servers/http and servers/chat,
 # under Debian's /usr/bin/python3 (the python3-flake8 and python3-mypy
 # packages, tools/install_deps.sh). mypy runs twice: `mypy --strict` on the
-# package pick (bench/pick, and any path under it), then plain mypy on the
-# other paths with bench/pick added to MYPYPATH: their tests import
-# bench/pick's layering.py by its bare name (`import layering`), which in
+# package pick (pick, and any path under it), then plain mypy on the
+# other paths with pick added to MYPYPATH: their tests import
+# pick's layering.py by its bare name (`import layering`), which in
 # one run with the package would be the same file under two module names
 # (pick.layering and layering).
 #
-#   tools/lint_python.sh [PATH ...]     (default: bench/pick bench/pingpong
-#                                        bench/http bench/chat)
+#   tools/lint_python.sh [PATH ...]     (default: pick servers/pingpong
+#                                        servers/http servers/chat)
 #
 # Runs both, then exits 1 when either found a problem (2 when a tool is
 # missing), 0 when both pass. Runs from the workspace root wherever it is
@@ -24,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 py=${PYTHON:-/usr/bin/python3}
-if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(bench/pick bench/pingpong bench/http bench/chat); fi
+if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(pick servers/pingpong servers/http servers/chat); fi
 cache="${MYPY_CACHE_DIR:-${TMPDIR:-/tmp}/serverkit-mypy-cache}"
 
 for tool in flake8 mypy; do
@@ -42,7 +42,7 @@ pick=()
 rest=()
 for p in "${paths[@]}"; do
   case "${p%/}" in
-    bench/pick | bench/pick/*) pick+=("$p") ;;
+    pick | pick/*) pick+=("$p") ;;
     *) rest+=("$p") ;;
   esac
 done
@@ -52,7 +52,7 @@ if [[ ${#pick[@]} -gt 0 ]]; then
 fi
 if [[ ${#rest[@]} -gt 0 ]]; then
   echo "== mypy ${rest[*]}"
-  MYPYPATH=bench/pick${MYPYPATH:+:$MYPYPATH} \
+  MYPYPATH=pick${MYPYPATH:+:$MYPYPATH} \
     "$py" -m mypy --cache-dir "$cache" "${rest[@]}" || status=1
 fi
 if [[ $status -eq 0 ]]; then

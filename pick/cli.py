@@ -1,0 +1,224 @@
+# -----------------------------------------------------------------------------
+# pick/cli.py
+# -----------------------------------------------------------------------------
+#
+# pick's command line (pick.py runs main()): `bazel run //bench:pick`.
+#
+#   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
+#       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
+#       [--alpha=0.05] [--min-margin=0.05] [--drift-threshold=0.2]
+#       [--no-charts]
+#   bazel run //bench:pick -- --compare DIR_A DIR_B
+#   bazel run //bench:pick -- --repro RUN1.json RUN2.json
+#   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
+#
+# Reads results/<family>.json (Google Benchmark's JSON from //bench:queues,
+# :threadpool, :logger, :buffer; results.py) and results/pingpong.json, and
+# for each family and workload class (spec.py) names the winner, its margin
+# over the runner-up and over the family's baseline, and whether the margin
+# is larger than the noise (picking.py, stats.py). Writes
+# results/winners.json (the reactor policy the ping-pong validation runs:
+# the "reactor" object; winners.py), results/REPORT.md (report.py) and its
+# charts (results/*.png, drawn by charts.py with matplotlib).
+#
+# --alpha, --min-margin: the noise rule's (stats.noise()).
+# --drift-threshold: replaces every file's drift threshold (stats.drift()),
+# passed down explicitly to pick_all() and repro(), never through a global.
+# Workload flags (--producers, --consumers, --payload, --latency-bound):
+# spec.Workload. --compare A B: compare.py. --repro RUN1 RUN2: repro.py.
+# --merge OUT PART...: merge.py, joins the files of one sweep run as N
+# processes (--part=K/N) into OUT.
+#
+# Exit status: 0; 2 on bad arguments, no results at all, or ranking rules
+# that contradict a class; 3 when the charts could not be drawn (winners.json
+# and REPORT.md are still written). --repro: 0 when the runs agree, 1 on a
+# contradiction, 2 on bad or missing files (or files of two families, or
+# without the vocabulary). --merge: 2 when the files are not the N parts of
+# one sweep, or OUT cannot be written.
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from pick import charts as C
+from pick import report
+from pick import results as R
+from pick.compare import compare_dirs
+from pick.merge import MergeError, merge_parts
+from pick.plotting import ChartsUnavailable
+from pick.repro import repro
+from pick.spec import Workload
+from pick.stats import MIN_MARGIN, fmt_ratio
+from pick.tables import recommendation_rows, text_table
+from pick.validation import validation_summary
+from pick.winners import pick_all, winners_json
+
+
+def merge(out_path: str, parts: list[str]) -> int:
+    """--merge: writes the joined document to out_path (through a temporary
+    file); 0, or 2 with the reason on stderr."""
+    try:
+        doc = merge_parts(parts)
+    except MergeError as e:
+        print("pick --merge: %s" % e, file=sys.stderr)
+        return 2
+    tmp = out_path + ".tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, out_path)
+    except OSError as e:
+        print("pick --merge: cannot write %s: %s" % (out_path, e),
+              file=sys.stderr)
+        return 2
+    sk = doc["context"]["serverkit"]
+    print("merged %d process(es) of %s, %s repetitions, into %s" % (
+        sk["processes"], sk.get("family"), sk.get("repetitions"), out_path))
+    return 0
+
+
+def default_results_dir() -> str:
+    base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
+    return os.path.join(base, "results")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="pick", description="Names the winner of each family and "
+        "workload class from the sweeps' results; writes winners.json, "
+        "REPORT.md and charts.")
+    ap.add_argument("--results", default="",
+                    help="directory of <family>.json (default: the "
+                    "workspace's results/)")
+    ap.add_argument("--out", default="",
+                    help="where winners.json, REPORT.md and the charts go "
+                    "(default: the results directory)")
+    ap.add_argument("--producers", type=int, help="producer threads "
+                    "(queue producers, pool submitters, logger callers)")
+    ap.add_argument("--consumers", type=int, help="consumer threads (queues)")
+    ap.add_argument("--payload", type=int, help="message size in bytes "
+                    "(logger lines, buffer blocks and frames)")
+    ap.add_argument("--latency-bound", "--latency_bound", dest="latency_bound",
+                    action="store_true",
+                    help="rank by latency where a family measures it")
+    ap.add_argument("--alpha", type=float, default=0.05,
+                    help="significance level of the U-test (default 0.05)")
+    ap.add_argument("--min-margin", "--min_margin", dest="min_margin",
+                    type=float, default=MIN_MARGIN,
+                    help="smallest margin above the noise, a fraction "
+                    "(default %g)" % MIN_MARGIN)
+    ap.add_argument("--no-charts", "--no_charts", dest="no_charts",
+                    action="store_true", help="write the report without "
+                    "charts")
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="compare two result directories instead")
+    ap.add_argument("--repro", nargs=2, metavar=("RUN1", "RUN2"),
+                    help="compare the rankings of two result files of one "
+                    "family instead (exit 1 on a contradiction)")
+    ap.add_argument("--drift-threshold", "--drift_threshold",
+                    dest="drift_threshold", type=float, default=None,
+                    help="how far the floor may move (before/after, and the "
+                    "interleaved CV) before a family's winners are withheld, "
+                    "a fraction (default: the file's, 0.2); a larger one "
+                    "names winners on a host that moves, at your risk")
+    ap.add_argument("--merge", nargs="+", metavar="FILE",
+                    help="OUT PART1 ... PARTN: join the files of one sweep "
+                    "run as N processes (--part=K/N) into OUT instead")
+    args = ap.parse_args(argv)
+    if sum(bool(x) for x in (args.compare, args.repro, args.merge)) > 1:
+        ap.error("--compare, --repro and --merge: one at a time")
+    if args.merge and len(args.merge) < 2:
+        ap.error("--merge OUT PART1 [PART2 ...]: at least one part")
+    if not 0 <= args.min_margin < 1:
+        ap.error("--min-margin must be a fraction in [0, 1)")
+    if args.drift_threshold is not None and not args.drift_threshold > 0:
+        ap.error("--drift-threshold must be a positive fraction")
+    for k in ("producers", "consumers", "payload"):
+        v = getattr(args, k)
+        if v is not None and v < 1:
+            ap.error("--%s must be at least 1" % k)
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.merge:
+        return merge(args.merge[0], args.merge[1:])
+    if args.repro:
+        return repro(args.repro[0], args.repro[1], args.alpha,
+                     args.min_margin, drift_threshold=args.drift_threshold)
+    if args.compare:
+        a, b = args.compare
+        for d in (a, b):
+            if not os.path.isdir(d):
+                print("compare: %s is not a directory" % d, file=sys.stderr)
+                return 2
+        return compare_dirs(a, b, args.alpha)
+    results_dir = args.results or default_results_dir()
+    out_dir = args.out or results_dir
+    if not os.path.isdir(results_dir):
+        print("pick: no results directory %s; run the sweeps first (make "
+              "bench, or bazel run -c opt //bench:queues ...)" % results_dir,
+              file=sys.stderr)
+        return 2
+    loaded, problems = R.load_dir(results_dir)
+    for p in problems:
+        print("pick: skipped " + p, file=sys.stderr)
+    if not loaded:
+        print("pick: no family results (queues.json, threadpool.json, "
+              "logger.json, buffer.json) in %s" % results_dir, file=sys.stderr)
+        return 2
+    workload = Workload(args.producers, args.consumers, args.payload,
+                        args.latency_bound)
+    pingpong = R.load_pingpong(results_dir)
+    servers = R.load_server_runs(results_dir)
+    try:
+        picked = pick_all(loaded, workload, args.alpha, args.min_margin,
+                          args.drift_threshold)
+    except R.VocabularyError as e:
+        print("pick: %s" % e, file=sys.stderr)
+        return 2
+    os.makedirs(out_dir, exist_ok=True)
+    doc = winners_json(picked, workload, results_dir, loaded, pingpong)
+    winners_path = os.path.join(out_dir, "winners.json")
+    with open(winners_path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+    charts: list[tuple[str, str]] = []
+    chart_error = None
+    if not args.no_charts:
+        try:
+            charts = C.draw_all(loaded, pingpong, picked, out_dir, servers)
+        except ChartsUnavailable as e:
+            chart_error = str(e)
+    report_path = os.path.join(out_dir, "REPORT.md")
+    with open(report_path, "w") as f:
+        f.write(report.render(picked, loaded, pingpong, workload, charts,
+                              chart_error, results_dir, args, problems,
+                              servers))
+
+    print("Recommendation (workload: %s)\n" % workload.describe())
+    print(text_table(recommendation_rows(picked)))
+    print("'*': some of the class's groups ran more threads than cores "
+          "(oversubscribed).")
+    print("\nReactor policy: " + ", ".join(
+        ["%s %s (%s vs %s)" % (k, e["winner"], fmt_ratio(e["micro_ratio"]),
+                               e["baseline"])
+         if e["measured"] and e.get("adopted", True) else
+         "%s %s (baseline kept: a tie or no verdict)" % (k, e["winner"])
+         if e["measured"] else
+         "%s %s (baseline, not measured)" % (k, e["winner"])
+         for k, e in picked["reactor"].items()] +
+        ["%s not chosen (%s)" % (k, why)
+         for k, why in picked["reactor_missing"].items()]))
+    print(validation_summary(pingpong)[0])
+    print("winners: %s" % winners_path)
+    if chart_error:
+        print("pick: charts not drawn: %s" % chart_error, file=sys.stderr)
+    print("report: %s" % os.path.abspath(report_path))
+    return 3 if chart_error else 0

@@ -1,0 +1,64 @@
+# -----------------------------------------------------------------------------
+# pick/outcome.py
+# -----------------------------------------------------------------------------
+#
+# The ping-pong validation's outcome vocabulary: one closed set of words,
+# written by servers/pingpong/validate.py into every row of pingpong.json's
+# "validation" ("outcome": "held", ...) and read back by validation.py by
+# equality, never by matching words in the human "verdict" text beside it.
+#
+#   held                 the candidate (the micro pick, or the best
+#                        alternative to a kept baseline) is better end to
+#                        end (paired signed-rank p < 0.05), and the rounds
+#                        detected the positive control
+#   no-difference        the control was detected, the candidate was not
+#   refuted              the candidate is worse end to end (p < 0.05)
+#   too-weak             the rounds could not tell the positive control
+#                        (the baseline slowed on purpose) from the
+#                        baseline: no verdict on the candidate; the row
+#                        gives the minimum detectable effect
+#   nothing-to-validate  no implementation but the baseline: nothing ran
+#   error                a run failed (or the validation was interrupted):
+#                        no ratio
+#
+# Here, at pick's bottom layer (standard library only), because both sides
+# import it: pick's modules, and servers/pingpong/validate.py, which puts
+# pick on its path for this module alone (pick never imports from
+# servers/pingpong).
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Final
+
+
+class Outcome(str, enum.Enum):
+    HELD = "held"
+    NO_DIFFERENCE = "no-difference"
+    REFUTED = "refuted"
+    TOO_WEAK = "too-weak"
+    NOTHING_TO_VALIDATE = "nothing-to-validate"
+    ERROR = "error"
+
+
+# The field's name in each row, and its values, as written in the JSON.
+FIELD: Final = "outcome"
+VALUES = tuple(o.value for o in Outcome)
+
+
+class OutcomeError(ValueError):
+    """A validation row whose "outcome" is missing or outside Outcome."""
+
+
+def parse_outcome(value: Any) -> Outcome:
+    """The Outcome whose value equals `value`; raises OutcomeError."""
+    for o in Outcome:
+        if value == o.value:
+            return o
+    raise OutcomeError("unknown %s %s (one of %s)" % (
+        FIELD, _shown(value), ", ".join(VALUES)))
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

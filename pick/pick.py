@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# pick/pick.py
+# -----------------------------------------------------------------------------
+#
+# From sweeps to a choice: `bazel run //bench:pick`.
+#
+#   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
+#       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
+#       [--alpha=0.05] [--min-margin=0.05] [--drift-threshold=0.2]
+#       [--no-charts]
+#   bazel run //bench:pick -- --compare DIR_A DIR_B
+#   bazel run //bench:pick -- --repro RUN1.json RUN2.json
+#   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
+#
+# The entry point that //pick:pick (through //build:python3.sh),
+# bench/sweep.sh, `make compare` and the tests run (/usr/bin/python3
+# pick/pick.py ...); the flags and exit statuses are cli.py's. Nothing
+# imports this file, so run as a script it is loaded once.
+#
+# The modules, in layers: each imports only modules of the layers below it
+# (layers_test.py checks this), bottom first:
+#
+#   records, outcome, shapes     Cell, Rule, FloorSummary, group names;
+#                                the validation's outcome vocabulary; the
+#                                JSON read, typed (TypedDict): a result
+#                                file's context, pingpong.json and its
+#                                validation rows, chat.json, http.json, and
+#                                their readers (standard library only)
+#   results, decisions           result files -> FamilyResults (the records
+#                                read through it); what pick decides, typed:
+#                                ClassPick, Picked (standard library only)
+#   merge, spec, stats,          --merge; the workload classes; U-test,
+#   validation, paired           noise and drift; pingpong.json's validation;
+#                                paired rounds' median, interval, sign test
+#   rounds                       a class decided from paired rounds, with
+#                                its host states
+#   picking, tables, markdown,   one class decided; the recommendation
+#   plotting                     table; Markdown and matplotlib helpers
+#   winners, compare, repro,     pick_all, reactor policy, winners.json;
+#   report_details,              --compare; --repro; REPORT.md's sections
+#   report_pingpong,             (the chat and HTTP ones: report_servers);
+#   report_servers,              the micro-benchmark and server-workload
+#   charts_micro, charts_servers charts
+#   report, charts               REPORT.md; every chart (also a script)
+#   cli                          argparse and main()
+#   pick                         this entry point
+
+import importlib.util
+import os
+import sys
+import types
+
+
+def package() -> types.ModuleType:
+    """The package this file belongs to, `pick` (the directory it is in, as
+    its path reads: in the runfiles tree under Bazel), imported. Run by its
+    path, this file's directory comes first on the import path, where the
+    name `pick` is this file; the package is loaded from its location
+    instead (the import path is left as it is), and its modules are then
+    imported as `pick.NAME`."""
+    loaded = sys.modules.get("pick")
+    if loaded is not None and hasattr(loaded, "__path__"):
+        return loaded
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(
+        "pick", os.path.join(here, "__init__.py"),
+        submodule_search_locations=[here])
+    assert spec is not None and spec.loader is not None, here
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["pick"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+if __name__ == "__main__":
+    package()
+    from pick import cli
+    sys.exit(cli.main(sys.argv[1:]))

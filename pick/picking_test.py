@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# pick/picking_test.py
+# -----------------------------------------------------------------------------
+#
+# Deciding the classes on fixed result files (picking.py, stats.py): clear
+# winners, a noisy tie, a missing family, a family with one implementation,
+# one repetition, a reference that is not a candidate, workload flags; the
+# noise rule's minimum margin.
+
+import unittest
+from typing import Any, Iterable
+
+from pick.testutil import BASIC, SMOKE, cls, picked
+
+from pick import cli
+from pick import results as R
+from pick import stats as S
+from pick import tables as T
+from pick import winners as W
+from pick.spec import Workload
+
+
+class PickTest(unittest.TestCase):
+    def test_clear_winner_above_noise(self) -> None:
+        _, res = picked(BASIC)
+        c = cls(res, "queues", "1:1")
+        self.assertEqual(c["winner"], "bounded-mpmc")
+        self.assertEqual(c["runner_up"], "spsc-ring")
+        self.assertAlmostEqual(c["margin_over_runner_up"], 3.0 / 2.7, places=3)
+        self.assertAlmostEqual(c["margin_over_baseline"], 3.0, places=3)
+        self.assertEqual(c["noise"], "above")
+        self.assertLess(c["p_max"], 0.05)
+
+    def test_classes_by_shape(self) -> None:
+        _, res = picked(BASIC)
+        self.assertEqual(cls(res, "queues", "N:1")["winner"], "moodycamel")
+        self.assertEqual(cls(res, "queues", "1:N")["winner"], "bounded-mpmc")
+        self.assertEqual(cls(res, "queues", "N:N")["winner"], "moodycamel")
+        lat = cls(res, "queues", "latency-bound")
+        # Lower p50 / floor wins: 130 / 563 ns against mutex's 1500 / 563.4
+        # (the medians of the ratios per repetition, floors in the fixture).
+        self.assertEqual(lat["winner"], "bounded-mpmc")
+        self.assertAlmostEqual(lat["margin_over_baseline"], 11.531, places=3)
+        self.assertAlmostEqual(lat["margin_over_runner_up"], 2.826, places=3)
+
+    def test_pairs_class(self) -> None:
+        _, res = picked(BASIC)
+        c = cls(res, "queues", "N:N pairs")
+        self.assertEqual(c["groups"], ["queues/pairs/threads:2",
+                                       "queues/pairs/threads:4"])
+        self.assertTrue(c["oversubscribed"])  # threads:4 on 2 cores
+        self.assertEqual(c["winner"], "moodycamel-tokens")
+        # --producers narrows the thread count; 1 consumer leaves it out.
+        _, res = picked(BASIC, producers=4, consumers=4)
+        c = cls(res, "queues", "N:N pairs")
+        self.assertEqual(c["groups"], ["queues/pairs/threads:4"])
+        self.assertEqual(c["winner"], "bounded-mpmc")
+        _, res = picked(BASIC, producers=4, consumers=1)
+        self.assertNotIn("N:N pairs", [
+            k["cls"] for k in res["families"]["queues"]["classes"]])
+
+    def test_noisy_tie_is_called_a_tie(self) -> None:
+        _, res = picked(BASIC)
+        c = cls(res, "logger", "latency-bound")
+        # async-queue-tbb is fastest and a candidate in the family table.
+        self.assertEqual(c["winner"], "async-queue-tbb")
+        # Between the two overlapping loggers, the reactor's pick is a tie:
+        # a tie stays a tie, and the reactor keeps the baseline.
+        rx: Any = res["reactor"]["logger"]  # its optional keys, unnarrowed
+        self.assertIn(rx["leader"], ("async-queue-moodycamel",
+                                     "async-double-buffer"))
+        self.assertEqual(rx["winner"], "sync")
+        self.assertFalse(rx["adopted"])
+        self.assertEqual(rx["micro_ratio"], 1.0)
+        self.assertTrue(rx["note"].startswith(
+            "kept the baseline sync: %s leads, not above the noise "
+            "(within: " % rx["leader"]), rx["note"])
+        self.assertEqual(rx["noise"], "within")
+        self.assertIn("tie", rx["verdict"])
+        self.assertIn("no: tie", T.noise_cell(dict(
+            noise="within", runner_up=rx["runner_up"], verdict="")))
+
+    def test_missing_family(self) -> None:
+        _, res = picked(BASIC)
+        self.assertTrue(res["families"]["buffer"]["missing"])
+        rows = [r for r in T.recommendation_rows(res) if r[0] == "buffers"]
+        self.assertEqual(len(rows), 1)
+        self.assertIn("not measured", rows[0][2])
+        # No file, no vocabulary: pick names no buffer (not even a baseline
+        # of its own); the validation falls back to its defaults.
+        self.assertNotIn("buffer", res["reactor"])
+        self.assertEqual(res["reactor_missing"]["buffer"],
+                         "buffer.json missing")
+
+    def test_family_with_one_implementation(self) -> None:
+        _, res = picked(BASIC)
+        c = cls(res, "threadpool", "tiny tasks")
+        self.assertEqual(c["winner"], "asio")
+        self.assertIsNone(c["runner_up"])
+        self.assertEqual(c["verdict"], "only one implementation measured")
+        row = [r for r in T.recommendation_rows(res)
+               if r[:2] == ["thread pools", "tiny tasks"]][0]
+        self.assertIn("only one", row[3])
+        self.assertIn("baseline", row[4])
+        # No latency runs: the class says so instead of a winner.
+        lat = cls(res, "threadpool", "hand-off latency")
+        self.assertIsNone(lat["winner"])
+        self.assertIn("not measured", lat["verdict"])
+
+    def test_one_repetition_noise_unknown(self) -> None:
+        _, res = picked(SMOKE)
+        c = cls(res, "buffer", "stream")
+        self.assertEqual(c["winner"], "ring")
+        self.assertEqual(c["noise"], "unknown")
+        self.assertIn("unknown", T.noise_cell(c))
+
+    def test_reference_is_not_a_candidate(self) -> None:
+        _, res = picked(SMOKE)
+        c = cls(res, "buffer", "framed")
+        self.assertEqual(c["ranking"][0]["impl"], "string")
+        self.assertEqual(c["winner"], "linear")
+        self.assertTrue(any("string" in n for n in c["notes"]))
+
+    def test_workload_flags_narrow(self) -> None:
+        _, res = picked(BASIC, producers=2, consumers=1)
+        keys = [c["cls"] for c in res["families"]["queues"]["classes"]]
+        self.assertIn("N:1", keys)
+        self.assertNotIn("1:1", keys)
+        self.assertNotIn("N:N", keys)
+        ev = cls(res, "queues", "event loop")
+        self.assertEqual(ev["winner"], "moodycamel")  # spsc-ring excluded
+        self.assertEqual(ev["groups"],
+                         ["queues/eventloop/producers:2/coalesce:1"])
+        # Unmeasured counts fall back to the nearest, with a note.
+        _, res = picked(BASIC, producers=8, consumers=1)
+        c = cls(res, "queues", "N:1")
+        self.assertEqual(c["groups"],
+                         ["queues/throughput/producers:2/consumers:1"])
+        self.assertTrue(any("nearest producers:2" in n for n in c["notes"]))
+        _, res = picked(BASIC, latency_bound=True)
+        self.assertEqual([c["cls"] for c in
+                          res["families"]["logger"]["classes"]],
+                         ["latency-bound"])
+        self.assertEqual([c["cls"] for c in
+                          res["families"]["queues"]["classes"]],
+                         ["latency-bound"])
+
+
+class NoiseRuleTest(unittest.TestCase):
+    @staticmethod
+    def cell(impl: str, values: Iterable[float]) -> R.Cell:
+        c = R.Cell(impl)
+        c.samples["x"] = list(values)
+        return c
+
+    def test_small_margin_is_a_tie(self) -> None:
+        base = [100.0, 100.1, 99.9, 100.05, 99.95, 100.02, 99.98, 100.03,
+                99.97]
+        a = self.cell("a", [v * 1.03 for v in base])
+        b = self.cell("b", base)
+        self.assertEqual(S.MIN_MARGIN, 0.05)
+        n = S.noise(a, b, "x", True, 0.05)
+        self.assertLess(n["p"], 0.05)  # type: ignore[arg-type]
+        self.assertLess(n["cv"], 0.001)  # type: ignore[arg-type]
+        self.assertAlmostEqual(n["ratio"], 1.03)
+        self.assertEqual(n["state"], "within")
+        self.assertEqual(S.noise(a, b, "x", True, 0.05, min_margin=0.02)
+                         ["state"], "above")
+        self.assertEqual(cli.parse_args(["--min-margin", "0.02"]).min_margin,
+                         0.02)
+        self.assertEqual(cli.parse_args([]).min_margin, 0.05)
+
+    def test_min_margin_reaches_the_classes(self) -> None:
+        # bounded-mpmc beats spsc-ring by 11% in the 1:1 class.
+        loaded, _ = R.load_dir(BASIC)
+        res = W.pick_all(loaded, Workload(), min_margin=0.15)
+        self.assertEqual(cls(res, "queues", "1:1")["noise"], "within")
+        res = W.pick_all(loaded, Workload())
+        self.assertEqual(cls(res, "queues", "1:1")["noise"], "above")
+
+
+if __name__ == "__main__":
+    unittest.main()

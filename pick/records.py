@@ -1,0 +1,278 @@
+# -----------------------------------------------------------------------------
+# pick/records.py
+# -----------------------------------------------------------------------------
+#
+# The records pick reads the sweeps' results into (results.py fills them,
+# and every module above reads them through results): Cell (one
+# implementation in one benchmark group, every counter's repetitions with
+# its median and CV), Rule (one ranking rule of a file's vocabulary) and
+# FloorSummary (the floor's raw numbers, from which stats.drift() decides
+# whether the host drifted), RoundsInfo (how the paired rounds of a sweep
+# ran: context.serverkit.rounds, rounds_info()); and the names that key
+# them.
+#
+# Names follow the project's contract,
+# `<family>/<scenario>/<impl>/<k>:<v>/...`; Google Benchmark's own segments
+# (/iterations:N, /repeats:N, /min_time:T, /manual_time, /real_time,
+# /threads:N once one of those appeared) and its aggregate suffixes (_mean,
+# _median, _stddev, _cv) are set aside, as bench/harness/harness.cc's Parse
+# does. A group is (scenario, params): one scenario with one set of
+# parameters, e.g. queues/throughput/producers:2/consumers:1.
+#
+# The bottom layer of pick (see pick.py for the layers): standard library
+# only.
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from typing import Any, Mapping, Optional, Union
+
+FAMILIES = ("queues", "threadpool", "logger", "buffer")
+AGGREGATES = ("mean", "median", "stddev", "cv")
+FLOOR_SCENARIO = "floor"        # <family>/floor/cache-line
+FLOOR_IMPL = "cache-line"
+DEFAULT_DRIFT_THRESHOLD = 0.20  # when the file's floor has no threshold
+
+# A parameter's value: a number when it parses as one, else the text; None
+# for a segment without ":".
+ParamValue = Union[int, float, str, None]
+Params = tuple[tuple[str, ParamValue], ...]
+# A benchmark group: one scenario with one set of parameters.
+Group = tuple[str, Params]
+# A run's pairing key in a sweep run in paired rounds: (process, round); the
+# process is 1 in a file that was not merged.
+RoundKey = tuple[int, int]
+
+
+class VocabularyError(ValueError):
+    """A result file whose ranking rules are missing or malformed, or that
+    disagree with what a workload class needs."""
+
+
+def parse_name(run_name: str) -> tuple[str, str, str, Params]:
+    """(family, scenario, impl, params) where params is a tuple of (k, v)."""
+    parts = run_name.split("/")
+    family = parts[0]
+    scenario = parts[1] if len(parts) > 1 else ""
+    impl = parts[2] if len(parts) > 2 else ""
+    params: list[tuple[str, ParamValue]] = []
+    in_suffix = False
+    for s in parts[3:]:
+        gb_suffix = (s in ("manual_time", "real_time", "process_time") or
+                     s.startswith(("iterations:", "repeats:", "min_time:",
+                                   "min_warmup_time:")) or
+                     (in_suffix and s.startswith("threads:")))
+        if gb_suffix:
+            in_suffix = True
+            continue
+        key, sep, text = s.partition(":")
+        if not sep:
+            params.append((s, None))
+            continue
+        value: ParamValue = text
+        try:
+            num = float(text)
+            value = int(num) if num.is_integer() else num
+        except ValueError:
+            pass
+        params.append((key, value))
+    return family, scenario, impl, tuple(params)
+
+
+def params_str(params: Params) -> str:
+    return "/".join(k if v is None else "%s:%s" % (k, v) for k, v in params)
+
+
+def group_name(family: str, scenario: str, params: Params) -> str:
+    s = "%s/%s" % (family, scenario)
+    p = params_str(params)
+    return s + "/" + p if p else s
+
+
+def group_sort_key(group: Group) -> tuple[str, list[tuple[str, Any]]]:
+    """(scenario, params) in numeric order of the parameter values."""
+    scenario, params = group
+    return (scenario, [(k, (0, v, "") if isinstance(v, (int, float))
+                        else (1, 0, str(v))) for k, v in params])
+
+
+@dataclasses.dataclass(eq=False)
+class Cell:
+    """One implementation in one group: every counter's repetitions."""
+
+    impl: str
+    # counter -> [value per repetition]
+    samples: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    # (aggregate, counter) -> value
+    aggregates: dict[tuple[str, str], float] = dataclasses.field(
+        default_factory=dict)
+    error: Optional[str] = None
+    oversubscribed: bool = False
+    # counter -> {process: [value per repetition]}, for a file merged from a
+    # sweep run as several processes (merge.merge_parts); else empty.
+    by_process: dict[str, dict[int, list[float]]] = dataclasses.field(
+        default_factory=dict)
+    # (process, round) -> {counter: value}: the runs of a sweep run in
+    # paired rounds (a "round" counter on each run); else empty.
+    by_round: dict[RoundKey, dict[str, float]] = dataclasses.field(
+        default_factory=dict)
+
+    def reps(self, counter: str) -> list[float]:
+        return [v for v in self.samples.get(counter, []) if not math.isnan(v)]
+
+    def process_medians(self, counter: str) -> dict[int, float]:
+        """{process: median of its repetitions}; {} for a one-process
+        file."""
+        out = {}
+        for proc, xs in self.by_process.get(counter, {}).items():
+            xs = [x for x in xs if not math.isnan(x)]
+            if xs:
+                out[proc] = statistics.median(xs)
+        return out
+
+    def median(self, counter: str) -> float:
+        v = self.aggregates.get(("median", counter))
+        if v is not None and not math.isnan(v):
+            return v
+        xs = self.reps(counter)
+        return statistics.median(xs) if xs else math.nan
+
+    def cv(self, counter: str) -> Optional[float]:
+        """Coefficient of variation (a fraction); None with one repetition."""
+        v = self.aggregates.get(("cv", counter))
+        if v is not None and not math.isnan(v):
+            return v
+        xs = self.reps(counter)
+        if len(xs) < 2:
+            return None
+        mean = statistics.fmean(xs)
+        return statistics.stdev(xs) / mean if mean else None
+
+    def repetitions(self, counter: str) -> int:
+        return len(self.reps(counter))
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """One entry of the file's rankings (context.serverkit.rankings): how a
+    scenario's groups are ranked, with `higher` (direction == "higher")
+    added and defaults filled in."""
+
+    scenario: str
+    metric: str
+    direction: str           # "higher" or "lower"
+    higher: bool
+    unit: str
+    baseline: Optional[str]
+    show: tuple[str, ...]    # counters to show beside the metric
+    vs_floor: bool           # also shown as multiples of the floor
+    reference: bool          # ranked on its own, never in a class
+
+
+@dataclasses.dataclass(frozen=True)
+class FloorSummary:
+    """The floor's raw numbers (see floor_summary()). The field order is
+    winners.json's "floor" object's."""
+
+    before_p50_ns: Optional[float] = None
+    before_p99_ns: Optional[float] = None
+    after_p50_ns: Optional[float] = None
+    after_p99_ns: Optional[float] = None
+    core_pair: Any = None           # [cpu, cpu] as the file says, or None
+    round_trips: Any = None
+    threshold: float = DEFAULT_DRIFT_THRESHOLD
+    row: Optional[str] = None       # the interleaved row's name
+    row_p50_ns: Optional[float] = None
+    row_p99_ns: Optional[float] = None
+    row_cv: Optional[float] = None
+    row_reps: int = 0
+    row_error: Optional[str] = None
+    repetitions: Any = None
+    interleaved: Any = None
+    cpu_model: Optional[str] = None
+    cores: Optional[int] = None
+    reference_p50_ns: Optional[float] = None
+    reference_from: Optional[str] = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name)
+                for f in dataclasses.fields(self)}
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundsUnit:
+    """One round unit of a sweep run in paired rounds: the scenarios that
+    share round numbers, how many rounds ran (over every process of a merged
+    file) and what ended them: "target" (the leading pair's interval
+    reached the target), "budget" (the time budget) or "max_rounds"."""
+
+    name: str
+    scenarios: tuple[str, ...]
+    rounds: Optional[int]
+    stop: Optional[str]
+    seconds: Optional[float]
+    half_width: Optional[float]
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundsInfo:
+    """context.serverkit.rounds: the sweep's round schedule (target
+    half-width, time budget, bounds on the rounds) and its units."""
+
+    target: Optional[float]
+    budget_s: Optional[float]
+    min_rounds: Optional[int]
+    max_rounds: Optional[int]
+    elapsed_s: Optional[float]
+    units: dict[str, RoundsUnit]
+    processes: int           # parts merged (merge.py), else 1
+
+    def units_for(self, scenarios: Any) -> list[RoundsUnit]:
+        """The units that ran any of the scenarios, in name order."""
+        want = set(scenarios)
+        return [u for _, u in sorted(self.units.items())
+                if want & set(u.scenarios)]
+
+
+def _opt_num(x: Any) -> Optional[float]:
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and \
+            math.isfinite(x):
+        return float(x)
+    return None
+
+
+def _opt_int(x: Any) -> Optional[int]:
+    v = _opt_num(x)
+    return int(v) if v is not None else None
+
+
+def rounds_info(sk: Mapping[str, Any]) -> Optional[RoundsInfo]:
+    """context.serverkit.rounds as a RoundsInfo; None for a sweep that did
+    not run in paired rounds (an older file: the U-test decides)."""
+    r = sk.get("rounds")
+    if not isinstance(r, dict):
+        return None
+    units = {}
+    raw = r.get("units")
+    for name, u in (raw.items() if isinstance(raw, dict) else []):
+        if not isinstance(u, dict):
+            continue
+        sc = u.get("scenarios")
+        stop = u.get("stop")
+        units[str(name)] = RoundsUnit(
+            name=str(name), scenarios=tuple(
+                s for s in sc if isinstance(s, str))
+            if isinstance(sc, list) else (str(name),),
+            rounds=_opt_int(u.get("rounds")),
+            stop=stop if isinstance(stop, str) else None,
+            seconds=_opt_num(u.get("seconds")),
+            half_width=_opt_num(u.get("half_width")))
+    parts = r.get("parts")
+    return RoundsInfo(
+        target=_opt_num(r.get("target")), budget_s=_opt_num(r.get("budget_s")),
+        min_rounds=_opt_int(r.get("min_rounds")),
+        max_rounds=_opt_int(r.get("max_rounds")),
+        elapsed_s=_opt_num(r.get("elapsed_s")), units=units,
+        processes=len(parts) if isinstance(parts, list) and parts else 1)

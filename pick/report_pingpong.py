@@ -1,0 +1,199 @@
+# -----------------------------------------------------------------------------
+# pick/report_pingpong.py
+# -----------------------------------------------------------------------------
+#
+# REPORT.md's end-to-end sections (report.py places them after the details
+# per family): "## Ping-pong", echo MiB/s of our server, Asio and libevent by
+# sessions with the ratios between them, and "## Validation", whether the
+# micro-benchmark winners of the reactor policy held end to end
+# (validation.py reads pingpong.json's "validation").
+
+from __future__ import annotations
+
+import statistics
+from typing import Any, Optional
+
+from pick.markdown import md_table
+from pick.stats import fmt_ratio
+from pick.validation import validation_problem, validation_summary
+from pick.shapes import PingpongDoc, ValidationRow
+
+
+def pingpong_section(pp: Optional[PingpongDoc]) -> list[str]:
+    lines = ["## Ping-pong", ""]
+    if not pp:
+        lines.append("Not run: results/pingpong.json is missing (`bazel run "
+                     "-c opt //bench:pingpong`).")
+        return lines
+    ctx = pp.get("context", {})
+    lines.append("Profile %s, %s cores, %s s per echo point, %s "
+                 "repetition(s), load average %s at start; pin: %s. MiB/s "
+                 "(echo), and each server's CPU milliseconds per MiB echoed "
+                 "(utime + stime over the client's run, connects included; "
+                 "lower is better, and it still ranks servers where the "
+                 "client is the bottleneck); `!` a point that ran unclean, "
+                 "`c` the client at its CPU ceiling." % (
+                     ctx.get("profile"), ctx.get("cores"),
+                     ctx.get("seconds_per_point"), ctx.get("repetitions"),
+                     ctx.get("loadavg_at_start"), ctx.get("pin")))
+    echo = pp.get("echo", [])
+    servers: list[str] = []
+    for r in echo:
+        if r["server"] not in servers:
+            servers.append(r["server"])
+    servers.sort(key=lambda s: (s != "serverkit", s not in ("asio",
+                                                            "libevent"), s))
+    refs = [s for s in ("asio", "libevent") if s in servers]
+    for t, b in sorted({(r["server_threads"], r["blocksize"]) for r in echo}):
+        rows = []
+        for n in sorted({r["sessions"] for r in echo}):
+            per = {s: [r for r in echo if (r["server"], r["server_threads"],
+                                           r["blocksize"], r["sessions"]) ==
+                       (s, t, b, n)] for s in servers}
+            if not any(per.values()):
+                continue
+            med: dict[str, Optional[float]] = {}
+            row = [str(n)]
+            for s in servers:
+                vals = [r["mib_per_s"] for r in per[s]
+                        if r.get("ok") and r.get("mib_per_s")]
+                m = med[s] = statistics.median(vals) if vals else None
+                mark = "" if per[s] and all(r.get("ok") for r in per[s]) \
+                    else " !"
+                if any(r.get("client_bound") for r in per[s]):
+                    mark += " c"
+                row.append(("%.1f" % m if m else "-") + mark)
+            for s in servers:
+                cpu = [r["server_cpu_ms_per_mib"] for r in per[s]
+                       if r.get("ok") and r.get("server_cpu_ms_per_mib")]
+                row.append("%.2f" % statistics.median(cpu) if cpu else "-")
+            for ref in refs:
+                for s in servers:
+                    if s in refs:
+                        continue
+                    ms, mr = med[s], med[ref]
+                    row.append(fmt_ratio(ms / mr) if ms and mr else "-")
+            rows.append(row)
+        head = ["sessions"] + servers + [
+            "%s CPU ms/MiB" % s for s in servers] + [
+            "%s/%s" % (s, ref) for ref in refs for s in servers
+            if s not in refs]
+        lines.append("")
+        lines.append("Echo, %d threads, %d-byte blocks:" % (t, b))
+        lines.append("")
+        lines.append(md_table(head, rows))
+    for note in pp.get("notes", []):
+        lines.append("")
+        lines.append("Note: " + note)
+    return lines
+
+
+def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
+    summary, entries = validation_summary(pp)
+    lines = ["## Validation: does the choice matter end to end?", ""]
+    problem = validation_problem(pp)
+    if problem is not None:
+        lines.append("Validation unreadable: %s." % problem)
+        return lines
+    if not entries or pp is None:
+        lines.append("Validation not run: results/pingpong.json has no "
+                     "\"validation\" key. `bazel run -c opt //bench:pingpong` "
+                     "runs our server with the policy in results/winners.json "
+                     "(\"reactor\") against the baseline policy.")
+        return lines
+    lines.append("**%s.**" % (summary[0].upper() + summary[1:]))
+    lines.append("")
+    head = ["component", "case", "question", "baseline -> candidate",
+            "micro ratio", "candidate end to end", "control end to end",
+            "control cost per op (injected, measured)", "rounds", "MDE",
+            "metric", "verdict"]
+    rows = []
+    for e in entries:
+        rows.append([
+            str(e.get("component", "-")), str(e.get("case", "-")),
+            _question(e),
+            "%s -> %s" % (e.get("baseline", "?"), e.get("winner", "?")),
+            _ratio(e.get("micro_ratio")),
+            _comparison(e.get("e2e"), e.get("e2e_ratio")),
+            _comparison(e.get("control_e2e"), None), _cost(e),
+            "%d (%s)" % (len(e["rounds"]), e.get("stop") or "-")
+            if isinstance(e.get("rounds"), list) and e["rounds"] else "-",
+            "%.1f%%" % (100 * e["mde"]) if isinstance(
+                e.get("mde"), (int, float)) else "-",
+            _metric(e), str(e.get("verdict", "-"))])
+    lines.append(md_table(head, rows))
+    v = pp.get("validation")
+    if not isinstance(v, dict):
+        v = {}
+    lines.append("")
+    lines.append(
+        "Each case runs the baseline, the candidate and a positive control "
+        "(the baseline slowed by a stated CPU cost per operation, sized to "
+        "%s of the server CPU per operation of the case's first baseline "
+        "run) in rounds, each round the three in a rotated order, %s s per "
+        "run: at least %s rounds, then more until the candidate's MDE is at "
+        "most %s and the control is detected, or the time budget (%s s) is "
+        "spent. The candidate is the "
+        "micro pick, or, where the pick kept the baseline, the best "
+        "alternative: does leaving the baseline matter? End to end: the "
+        "Hodges-Lehmann estimate of the per-round ratios to the baseline, "
+        "oriented so > 1 is better, [exact 95%% interval], exact "
+        "signed-rank p. The metric is the throughput where the server had "
+        "its own cores and the client stayed below its ceiling, else the "
+        "server's CPU per unit of work (then \"held\" means cheaper, not "
+        "faster). A verdict (held, no difference, refuted at p < %s) is "
+        "given only when the rounds detected the control; otherwise "
+        "\"instrument too weak\". MDE: the smallest change the rounds "
+        "detect with 80%% power, simulated for the exact test at that "
+        "number of rounds." % (
+            _pct(v.get("control_fraction")), v.get("seconds_per_run", "?"),
+            v.get("min_rounds", "?"), _pct(v.get("target_mde")),
+            v.get("budget_s", "?"), v.get("alpha", 0.05)))
+    for n in v.get("notes", []) or []:
+        lines.append("")
+        lines.append("Note: %s" % n)
+    return lines
+
+
+def _pct(x: Any) -> str:
+    return "%.0f%%" % (100 * x) if isinstance(x, (int, float)) and \
+        not isinstance(x, bool) else "?"
+
+
+def _question(e: ValidationRow) -> str:
+    q = e.get("question")
+    if e.get("origin") == "default" or q == "default":
+        return "default pair, not a micro pick"
+    return {"pick": "micro pick", "alternative": "best alternative (pick "
+            "kept the baseline)"}.get(str(q), "-")
+
+
+def _metric(e: ValidationRow) -> str:
+    kind = e.get("metric_kind")
+    return str(kind) if isinstance(kind, str) and kind else "-"
+
+
+def _cost(e: ValidationRow) -> str:
+    c = e.get("control_cost")
+    if not isinstance(c, dict) or not isinstance(
+            c.get("injected_ns"), (int, float)):
+        return "-"
+    m = c.get("measured_ns")
+    return "%.0f ns per %s, %s" % (
+        c["injected_ns"], c.get("op", "op"),
+        "%.0f ns" % m if isinstance(m, (int, float)) else "n/a")
+
+
+def _ratio(x: Any) -> str:
+    return fmt_ratio(float(x)) if isinstance(x, (int, float)) and \
+        not isinstance(x, bool) else "-"
+
+
+def _comparison(c: Any, ratio: Any) -> str:
+    """"1.05x [1.02, 1.08] p 0.008" from a row's comparison dict; the bare
+    ratio when the row has none (an older file)."""
+    if isinstance(c, dict) and all(isinstance(c.get(k), (int, float))
+                                   for k in ("ratio", "low", "high", "p")):
+        return "%s [%.2f, %.2f] p %.2g" % (fmt_ratio(c["ratio"]), c["low"],
+                                           c["high"], c["p"])
+    return _ratio(ratio)

@@ -1,0 +1,323 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# pick/rounds_test.py
+# -----------------------------------------------------------------------------
+#
+# Paired rounds (paired.py, rounds.py, and what picking, winners, the report
+# and --repro make of them), on files built by testdata/roundsfix.py: the
+# sign-test interval and p against hand-computed values; a bimodal host
+# whose paired ratio is stable (a verdict, "the drift did not matter"); one
+# whose ratio flips with the state (both answers, the reactor keeps the
+# baseline); a state too short to tell (rerun); a real tie with its
+# interval; a class that hit its time budget; fewer than 6 rounds
+# (unknown); a lead under the minimum margin; --repro's half-disagreement
+# and contradiction.
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import unittest
+from typing import Any
+
+from pick.testutil import cls
+
+from pick import cli
+from pick import paired as P
+from pick import repro
+from pick import results as R
+from pick import rounds as RD
+from pick import stats as S
+from pick import tables as T
+from pick import winners as W
+from pick.spec import Workload
+
+from pick.testdata import roundsfix as F
+
+
+class PairedStatsTest(unittest.TestCase):
+    def test_interval_rank(self) -> None:
+        # 2 * BinomCDF(k - 1; n, 1/2) <= 0.05, k largest: n = 6: 2/64;
+        # n = 9: 2 * 10/512 = 0.039; n = 17: 2 * 3214/131072 = 0.049 (k = 6
+        # would be 2 * 9402/131072 = 0.14).
+        self.assertIsNone(P.interval_rank(5))  # 2/32 = 0.0625
+        for n, k in ((6, 1), (8, 1), (9, 2), (12, 3), (17, 5)):
+            self.assertEqual(P.interval_rank(n), k, n)
+
+    def test_median_interval_and_sign_test(self) -> None:
+        x = P.paired([1.1, 1.2, 1.3, 1.0, 1.4, 1.5, 1.25])
+        # Sorted 1.0 1.1 1.2 1.25 1.3 1.4 1.5: k = 1, the extremes; the
+        # ratio of exactly 1 is dropped from the sign test: 6 of 6 above,
+        # p = 2 / 2^6.
+        self.assertEqual((x.n, x.ratio, x.lo, x.hi), (7, 1.25, 1.0, 1.5))
+        self.assertAlmostEqual(x.coverage or 0, 1 - 2 / 128)
+        self.assertAlmostEqual(x.p or 0, 0.03125)
+        y = P.paired([0.9 + 0.1 * k for k in range(1, 10)])  # 1.0 .. 1.8
+        self.assertAlmostEqual(y.lo or 0, 1.1)  # x_(2)
+        self.assertAlmostEqual(y.hi or 0, 1.7)  # x_(8)
+        self.assertAlmostEqual(y.ratio, 1.4)
+        self.assertAlmostEqual(P.sign_test_p([2.0] * 6) or 0, 2 / 64)
+        self.assertAlmostEqual(P.sign_test_p([2.0] * 5 + [0.5]) or 0,
+                               2 * 7 / 64)
+        self.assertAlmostEqual(P.sign_test_p([2.0] * 10) or 0, 2 / 1024)
+        self.assertEqual(P.sign_test_p([2.0, 2.0, 2.0, 0.5, 0.5]), 1.0)
+        self.assertIsNone(P.sign_test_p([1.0, 1.0]))
+        # Even n: the median on the log scale, so B over A is 1 / (A over B).
+        z = P.paired([1.0, 4.0])
+        self.assertAlmostEqual(z.ratio, 2.0)
+        self.assertIsNone(z.lo)
+        self.assertEqual(z.outcome(0.05), "unknown")
+        inv = y.inverted()
+        self.assertAlmostEqual(inv.lo or 0, 1 / 1.7)
+        self.assertAlmostEqual(inv.hi or 0, 1 / 1.1)
+
+    def test_outcomes_and_split(self) -> None:
+        self.assertEqual(P.paired([1.5] * 6).outcome(0.05), "a")
+        self.assertEqual(P.paired([0.5] * 6).outcome(0.05), "b")
+        self.assertEqual(P.paired([1.03] * 6).outcome(0.05), "tie")
+        self.assertEqual(P.paired([0.9, 1.1] * 3).outcome(0.05), "tie")
+        self.assertEqual(P.two_means_split([150, 450, 152, 449, 148, 455]), 3)
+        self.assertEqual(P.two_means_split([1.0]), 0)
+
+
+class PairedClassTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.tmp)
+
+    def load(self, d: dict[str, Any], name: str = "in"
+             ) -> tuple[dict[str, R.FamilyResults], Any]:
+        directory = os.path.join(self.tmp, name)
+        F.write_doc(directory, d["context"]["serverkit"]["family"], d)
+        loaded, problems = R.load_dir(directory)
+        self.assertFalse(problems)
+        return loaded, W.pick_all(loaded, Workload())
+
+    def report(self, d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        directory = os.path.join(self.tmp, "in")
+        F.write_doc(directory, d["context"]["serverkit"]["family"], d)
+        out = os.path.join(self.tmp, "out")
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc = cli.main(["--results", directory, "--out", out,
+                           "--no-charts"])
+        self.assertEqual(rc, 0)
+        with open(os.path.join(out, "REPORT.md")) as f:
+            md = f.read()
+        with open(os.path.join(out, "winners.json")) as f:
+            return md, json.load(f)
+
+    def test_bimodal_host_stable_ratio_names_a_winner(self) -> None:
+        loaded, res = self.load(F.stable_bimodal())
+        fam = res["families"]["queues"]
+        # The before/after floor moved 150 -> 450 ns: no veto with rounds.
+        self.assertTrue(fam["drifted"])
+        c = cls(res, "queues", "1:1")
+        self.assertEqual((c["winner"], c["runner_up"], c["noise"]),
+                         ("bounded-mpmc", "moodycamel", "above"))
+        self.assertEqual(c["verdict"], "1.50x [1.48, 1.52] over moodycamel, "
+                         "15 paired rounds, sign test p < 0.0001")
+        st = c["paired"]["states"]
+        self.assertEqual((st["near"]["n"], st["far"]["n"]), (9, 6))
+        self.assertFalse(st["differ"])
+        test = "p 0.86" if S.scipy_available() else "the intervals overlap"
+        note = ("host drifted (floor ~150 ns in 9 rounds, ~450 ns in 6); the "
+                "paired ratio did not differ between the states (%s): the "
+                "drift did not matter" % test)
+        self.assertEqual(c["host_note"], note)
+        self.assertIn(note, c["notes"])
+        self.assertEqual(c["baseline_paired"]["b"], "mutex")
+        self.assertAlmostEqual(c["baseline_paired"]["ratio"], 4.5)
+        self.assertEqual(c["rounds"], 15)
+        self.assertFalse(c["budget_ended"])
+        # The same runs without the rounds object: today's drift veto.
+        d = F.stable_bimodal()
+        del d["context"]["serverkit"]["rounds"]
+        _, old = self.load(d, "old")
+        self.assertEqual(cls(old, "queues", "1:1")["noise"], "drifted")
+        md, doc = self.report(F.stable_bimodal())
+        self.assertIn("| queues | 1:1 | bounded-mpmc | 1.50x [1.48, 1.52] "
+                      "moodycamel | 4.50x [4.43, 4.57] mutex | yes (sign "
+                      "test p < 0.0001) | 15 |", md)
+        self.assertIn("Note: %s." % note, md)
+        self.assertNotIn("drifted: rerun", md)
+        self.assertIn("With paired rounds that is not a veto", md)
+        self.assertIn("| near | 150 | 9 | 1.50x [1.46, 1.52] |", md)
+        how = md[md.index("How to read it (paired rounds):"):]
+        self.assertEqual(len(how[:how.index("\n\n")].splitlines()), 5)
+        j = doc["families"]["queues"]["classes"]["1:1"]
+        self.assertEqual((j["rounds"], j["paired"]["n"]), (15, 15))
+        self.assertEqual(j["paired"]["lo"], 1.4775)
+
+    def test_bimodal_host_flipping_ratio_gives_both_answers(self) -> None:
+        _, res = self.load(F.flipping())
+        c = cls(res, "buffer", "stream")
+        self.assertEqual(c["noise"], "split")
+        self.assertIsNone(c["winner"])
+        self.assertEqual(c["verdict"], "ring in the near state (1.30x [1.27, "
+                         "1.32] over mirrored, 9 rounds), a tie in the far "
+                         "state (within ±2%, 7 rounds)")
+        self.assertTrue(c["paired"]["states"]["differ"])
+        rx = res["reactor"]["buffer"]
+        self.assertEqual((rx["winner"], rx["leader"], rx["adopted"]),
+                         ("linear", "ring", False))
+        self.assertTrue(rx["note"].startswith("kept the baseline linear: "
+                                              "ring leads"), rx["note"])
+        md, _ = self.report(F.flipping())
+        row = [ln for ln in md.splitlines()
+               if ln.startswith("| buffers | stream |")][0]
+        self.assertIn("none adopted: ring in the near state", row)
+        self.assertIn("split by host state", row)
+        self.assertIn("| 16 |", row)
+        self.assertIn("buffer `linear` (kept the baseline linear", md)
+        self.assertIn("| far | 450 | 7 | 1.01x [0.98, 1.02] |", md)
+
+    def test_states_that_differ_with_one_answer(self) -> None:
+        _, res = self.load(F.stable_bimodal(far_ratio=1.2))
+        c = cls(res, "queues", "1:1")
+        self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+        self.assertTrue(c["paired"]["states"]["differ"])
+        self.assertRegex(c["host_note"], (
+            r"^host drifted \(floor ~150 ns in 9 rounds, ~450 ns in 6\); the "
+            r"paired ratio differs between the states \(.*\) but the answer "
+            r"is the same: bounded-mpmc in the near state \(1.50x \[1.46, "
+            r"1.52\] over moodycamel, 9 rounds\), bounded-mpmc in the far "
+            r"state \(1.20x \[1.18, 1.23\] over moodycamel, 6 rounds\)$"))
+
+    def test_paired_rounds_overrule_the_pooled_leader(self) -> None:
+        _, res = self.load(F.pooled_vs_paired())
+        c = cls(res, "queues", "1:1")
+        self.assertEqual(c["ranking"][0]["impl"], "moodycamel")
+        self.assertEqual((c["winner"], c["runner_up"], c["noise"]),
+                         ("bounded-mpmc", "moodycamel", "above"))
+        self.assertEqual(c["verdict"], "1.10x [1.10, 1.10] over moodycamel, "
+                         "9 paired rounds, sign test p 0.039")
+        self.assertIn("the paired rounds put bounded-mpmc ahead of "
+                      "moodycamel, which leads on the class score",
+                      c["notes"])
+        self.assertLess(c["margin_over_runner_up"], 1)
+
+    @unittest.skipUnless(S.scipy_available(), "without scipy a state "
+                         "under 6 rounds has no interval to compare")
+    def test_short_state_that_differs_is_a_rerun(self) -> None:
+        _, res = self.load(F.flipping(far=4))
+        c = cls(res, "buffer", "stream")
+        self.assertEqual(c["noise"], "inconsistent")
+        self.assertIsNone(c["winner"])
+        self.assertEqual(c["verdict"], "the paired ratios differ between "
+                         "host states (p 0.0028) and the far state has only "
+                         "4 rounds, which point another way (median 1.00x): "
+                         "rerun")
+        self.assertEqual(res["reactor"]["buffer"]["winner"], "linear")
+
+    @unittest.skipUnless(S.scipy_available(), "without scipy a state "
+                         "under 6 rounds has no interval to compare")
+    def test_short_state_that_differs_in_size_only_keeps_the_verdict(
+            self) -> None:
+        # 4 far rounds at 2.2x against 9 near ones at 1.5x: they differ,
+        # and both say bounded-mpmc.
+        _, res = self.load(F.stable_bimodal(far_ratio=2.2, far=4))
+        c = cls(res, "queues", "1:1")
+        self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+        self.assertTrue(c["paired"]["states"]["differ"])
+        self.assertRegex(c["host_note"], (
+            r"^host drifted \(floor ~150 ns in 9 rounds, ~450 ns in 4\); "
+            r"the paired ratio differs between the states \(p .*\) in size, "
+            r"not in answer: the far state's 4 rounds \(median 2\.\d\dx\) "
+            r"point the same way as the other's \(1\.50x \[.*\]\)$"))
+
+    def test_real_tie_and_budget(self) -> None:
+        _, res = self.load(F.tie_budget())
+        c = cls(res, "queues", "1:1")
+        self.assertEqual(c["noise"], "within")
+        self.assertEqual(c["verdict"], "a tie: bounded-mpmc and moodycamel "
+                         "within ±2% (95%, 12 rounds)")
+        self.assertEqual((c["rounds"], c["budget_ended"]), (12, True))
+        self.assertEqual(T.noise_cell(c), "no: tie within ±2%")
+        # Fewer than 6 rounds: no interval, noise unknown.
+        lat = cls(res, "queues", "latency-bound")
+        self.assertEqual(lat["noise"], "unknown")
+        self.assertEqual(lat["verdict"], "noise unknown: 4 paired rounds of "
+                         "bounded-mpmc and moodycamel; 6 are needed for an "
+                         "interval")
+        self.assertEqual(T.noise_cell(lat), "unknown (4 rounds; 6 needed)")
+        md, _ = self.report(F.tie_budget())
+        self.assertIn("| queues | 1:1 | bounded-mpmc | 1.00x [0.98, 1.02] "
+                      "moodycamel | 3.01x [2.96, 3.06] mutex | no: tie within "
+                      "±2% | 12 (budget ended) |", md)
+        self.assertIn("Rounds: 12 (budget ended); the class's paired rounds "
+                      "of bounded-mpmc and moodycamel: 12.", md)
+        self.assertIn("throughput (throughput): 12 rounds, budget ended", md)
+
+    def test_lead_under_the_minimum_margin(self) -> None:
+        _, res = self.load(F.steady(1.03, 12, spread=0.3))
+        c = cls(res, "queues", "1:1")
+        self.assertEqual(c["noise"], "within")
+        self.assertEqual(c["verdict"], "bounded-mpmc ahead of moodycamel by "
+                         "1.03x [1.03, 1.04], less than the minimum margin "
+                         "5%: a tie in practice (95%, 12 rounds)")
+        self.assertEqual(T.noise_cell(c),
+                         "no: ahead by less than the minimum margin")
+
+    def test_a_round_missing_in_one_group_is_not_paired(self) -> None:
+        loaded, _ = self.load(F.flipping())
+        fr = loaded["buffer"]
+        groups = [g for g in fr.groups() if g[0] in ("burger", "fd_echo")]
+        rr = RD.round_ratios(fr, groups, "ring", "mirrored",
+                             "bytes_per_second", True)
+        self.assertEqual(len(rr.keys), 16)
+        del fr.cells[groups[0]]["mirrored"].by_round[(1, 3)]
+        rr = RD.round_ratios(fr, groups, "ring", "mirrored",
+                             "bytes_per_second", True)
+        self.assertEqual(len(rr.keys), 15)
+        self.assertNotIn((1, 3), rr.keys)
+        self.assertEqual(rr.floors[0], 150.0)
+
+
+class PairedReproTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self) -> None:
+        shutil.rmtree(self.tmp)
+
+    def repro(self, d1: dict[str, Any], d2: dict[str, Any]
+              ) -> tuple[int, str]:
+        p1 = F.write_doc(self.tmp, "run1", d1)
+        p2 = F.write_doc(self.tmp, "run2", d2)
+        out = io.StringIO()
+        rc = repro.repro(p1, p2, out=out, err=out)
+        return rc, out.getvalue()
+
+    def test_half_disagreement_is_counted_not_failed(self) -> None:
+        rc, text = self.repro(F.steady(1.5, 12), F.steady(1.0, 12))
+        self.assertEqual(rc, 0, text)
+        row = [ln for ln in text.splitlines() if ln.startswith("1:1 ")][0]
+        self.assertIn("bounded-mpmc 1.50x [1.48, 1.53] over moodycamel (12 "
+                      "rounds)", row)
+        self.assertIn("tie: bounded-mpmc / moodycamel 1.00x [0.98, 1.02], "
+                      "within ±2% (12 rounds)", row)
+        self.assertIn("half-disagreement: confident in run 1, a tie in run "
+                      "2 (bounded-mpmc vs moodycamel)", row)
+        self.assertEqual(text.rstrip().splitlines()[-1],
+                         "0 contradictions (0 winner, 0 pair) in 1 classes, "
+                         "3 pairs compared; 1 half-disagreements (confident "
+                         "in one run, a tie in the other)")
+
+    def test_opposite_intervals_contradict(self) -> None:
+        rc, text = self.repro(F.steady(1.5, 12), F.steady(1 / 1.5, 12))
+        self.assertEqual(rc, 1, text)
+        self.assertIn("CONTRADICTION: winner bounded-mpmc vs moodycamel; "
+                      "bounded-mpmc and moodycamel swap places, the "
+                      "intervals apart", text)
+        rc, text = self.repro(F.steady(1.5, 12), F.steady(1.45, 12))
+        self.assertEqual(rc, 0, text)
+        self.assertIn("0 contradictions (0 winner, 0 pair) in 1 classes, 3 "
+                      "pairs compared; 0 half-disagreements", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

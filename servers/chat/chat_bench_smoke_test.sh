@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# -----------------------------------------------------------------------------
+# servers/chat/chat_bench_smoke_test.sh
+# -----------------------------------------------------------------------------
+#
+# The chat benchmark end to end for a moment (--profile=smoke): exit 0, the
+# pinning line, the table with its ratio column, and JSON with a clean record
+# for both servers at every point and no process left running
+# (chat_bench_test.py --smoke).
+set -euo pipefail
+out="${TEST_TMPDIR:-$(mktemp -d)}/chat"
+servers/chat/chat_bench --profile=smoke --out="$out.json" >"$out.txt" 2>&1 ||
+  { cat "$out.txt"; echo "FAIL: chat_bench exited non-zero"; exit 1; }
+cat "$out.txt"
+grep -Eq "^chat: [0-9]+ runs; (server cpus|not pinned)" "$out.txt" ||
+  { echo "FAIL: no pinning line"; exit 1; }
+grep -q "serverkit/asio" "$out.txt" || { echo "FAIL: no ratio column"; exit 1; }
+grep -Eq "^ +1 +100 " "$out.txt" || { echo "FAIL: no row for K=100"; exit 1; }
+/usr/bin/python3 servers/chat/chat_bench_test.py --smoke "$out.json"

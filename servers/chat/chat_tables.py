@@ -1,0 +1,168 @@
+# -----------------------------------------------------------------------------
+# servers/chat/chat_tables.py
+# -----------------------------------------------------------------------------
+#
+# The chat benchmark's results: the JSON document (its keys are what the
+# report reads; `problems` checks a document against them) and the table
+# printed at the end: per (server threads, clients) the median over the
+# repetitions of each server's round_ms p50 (time until all K clients had
+# the message), the ratio serverkit/asio (lower is better), and each
+# server's CPU per delivered message. Marks: "c" the load test used >= 90%
+# of its core in some repetition (the figure may be the load test's
+# ceiling), "!" some repetition failed (the median is over the clean ones).
+#
+# The document (results/chat.json):
+#   {"context": {"profile", "cores", "kernel", "loadavg_at_start",
+#                "fd_limit", "pin", "rounds", "message_size", "repetitions",
+#                "clients", "threads",
+#                "servers": [{"name", "path", "flags"}]},
+#    "notes": [str], "interrupted": bool, "elapsed_s": float,
+#    "points": [{"server": "serverkit"|"asio", "threads", "clients",
+#                "rounds", "message_size", "repetition", "ok",
+#                "error" (only when not ok),
+#                "round_ms": {"p50", "min", "max"},   over the rounds
+#                "delivery_us": {"p50", "p99", "max"}, every receipt
+#                "server_cpu_s",                 whole load test
+#                "server_cpu_rounds_s",          the rounds only
+#                "server_cpu_us_per_delivery",   the rounds only
+#                "server_cpu_util", "client_cpu_util", "client_bound",
+#                "deliveries", "seconds", "connect_seconds",
+#                "join_seconds", "join_probes"}]}
+#
+# Standard library only; no processes.
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from typing import Any, Optional
+
+OURS = "serverkit"
+PEER = "asio"
+
+Record = dict[str, Any]
+
+CONTEXT_KEYS = ("profile", "cores", "kernel", "loadavg_at_start", "fd_limit",
+                "pin", "rounds", "message_size", "repetitions", "servers")
+POINT_KEYS = ("server", "threads", "clients", "rounds", "message_size",
+              "repetition", "ok", "round_ms", "delivery_us", "server_cpu_s",
+              "server_cpu_us_per_delivery", "client_cpu_util",
+              "client_bound")
+
+
+def document(context: dict[str, Any], notes: list[str], interrupted: bool,
+             elapsed_s: float, points: list[Record]) -> dict[str, Any]:
+    return {"context": context, "notes": notes, "interrupted": interrupted,
+            "elapsed_s": round(elapsed_s, 2), "points": points}
+
+
+def problems(doc: Any) -> list[str]:
+    """What is missing or of the wrong type in a results document."""
+    out: list[str] = []
+    if not isinstance(doc, dict):
+        return ["not a JSON object"]
+    types: list[tuple[str, type | tuple[type, ...]]] = [
+        ("context", dict), ("notes", list), ("interrupted", bool),
+        ("elapsed_s", (int, float)), ("points", list)]
+    for k, t in types:
+        if not isinstance(doc.get(k), t):
+            out.append("%s missing or of the wrong type" % k)
+    for k in CONTEXT_KEYS:
+        if k not in doc.get("context", {}):
+            out.append("context.%s missing" % k)
+    for i, p in enumerate(doc.get("points", [])):
+        missing = [k for k in POINT_KEYS if k not in p]
+        if missing:
+            out.append("points[%d] lacks %s" % (i, ", ".join(missing)))
+        elif not p["ok"] and not p.get("error"):
+            out.append("points[%d] failed without an error" % i)
+        elif set(p["round_ms"]) != {"p50", "min", "max"} or \
+                set(p["delivery_us"]) != {"p50", "p99", "max"}:
+            out.append("points[%d] has the wrong percentile keys" % i)
+    return out
+
+
+@dataclasses.dataclass
+class Cell:
+    """One server at one (threads, clients): medians over its clean
+    repetitions."""
+    round_ms: Optional[float] = None
+    cpu_us: Optional[float] = None
+    client_bound: bool = False
+    failed: int = 0
+    runs: int = 0
+
+    def mark(self) -> str:
+        return ("c" if self.client_bound else "") + \
+            ("!" if self.failed else "")
+
+
+@dataclasses.dataclass
+class Row:
+    threads: int
+    clients: int
+    cells: dict[str, Cell]
+
+    def ratio(self) -> Optional[float]:
+        ours, peer = self.cells.get(OURS), self.cells.get(PEER)
+        if not ours or not peer or not ours.round_ms or not peer.round_ms:
+            return None
+        return ours.round_ms / peer.round_ms
+
+
+def cell_of(points: list[Record]) -> Cell:
+    good = [p for p in points if p.get("ok")]
+    c = Cell(runs=len(points), failed=len(points) - len(good),
+             client_bound=any(p.get("client_bound") for p in points))
+    if good:
+        c.round_ms = statistics.median(p["round_ms"]["p50"] for p in good)
+        c.cpu_us = statistics.median(
+            p["server_cpu_us_per_delivery"] for p in good)
+    return c
+
+
+def rows(points: list[Record]) -> list[Row]:
+    keys = sorted({(p["threads"], p["clients"]) for p in points})
+    out = []
+    for t, k in keys:
+        mine = [p for p in points if p["threads"] == t and p["clients"] == k]
+        names = sorted({p["server"] for p in mine})
+        out.append(Row(t, k, {n: cell_of([p for p in mine
+                                          if p["server"] == n])
+                              for n in names}))
+    return out
+
+
+def _fmt(v: Optional[float], digits: int) -> str:
+    return "-" if v is None else "%.*f" % (digits, v)
+
+
+def table(points: list[Record]) -> str:
+    """The summary table, one line per (threads, clients)."""
+    head = ("%7s %7s  %14s %14s  %13s  %16s %16s"
+            % ("threads", "clients", "serverkit ms", "asio ms",
+               "serverkit/asio", "serverkit us/msg", "asio us/msg"))
+    lines = [head, "-" * len(head)]
+    for r in rows(points):
+        ours = r.cells.get(OURS, Cell())
+        peer = r.cells.get(PEER, Cell())
+        ratio = r.ratio()
+        lines.append("%7d %7d  %12s%-2s %12s%-2s  %13s  %16s %16s" % (
+            r.threads, r.clients, _fmt(ours.round_ms, 3), ours.mark(),
+            _fmt(peer.round_ms, 3), peer.mark(),
+            "-" if ratio is None else "%.2fx" % ratio,
+            _fmt(ours.cpu_us, 3), _fmt(peer.cpu_us, 3)))
+    return "\n".join(lines)
+
+
+LEGEND = ("ms: median over repetitions of the round time p50 (until all K "
+          "clients had the message); serverkit/asio < 1: ours faster. "
+          "us/msg: server CPU per delivered message over the rounds. "
+          "c: load test at >= 90% of its core (may be its ceiling); "
+          "!: a repetition failed.")
+
+
+def failures(points: list[Record]) -> list[str]:
+    return ["%s threads %d clients %d rep %d: %s" % (
+        p["server"], p["threads"], p["clients"], p["repetition"],
+        p.get("error", "?")) for p in points if not p.get("ok")]

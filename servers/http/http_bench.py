@@ -1,0 +1,343 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# servers/http/http_bench.py
+# -----------------------------------------------------------------------------
+#
+# The HTTP benchmark: REST requests under wrk, our server against nginx.
+#
+#   bazel run -c opt //bench:http -- [--profile=smoke|default|full]
+#       [--out=PATH] [--server_flags='--buffer=ring ...'] [--servers=a,b]
+#       [--seconds=S] [--repetitions=N] [--threads=N]
+#
+# Servers, each started fresh for every point on a free loopback port and
+# stopped (its whole process group) after it:
+#   serverkit       //servers/http:server (the reactor + http_handler), with
+#                   --server_flags (the policy flags), no access log
+#   serverkit-log   the same with an access log: --logger=async-double-buffer
+#                   (or the --logger of --server_flags) to a file in the
+#                   point's temporary directory, nginx's combined format
+#   nginx           /usr/sbin/nginx from a generated config in the point's
+#                   temporary directory (daemon off, worker_processes =
+#                   threads, return 200 with the same body), access_log off
+#   nginx-log       the same with access_log <tmp>/access.log combined
+#   beast           //servers/http:beast_server (Boost.Beast)
+#   evhttp          //servers/http:evhttp_server (libevent's evhttp)
+# every one answering GET /collect?v=1 with {"ok":true}.
+#
+# Load: Debian's wrk, `wrk -t1 -c<C> -d<S>s --latency
+# http://127.0.0.1:<port>/collect?v=1` for C in 50 and 200 (the seed's -t4
+# -c200 scaled to 2 cores). The server gets --threads (default 1). When the
+# server's threads and wrk's fit on disjoint cores, the server is pinned to
+# the upper half of the cores and wrk to the lower half (on 2 cores: server
+# cpu 1, wrk cpu 0), and the output says so. Repetitions interleave the
+# servers (each repetition runs every server once per connection count, in
+# an order rotated by the repetition).
+#
+# Profiles (6 servers x connection counts x repetitions x seconds):
+#   smoke    -c50 only, 1 repetition of 1 s: about 10 s
+#   default  -c50 and -c200, 3 repetitions of 4 s: about 3 minutes
+#   full     -c50 and -c200, 5 repetitions of 15 s: about 16 minutes
+#
+# A point is ok when wrk ran clean: exit 0, requests made, no non-2xx
+# response and no socket error (and, with an access log, a non-empty log).
+# Per point: requests/s, p50 and p99 latency, the server's CPU seconds
+# (every process of its group, nginx's workers included, from /proc) and
+# CPU us per request, wrk's CPU as a share of its core (from its rusage),
+# and client_bound when that share is >= 90%: the figure may then be wrk's
+# ceiling, not the server's, and the CPU per request still ranks servers.
+# other_cpu_s is the machine's busy CPU (/proc/stat, interrupts excluded)
+# that neither the server nor wrk used: other work (a compile) that skews
+# the point; a note says when it passed 10% of a core.
+#
+# Output: one progress line per point, then a table per connection count
+# (medians over the ok repetitions; requests/s and CPU per request as
+# ratios to nginx with the same access-log setting; the server's CPU share;
+# the most CPU other work took; how many repetitions were wrk-bound: where
+# wrk is at its ceiling, CPU per request is the figure that still ranks
+# the servers), and JSON at $BUILD_WORKSPACE_DIRECTORY/results/
+# http.json (or --out). Exit status 0 when every point ran clean, 1 when
+# one failed, 2 on a usage or setup error, 130 when interrupted (the JSON
+# then holds the points run so far, "interrupted": true). Every process
+# started is stopped at the end, on failure and on Ctrl-C too.
+#
+# The modules, in layers (each imports only those below it):
+#   http_wrk, http_nginx    wrk's command line and output; nginx's config
+#   http_run                one point (with ../pingpong/procs.py)
+#   http_tables             the summary tables
+#   http_bench              this command line
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from types import FrameType
+from typing import Any, Optional
+
+# The modules beside this file as found here (in the runfiles tree, where
+# procs.py looks for the binaries), not the symlinks' resolved directory.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import http_nginx  # noqa: E402
+import http_run  # noqa: E402
+import http_tables  # noqa: E402
+import procs  # noqa: E402  (servers/pingpong, on the path http_run set)
+from http_run import PointSpec, ServerSpec  # noqa: E402
+
+WRK = "/usr/bin/wrk"
+WRK_THREADS = 1
+SERVER = "//servers/http:server"
+BEAST = "//servers/http:beast_server"
+EVHTTP = "//servers/http:evhttp_server"
+DEFAULT_LOGGER = "async-double-buffer"
+ALL_SERVERS = ["serverkit", "serverkit-log", "nginx", "nginx-log", "beast",
+               "evhttp"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    connections: tuple[int, ...]
+    seconds: float
+    repetitions: int
+
+
+PROFILES = {
+    "smoke": Profile((50,), 1.0, 1),
+    "default": Profile((50, 200), 4.0, 3),
+    "full": Profile((50, 200), 15.0, 5),
+}
+
+
+class SetupError(Exception):
+    pass
+
+
+def _on_signal(signum: int, _frame: Optional[FrameType]) -> None:
+    raise KeyboardInterrupt("signal %d" % signum)
+
+
+def default_out() -> str:
+    return os.path.join(procs.WORKSPACE or os.getcwd(), "results",
+                        "http.json")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="http_bench",
+        description="REST requests under wrk: our server, nginx, Beast, "
+                    "evhttp (see the header of http_bench.py)")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="default")
+    ap.add_argument("--out", default="", help="JSON path (default "
+                    "$BUILD_WORKSPACE_DIRECTORY/results/http.json)")
+    ap.add_argument("--server_flags", default="",
+                    help="policy flags for our server, e.g. "
+                         "'--buffer=ring --logger=sync'")
+    ap.add_argument("--servers", default=",".join(ALL_SERVERS),
+                    help="a comma-separated subset of " +
+                         ",".join(ALL_SERVERS))
+    ap.add_argument("--seconds", type=float, default=0.0,
+                    help="seconds per point (default: the profile's)")
+    ap.add_argument("--repetitions", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="server threads / nginx workers (default 1)")
+    ap.add_argument("--wrk", default=WRK)
+    ap.add_argument("--nginx", default=http_nginx.NGINX)
+    return ap.parse_args(argv)
+
+
+def _executable(path: str, what: str) -> str:
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        raise SetupError("%s not found at %s (tools/install_deps.sh "
+                         "installs it: apt-get install %s)"
+                         % (what, path, "wrk" if what == "wrk"
+                            else "nginx-light"))
+    return path
+
+
+def server_specs(args: argparse.Namespace) -> list[ServerSpec]:
+    """The servers asked for, in ALL_SERVERS order; raises SetupError."""
+    names = [n for n in args.servers.split(",") if n]
+    unknown = [n for n in names if n not in ALL_SERVERS]
+    if unknown or not names:
+        raise SetupError("unknown --servers %s; servers: %s"
+                         % (",".join(unknown), ",".join(ALL_SERVERS)))
+    flags = shlex.split(args.server_flags)
+    plain = [f for f in flags if not f.startswith(("--logger=",
+                                                   "--log_file="))]
+    logged = [f for f in flags if not f.startswith("--log_file=")]
+    if not any(f.startswith("--logger=") for f in logged):
+        logged.append("--logger=" + DEFAULT_LOGGER)
+    specs = []
+    try:
+        for n in ALL_SERVERS:
+            if n not in names:
+                continue
+            if n == "serverkit":
+                specs.append(ServerSpec(n, "binary", procs.resolve(SERVER),
+                                        tuple(plain), False))
+            elif n == "serverkit-log":
+                specs.append(ServerSpec(n, "binary", procs.resolve(SERVER),
+                                        tuple(logged), True,
+                                        log_file_flag=True))
+            elif n in ("nginx", "nginx-log"):
+                specs.append(ServerSpec(n, "nginx",
+                                        _executable(args.nginx, "nginx"),
+                                        (), n == "nginx-log"))
+            else:
+                label = BEAST if n == "beast" else EVHTTP
+                specs.append(ServerSpec(n, "binary", procs.resolve(label),
+                                        (), False))
+    except procs.SweepError as e:
+        raise SetupError(str(e)) from e
+    return specs
+
+
+def context(args: argparse.Namespace, prof: Profile,
+            specs: list[ServerSpec], pin: http_run.Pinning,
+            cores: list[int]) -> dict[str, Any]:
+    return dict(
+        profile=args.profile, cores=len(cores), kernel=os.uname().release,
+        loadavg_at_start=[round(x, 2) for x in os.getloadavg()],
+        pin=pin.describe(), seconds_per_point=prof.seconds,
+        repetitions=prof.repetitions, wrk_threads=WRK_THREADS,
+        connections=list(prof.connections), threads=args.threads,
+        nginx_version=http_nginx.version(args.nginx)
+        if any(s.kind == "nginx" for s in specs) else "",
+        body=http_run.BODY,
+        servers=[dict(name=s.name, path=s.path, flags=flags_of(s),
+                      access_log=s.access_log) for s in specs])
+
+
+def flags_of(s: ServerSpec) -> list[str]:
+    """A server's flags as the context shows them (per-point paths as
+    <point dir>)."""
+    if s.kind == "nginx":
+        d = "<point dir>"
+        return ["-p", d, "-e", d + "/error.log", "-c", d + "/nginx.conf",
+                "-g", "daemon off;"]
+    return list(s.flags) + (["--log_file=<point dir>/access.log"]
+                            if s.log_file_flag else [])
+
+
+def notes(pin: http_run.Pinning, specs: list[ServerSpec]) -> list[str]:
+    out = []
+    if pin.pinned:
+        out.append("pinned: %s (disjoint cores)" % pin.describe())
+    else:
+        out.append("not pinned: the server's threads and wrk's do not fit "
+                   "on disjoint cores")
+    if any(s.kind == "nginx" for s in specs):
+        out.append("nginx runs with keepalive_requests %d (the other "
+                   "servers never close a keep-alive connection)"
+                   % http_nginx.KEEPALIVE_REQUESTS)
+    if any(s.name == "serverkit-log" for s in specs):
+        out.append("serverkit-log: each access-log line is the logger's "
+                   "own prefix (time, level, thread, source) followed by "
+                   "nginx's combined format; nginx-log: combined format")
+    out.append("server CPU: utime + stime of the server's process group "
+               "(nginx's workers included) over wrk's run; wrk's CPU from "
+               "its rusage; client_bound: wrk >= %d%% of its core"
+               % round(100 * http_run.CLIENT_BOUND_UTIL))
+    return out
+
+
+def progress(i: int, n: int, r: http_run.PointRecord) -> str:
+    head = "[%d/%d] %-13s -c%-4d rep %d: " % (i, n, r.server, r.connections,
+                                              r.repetition)
+    if not r.ok and not r.requests:
+        return head + "FAILED: " + r.error
+    line = head + ("%10s req/s  p50 %.3f ms  p99 %.3f ms  server %.2f us/req"
+                   "  wrk %3.0f%%%s" % (
+                       format(r.requests_per_s, ",.0f"), r.p50_ms, r.p99_ms,
+                       r.server_cpu_us_per_request,
+                       100 * r.client_cpu_util,
+                       " (client-bound)" if r.client_bound else ""))
+    return line + ("" if r.ok else "  FAILED: " + r.error)
+
+
+def run(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec],
+        pin: http_run.Pinning, tmp: str, data: dict[str, Any]) -> None:
+    """Every point, appended to data["points"] as it finishes."""
+    plan = []
+    for rep in range(prof.repetitions):
+        for conns in prof.connections:
+            k = rep % len(specs)
+            for spec in specs[k:] + specs[:k]:
+                plan.append((spec, PointSpec(conns, WRK_THREADS,
+                                             prof.seconds, args.threads,
+                                             rep)))
+    for i, (spec, pt) in enumerate(plan, 1):
+        pointdir = os.path.join(tmp, "%03d-%s-c%d" % (i, spec.name,
+                                                      pt.connections))
+        rec = http_run.run_point(spec, args.wrk, pt, pin, pointdir)
+        data["points"].append(rec.to_json())
+        print(progress(i, len(plan), rec), flush=True)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    p = PROFILES[args.profile]
+    prof = Profile(p.connections, args.seconds or p.seconds,
+                   args.repetitions or p.repetitions)
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGHUP, _on_signal)
+    try:
+        _executable(args.wrk, "wrk")
+        specs = server_specs(args)
+    except SetupError as e:
+        print("http_bench: %s" % e, file=sys.stderr)
+        return 2
+    cores = sorted(os.sched_getaffinity(0))
+    pin = http_run.pinning(args.threads, WRK_THREADS, cores)
+    out = args.out or default_out()
+    started = time.monotonic()
+    data: dict[str, Any] = dict(
+        context=context(args, prof, specs, pin, cores),
+        notes=notes(pin, specs), interrupted=False, elapsed_s=0.0,
+        points=[])
+    print("http_bench: profile %s, %d cores, %s, load %s" % (
+        args.profile, len(cores), pin.describe(),
+        data["context"]["loadavg_at_start"]), flush=True)
+    tmp = tempfile.mkdtemp(prefix="http_bench.")
+    try:
+        run(args, prof, specs, pin, tmp, data)
+    except KeyboardInterrupt:
+        data["interrupted"] = True
+        print("http_bench: interrupted", file=sys.stderr)
+    finally:
+        procs.stop_all()
+        shutil.rmtree(tmp, ignore_errors=True)
+    data["elapsed_s"] = round(time.monotonic() - started, 1)
+    data["context"]["loadavg_at_end"] = [round(x, 2)
+                                         for x in os.getloadavg()]
+    other = [p["other_cpu_s"] / p["seconds"] for p in data["points"]
+             if p["seconds"] and p["requests"]]
+    if other and max(other) > 0.1:
+        data["notes"].append(
+            "other work on the machine used up to %.0f%% of a core during "
+            "a point (other_cpu_s): those figures are suspect"
+            % (100 * max(other)))
+    print()
+    print(http_tables.tables(data["points"], data["context"]))
+    for line in http_tables.failures(data["points"]):
+        print("failed: " + line)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    print("results: %s (%.0f s)" % (out, data["elapsed_s"]))
+    if data["interrupted"]:
+        return 130
+    return 0 if all(pt["ok"] for pt in data["points"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# servers/http/http_tables_test.py
+# -----------------------------------------------------------------------------
+#
+# The summary tables on fixture files: testdata/http_smoke.json (a real
+# --profile=smoke run) and testdata/http_points.json (made up: 3
+# repetitions, two connection counts, a failed repetition, a server that
+# never ran clean, client-bound repetitions); a point's JSON
+# (http_run.PointRecord.to_json) and the cores split (http_run.pinning).
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import unittest
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import http_run  # noqa: E402
+import http_tables  # noqa: E402
+
+POINT_KEYS = {"server", "access_log", "threads", "connections",
+              "wrk_threads", "seconds", "repetition", "ok", "requests",
+              "requests_per_s", "latency_ms", "non_2xx", "socket_errors",
+              "server_cpu_s", "server_cpu_us_per_request", "client_cpu_util",
+              "client_bound", "other_cpu_s"}
+
+
+def fixture(name: str) -> dict[str, Any]:
+    with open(os.path.join(HERE, "testdata", name)) as f:
+        data: dict[str, Any] = json.load(f)
+        return data
+
+
+class RowsTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.data = fixture("http_points.json")
+        self.rows = {(r.connections, r.server): r
+                     for r in http_tables.rows(self.data["points"])}
+
+    def test_medians_and_ratio_to_nginx(self) -> None:
+        sk = self.rows[(50, "serverkit")]
+        self.assertEqual(sk.requests_per_s, 150000)
+        self.assertEqual(self.rows[(50, "nginx")].requests_per_s, 100000)
+        self.assertAlmostEqual(sk.vs_nginx or 0, 1.5)
+        self.assertEqual(sk.client_bound_runs, 2)
+        self.assertEqual((sk.ok_runs, sk.runs), (3, 3))
+        self.assertEqual(sk.cpu_us_per_request, 4.0)
+        self.assertAlmostEqual(sk.cpu_vs_nginx or 0, 0.8)
+        self.assertAlmostEqual(sk.server_util or 0, 0.6)
+        self.assertAlmostEqual(sk.other_util or 0, 0.1)
+
+    def test_access_log_compares_with_nginx_log(self) -> None:
+        r = self.rows[(50, "serverkit-log")]
+        self.assertEqual(r.requests_per_s, 65000)
+        self.assertAlmostEqual(r.vs_nginx or 0, 65000 / 75000)
+        self.assertAlmostEqual(self.rows[(50, "nginx-log")].vs_nginx or 0,
+                               1.0)
+
+    def test_failed_repetitions_are_left_out(self) -> None:
+        beast = self.rows[(200, "beast")]
+        self.assertEqual((beast.ok_runs, beast.runs), (2, 3))
+        self.assertAlmostEqual(beast.vs_nginx or 0, 0.2)
+        ev = self.rows[(200, "evhttp")]
+        self.assertIsNone(ev.requests_per_s)
+        self.assertIsNone(ev.vs_nginx)
+        self.assertIsNone(ev.p50_ms)
+
+    def test_no_nginx_no_ratio(self) -> None:
+        pts = [p for p in self.data["points"] if p["server"] != "nginx"]
+        rows = {(r.connections, r.server): r for r in http_tables.rows(pts)}
+        self.assertIsNone(rows[(50, "serverkit")].vs_nginx)
+
+    def test_order(self) -> None:
+        order = [(r.connections, r.server)
+                 for r in http_tables.rows(self.data["points"])]
+        self.assertEqual(order, [
+            (50, "serverkit"), (50, "nginx"), (50, "serverkit-log"),
+            (50, "nginx-log"), (200, "nginx"), (200, "beast"),
+            (200, "evhttp")])
+
+
+class TablesTest(unittest.TestCase):
+    def test_fixture_table(self) -> None:
+        data = fixture("http_points.json")
+        text = http_tables.tables(data["points"], data["context"])
+        self.assertIn("wrk -t1 -c50, 4.0 s x 3 repetitions, server cpus 1, "
+                      "wrk cpus 0", text)
+        self.assertIn("wrk -t1 -c200", text)
+        lines = {line.split()[0] + str(i): line
+                 for i, line in enumerate(text.splitlines()) if line}
+        sk = [v for k, v in lines.items() if v.startswith("serverkit ")]
+        self.assertEqual(sk[0].split(), [
+            "serverkit", "off", "150,000", "1.50x", "0.150", "0.900",
+            "4.00", "0.80x", "60%", "10%", "3/3", "2/3"])
+        ev = [v for v in lines.values() if v.startswith("evhttp ")][0]
+        self.assertEqual(ev.split(), ["evhttp", "off", "-", "-", "-", "-",
+                                      "-", "-", "-", "-", "0/3", "0/3"])
+        fails = http_tables.failures(data["points"])
+        self.assertEqual(len(fails), 4)
+        self.assertIn("beast -c200 rep 1: 12 non-2xx responses", fails)
+
+    def test_real_smoke_run(self) -> None:
+        data = fixture("http_smoke.json")
+        for key in ("profile", "cores", "kernel", "loadavg_at_start", "pin",
+                    "seconds_per_point", "repetitions", "wrk_threads",
+                    "nginx_version", "body", "servers"):
+            self.assertIn(key, data["context"])
+        self.assertEqual({p["server"] for p in data["points"]},
+                         {"serverkit", "serverkit-log", "nginx",
+                          "nginx-log", "beast", "evhttp"})
+        for p in data["points"]:
+            self.assertEqual(set(p) - {"error"}, POINT_KEYS)
+        text = http_tables.tables(data["points"], data["context"])
+        self.assertEqual(len(text.splitlines()), 2 + 6)
+        self.assertIn("1.00x", text)
+
+
+class RecordTest(unittest.TestCase):
+    def test_to_json(self) -> None:
+        r = http_run.PointRecord("nginx", False, 1, 50, 1, 4.0, 2)
+        d = r.to_json()
+        self.assertEqual(set(d), POINT_KEYS | {"error"})
+        self.assertEqual(d["error"], "failed")
+        r.ok, r.p50_ms, r.p99_ms = True, 0.25, 1.5
+        d = r.to_json()
+        self.assertNotIn("error", d)
+        self.assertEqual(d["latency_ms"], {"p50": 0.25, "p99": 1.5})
+
+    def test_pinning(self) -> None:
+        two = http_run.pinning(1, 1, [0, 1])
+        self.assertTrue(two.pinned)
+        self.assertEqual(two.describe(), "server cpus 1, wrk cpus 0")
+        self.assertFalse(http_run.pinning(2, 1, [0, 1]).pinned)
+        self.assertFalse(http_run.pinning(1, 1, [0]).pinned)
+        self.assertEqual(http_run.pinning(1, 1, [0]).describe(),
+                         "not pinned")
+        self.assertEqual(http_run.pinning(2, 2, [0, 1, 2, 3]).describe(),
+                         "server cpus 2,3, wrk cpus 0,1")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,275 @@
+// Our HTTP server: the reactor (reactor/) with the HTTP/1.1 handler
+// (http_handler.h), built with a chosen policy.
+//
+//   server <addr> <port> <threads> [--buffer=NAME] [--task_queue=NAME]
+//          [--coalesce=0|1] [--logger=NAME] [--log_file=PATH]
+//          [--task_queue_slowdown_ns=N] [--log_slowdown_ns=N]
+//
+// threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
+// I/O loops (as the ping-pong server and the peers). GET /collect answers
+// {"ok":true}; see http_handler.h for keep-alive, pipelining, HEAD, Host,
+// 100-continue, 400, 404, 405, 414 and 431. After a reply that closes (400,
+// 414, 431, Connection: close, HTTP/1.0)
+// the connection is half-closed once that reply has been written, so the
+// peer always gets its tail.
+//
+// --logger: one access-log line per reply in nginx's "combined" format
+//   $remote_addr - - [$time_local] "$request" $status $body_bytes_sent
+//   "$http_referer" "$http_user_agent"
+// through the named logger (after the logger's own prefix), to --log_file.
+// The request line, Referer and User-Agent are escaped as nginx does
+// (AppendLogEscaped), so a quote in them cannot split the line's fields.
+//
+// SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr.
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "servers/common/server_policy.h"
+#include "servers/http/http_handler.h"
+#include "servers/pingpong/common.h"
+#include "reactor/event_loop.h"
+#include "reactor/tcp_server.h"
+
+namespace serverkit::http {
+namespace {
+
+using bench::Fail;
+using bench::PolicyOptions;
+using reactor::Clock;
+using reactor::EventLoop;
+using reactor::TcpServer;
+
+constexpr const char* kProgram = "server";
+
+// One access-log line: the peer's address and the reply.
+using LogLine = void(std::string_view remote_addr, const ReplyRecord& r);
+
+// $time_local ("23/Nov/2026:17:29:16 +0000"), formatted once a second per
+// thread.
+std::string_view TimeLocal() {
+  thread_local std::time_t last = -1;
+  thread_local char text[64];
+  const std::time_t now = std::time(nullptr);
+  if (now != last) {
+    last = now;
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    if (std::strftime(text, sizeof(text), "%d/%b/%Y:%H:%M:%S %z", &tm) == 0)
+      text[0] = 0;
+  }
+  return text;
+}
+
+std::string_view OrDash(std::string_view s) { return s.empty() ? "-" : s; }
+
+// `s` as nginx logs it: itself when nothing needs escaping (the usual case,
+// no copy), else escaped into `*buf`.
+std::string_view Escaped(std::string_view s, std::string* buf) {
+  const bool clean = std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (clean) return s;
+  buf->clear();
+  AppendLogEscaped(s, buf);
+  return *buf;
+}
+
+// Per-connection state, kept by the connection's loop thread.
+struct Conn {
+  explicit Conn(bool record, std::string addr)
+      : handler(record), remote_addr(std::move(addr)) {}
+  HttpHandler handler;
+  std::string remote_addr;
+  std::string out;
+};
+
+// Counters over all connections.
+struct Totals {
+  std::atomic<std::uint64_t> connections{0}, requests{0}, ok{0}, not_found{0},
+      bad_method{0}, bad_request{0}, head_too_large{0}, uri_too_long{0};
+  void add(const HandlerStats& s) {
+    constexpr auto r = std::memory_order_relaxed;
+    requests.fetch_add(s.requests, r);
+    ok.fetch_add(s.ok, r);
+    not_found.fetch_add(s.not_found, r);
+    bad_method.fetch_add(s.bad_method, r);
+    bad_request.fetch_add(s.bad_request, r);
+    head_too_large.fetch_add(s.head_too_large, r);
+    uri_too_long.fetch_add(s.uri_too_long, r);
+  }
+};
+
+std::atomic<EventLoop*> g_base_loop{nullptr};
+
+// The connections of the calling loop thread (initialized in each thread on
+// its first call).
+std::unordered_map<const void*, std::unique_ptr<Conn>>& LoopConns() {
+  thread_local std::unordered_map<const void*, std::unique_ptr<Conn>> conns;
+  return conns;
+}
+
+struct Args {
+  std::string addr;
+  int port = 0;
+  int threads = 1;
+};
+
+Args ParseArgs(const std::vector<char*>& rest) {
+  const std::string usage =
+      std::string("usage: server <addr> <port> <threads> [flags]\n") +
+      bench::kPolicyHelp;
+  if (rest.size() == 2 && std::string_view(rest[1]) == "--help") {
+    std::fputs(usage.c_str(), stdout);
+    std::exit(0);
+  }
+  if (rest.size() != 4) Fail(kProgram, "expected 3 arguments\n" + usage);
+  Args a;
+  a.addr = rest[1];
+  const auto port = pingpong::ParseLong(rest[2]);
+  const auto threads = pingpong::ParseLong(rest[3]);
+  if (!port || *port > 65535)
+    Fail(kProgram, std::string("bad port '") + rest[2] + "'");
+  if (!threads || *threads < 1 || *threads > 256) {
+    Fail(kProgram, std::string("bad thread count '") + rest[3] + "'");
+  }
+  a.port = static_cast<int>(*port);
+  a.threads = static_cast<int>(*threads);
+  return a;
+}
+
+template <typename B>
+int Serve(const Args& args, const PolicyOptions& po,
+          const bench::TaskQueueFactory& make_queue,
+          const std::function<LogLine>& log_line) {
+  auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
+  EventLoop base(loop_options());
+  std::unique_ptr<TcpServer<B>> server =
+      bench::ListenOrFail<B>(kProgram, &base, args.addr, args.port,
+                             args.threads, "http", loop_options);
+
+  Totals totals;
+  const bool logging = static_cast<bool>(log_line);
+  server->set_connection_callback(
+      [&](const reactor::TcpConnectionPtr<B>& conn) {
+        auto& conns =
+            LoopConns();  // each loop thread keeps its own connections
+        if (conn->connected()) {
+          std::string addr = conn->peer_address().to_string();
+          addr.resize(addr.rfind(':') == std::string::npos ? addr.size()
+                                                           : addr.rfind(':'));
+          conns[conn.get()] = std::make_unique<Conn>(logging, std::move(addr));
+          totals.connections.fetch_add(1, std::memory_order_relaxed);
+        } else if (auto it = conns.find(conn.get()); it != conns.end()) {
+          totals.add(it->second->handler.stats());
+          conns.erase(it);
+        }
+      });
+  server->set_message_callback([&](const reactor::TcpConnectionPtr<B>& conn,
+                                   B* in, Clock::time_point) {
+    auto& conns = LoopConns();
+    auto it = conns.find(conn.get());
+    if (it == conns.end()) {
+      in->retrieve_all();
+      return;
+    }
+    Conn& c = *it->second;
+    ReplyCallback on_reply;
+    if (logging) {
+      on_reply = [&log_line, &c](const ReplyRecord& r) {
+        log_line(c.remote_addr, r);
+      };
+    }
+    while (in->readable_bytes() > 0) {
+      const auto spans = in->readable();
+      c.handler.feed(std::string_view(spans.first.data(), spans.first.size()),
+                     &c.out, on_reply);
+      in->retrieve(spans.first.size());
+    }
+    if (!c.out.empty()) {
+      conn->send(c.out);
+      c.out.clear();
+    }
+    // Half-close once the reply is written (never drops its tail).
+    if (c.handler.should_close()) conn->shutdown();
+  });
+  server->start();
+  std::fprintf(
+      stderr,
+      "server: listening on %s, %d I/O thread(s), buffer %s, task queue %s, "
+      "coalesce %d, logger %s\n",
+      server->listen_address().to_string().c_str(), args.threads,
+      std::string(B::kName).c_str(),
+      std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
+      po.logger.c_str());
+  g_base_loop.store(&base);
+  base.loop();
+  g_base_loop.store(nullptr);
+  server.reset();  // connections still open report their counters on the way
+  std::fprintf(
+      stderr,
+      "server: stopped; connections %llu, replies %llu (200: %llu, 404: %llu, "
+      "405: %llu, 400: %llu, 431: %llu, 414: %llu)\n",
+      static_cast<unsigned long long>(totals.connections.load()),
+      static_cast<unsigned long long>(totals.requests.load()),
+      static_cast<unsigned long long>(totals.ok.load()),
+      static_cast<unsigned long long>(totals.not_found.load()),
+      static_cast<unsigned long long>(totals.bad_method.load()),
+      static_cast<unsigned long long>(totals.bad_request.load()),
+      static_cast<unsigned long long>(totals.head_too_large.load()),
+      static_cast<unsigned long long>(totals.uri_too_long.load()));
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  PolicyOptions po;
+  const std::vector<char*> rest =
+      bench::TakePolicyFlags(argc, argv, kProgram, &po);
+  const Args args = ParseArgs(rest);
+
+  // Before any thread starts (an async logger's backend included).
+  bench::QuitOnStopSignals(&g_base_loop);
+  const bench::TaskQueueFactory make_queue =
+      bench::MakeTaskQueueFactory(kProgram, po);
+  std::function<LogLine> log_line;
+  const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
+      kProgram, po,
+      [](auto* l) -> std::function<LogLine> {
+        return [l](std::string_view addr, const ReplyRecord& r) {
+          if (r.request_line_complete) {
+            thread_local std::string target, referer, user_agent;
+            SK_LOG_INFO(*l,
+                        "{} - - [{}] \"{} {} HTTP/{}.{}\" {} {} \"{}\" \"{}\"",
+                        addr, TimeLocal(), r.method, Escaped(r.target, &target),
+                        r.http_major, r.http_minor, r.status, r.body_bytes,
+                        OrDash(Escaped(r.referer, &referer)),
+                        OrDash(Escaped(r.user_agent, &user_agent)));
+          } else {
+            SK_LOG_INFO(*l, "{} - - [{}] \"-\" {} {} \"-\" \"-\"", addr,
+                        TimeLocal(), r.status, r.body_bytes);
+          }
+        };
+      },
+      &log_line);
+
+  pingpong::RaiseFdLimit();
+  return bench::WithBuffer(kProgram, po, [&]<typename B>() {
+    return Serve<B>(args, po, make_queue, log_line);
+  });
+}
+
+}  // namespace
+}  // namespace serverkit::http
+
+int main(int argc, char** argv) { return serverkit::http::Main(argc, argv); }

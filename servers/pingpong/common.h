@@ -1,0 +1,129 @@
+// -----------------------------------------------------------------------------
+// servers/pingpong/common.h
+// -----------------------------------------------------------------------------
+//
+// What the ping-pong client and every ping-pong server share:
+//
+//   - the two protocols, `echo` (muduo's ping-pong: echo whatever arrived) and
+//     `header` (evpp's header/body benchmark: an 8-byte header
+//     {uint32 body_size, uint32 packet_count} in network byte order, then
+//     `body_size` bytes; the server echoes each complete message);
+//   - the body content of the header protocol, derived from packet_count, so
+//     the client can check every reply;
+//   - the server command line every server of the sweep accepts:
+//       <addr> <port> <threads> [--protocol=echo|header] [--max_body=N]
+//   - `RaiseFdLimit()`: soft RLIMIT_NOFILE up to the hard limit;
+//   - `StopSignalWatcher`: runs a callback when SIGINT or SIGTERM arrives.
+//
+// Thread-safety: the functions are thread-safe (no shared state); a
+// StopSignalWatcher is owned by one thread.
+
+#ifndef SERVERKIT_BENCH_PINGPONG_COMMON_H_
+#define SERVERKIT_BENCH_PINGPONG_COMMON_H_
+
+#include <arpa/inet.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+namespace serverkit::pingpong {
+
+enum class Protocol { kEcho, kHeader };
+
+std::string_view ProtocolName(Protocol p);
+std::optional<Protocol> ParseProtocol(std::string_view s);
+
+// Header protocol: 8 bytes, network byte order.
+inline constexpr std::size_t kHeaderSize = 8;
+// The client's first message; each reply is answered with body_size + 1 and
+// packet_count + 1 (evpp's throughput_header_body).
+inline constexpr std::uint32_t kFirstBodySize = 100;
+// Default server limit on body_size; larger makes the server close the
+// connection with one logged line.
+inline constexpr std::uint32_t kDefaultMaxBody = 1u << 20;
+
+struct Header {
+  std::uint32_t body_size;
+  std::uint32_t packet_count;
+};
+
+inline void EncodeHeader(const Header& h, char* out) {
+  const std::uint32_t b = htonl(h.body_size);
+  const std::uint32_t c = htonl(h.packet_count);
+  std::memcpy(out, &b, 4);
+  std::memcpy(out + 4, &c, 4);
+}
+
+inline Header DecodeHeader(const char* in) {
+  std::uint32_t b;
+  std::uint32_t c;
+  std::memcpy(&b, in, 4);
+  std::memcpy(&c, in + 4, 4);
+  return Header{ntohl(b), ntohl(c)};
+}
+
+// Body byte i of the message with `packet_count` is (packet_count + i) mod 256.
+// `BodyPattern(n)` returns a buffer p of 256 + n bytes with p[j] = j mod 256,
+// so the body of any message with body_size <= n is
+// p + (packet_count mod 256), which lets the client memcmp a reply.
+std::string BodyPattern(std::size_t max_body);
+inline const char* BodyOf(const std::string& pattern,
+                          std::uint32_t packet_count) {
+  return pattern.data() + (packet_count & 0xffu);
+}
+
+// The echo protocol's block: byte i is i mod 128 (muduo's client).
+std::string EchoBlock(std::size_t blocksize);
+
+// Server command line. Parse errors print the usage and exit(2); --help prints
+// the usage and exit(0). `extra_help` is appended to the usage text.
+struct ServerOptions {
+  std::string addr;
+  int port = 0;
+  int threads = 1;
+  Protocol protocol = Protocol::kEcho;
+  std::uint32_t max_body = kDefaultMaxBody;
+};
+ServerOptions ParseServerArgs(int argc, char** argv, std::string_view name,
+                              std::string_view extra_help);
+
+// The positional arguments every server of ours and every peer takes,
+// `<addr> <port> <threads>`: stores argument number `index` (0, 1 or 2);
+// false when it is out of range (a port over 65535, threads outside 1..256)
+// or a fourth positional argument.
+bool TakeServerPositional(std::string_view arg, int index, std::string* addr,
+                          int* port, int* threads);
+
+// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
+long RaiseFdLimit();
+
+// Parses a non-negative decimal integer; nullopt on junk or overflow.
+std::optional<long> ParseLong(std::string_view s);
+
+// Blocks SIGINT and SIGTERM in the constructing thread, and so in every thread
+// it starts later (construct it before any), and calls `on_stop` once, on a
+// thread of its own, when either arrives. sigwait, not a handler: under TSan
+// a handled SIGTERM (asio::signal_set) was lost once in 150 quick stops.
+// The destructor stops the watching; `on_stop` is not called after it.
+class StopSignalWatcher {
+ public:
+  explicit StopSignalWatcher(std::function<void()> on_stop);
+  ~StopSignalWatcher();
+  StopSignalWatcher(const StopSignalWatcher&) = delete;
+  StopSignalWatcher& operator=(const StopSignalWatcher&) = delete;
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace serverkit::pingpong
+
+#endif  // SERVERKIT_BENCH_PINGPONG_COMMON_H_

@@ -1,0 +1,193 @@
+# -----------------------------------------------------------------------------
+# servers/pingpong/sweep_run.py
+# -----------------------------------------------------------------------------
+#
+# The ping-pong's side-by-side sweep (sweep.py's command line runs it): the
+# servers it compares (PEERS), the profiles, the points of one repetition,
+# every server at every point back to back with a progress line per point
+# (procs.run_point), then the tables (sweep_tables.py) and the JSON dict
+# with the context of the run.
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import sys
+import tempfile
+import time
+from typing import Any
+
+import procs
+import sweep_tables as T
+from procs import Server
+
+# (name, path or label, flags): ours over epoll and over io_uring
+# (--backend=uring; epoll, said on stderr, where io_uring is not
+# permitted), then the peers.
+PEERS: tuple[tuple[str, str, list[str]], ...] = (
+    ("serverkit", procs.SERVER, []),
+    ("serverkit-uring", procs.SERVER, ["--backend=uring"]),
+    ("asio", "//servers/pingpong:asio_server", []),
+    ("libevent", "//servers/pingpong:libevent_server", []),
+)
+
+PROFILES: dict[str, dict[str, Any]] = {
+    # A moment per point: checks that the sweep runs end to end.
+    "smoke": dict(seconds=0.3, sessions=[10], threads=[1, 2],
+                  blocks=[4096, 16384], repetitions=1,
+                  header_sessions=[10], header_threads=[1], header_count=256,
+                  header_limit=20.0),
+    # A few minutes on 2 cores.
+    "default": dict(seconds=2.0, sessions=[1, 10, 100, 1000, 10000],
+                    threads=[1, 2], blocks=[4096, 16384], repetitions=1,
+                    header_sessions=[1, 10, 100], header_threads=[1, 2],
+                    header_count=1024, header_limit=60.0),
+    # The long sweep: longer points, three repetitions (median reported).
+    "full": dict(seconds=5.0, sessions=[1, 10, 100, 1000, 10000],
+                 threads=[1, 2], blocks=[4096, 16384], repetitions=3,
+                 header_sessions=[1, 10, 100, 1000], header_threads=[1, 2],
+                 header_count=8192, header_limit=300.0),
+}
+
+LIBEVENT_NOTE = ("libevent 2.1 reads at most 4096 bytes per read call "
+                 "(EVBUFFER_MAX_READ, plus a FIONREAD ioctl per read; "
+                 "evbuffer_set_max_read exists only from 2.2): at 16 KiB "
+                 "blocks its figure measures that cap as much as its reactor.")
+
+Record = dict[str, Any]
+
+
+def flush() -> None:
+    sys.stdout.flush()
+
+
+# --- the sweep ---------------------------------------------------------------
+
+def sessions_within(wanted: list[int], soft: int
+                    ) -> tuple[list[int], list[str]]:
+    """The session counts the descriptor limit allows, and a note per count
+    skipped."""
+    sessions, notes = [], []
+    for n in wanted:
+        if soft == resource.RLIM_INFINITY or n + 100 <= soft:
+            sessions.append(n)
+        else:
+            notes.append("%d sessions skipped: RLIMIT_NOFILE allows %d "
+                         "descriptors per process (soft raised to the hard "
+                         "limit); raise the hard limit (ulimit -Hn, as root) "
+                         "to run it" % (n, soft))
+    return sessions, notes
+
+
+def progress_line(r: Record, p: procs.Point, done: int, total: int) -> str:
+    if p.protocol == "echo":
+        return "[%d/%d] echo %-10s threads %d block %5d sessions %5d: %s" % (
+            done, total, r["server"], p.threads, p.block, p.sessions,
+            "%.1f MiB/s" % r["mib_per_s"] if r["ok"]
+            else "FAILED %s" % r.get("error", ""))
+    return "[%d/%d] header %-8s threads %d sessions %5d x %d: %s" % (
+        done, total, r["server"], p.threads, p.sessions, p.count,
+        "%.0f messages/s, p99 session %.3f s" % (
+            r["messages_per_s"], r["p99_session_s"]) if r["ok"] else
+        "FAILED %s" % r.get("error", ""))
+
+
+def points(args: argparse.Namespace, prof: dict[str, Any],
+           sessions: list[int]) -> list[procs.Point]:
+    """Every point of one repetition: the echo points, then the header
+    points."""
+    out = [procs.Point("echo", t, args.client_threads or t, b, n,
+                       seconds=prof["seconds"])
+           for t in prof["threads"] for b in prof["blocks"]
+           for n in sessions]
+    if not args.no_header:
+        out += [procs.Point("header", t, args.client_threads or t, 100, n,
+                            count=prof["header_count"],
+                            limit=prof["header_limit"])
+                for t in prof["header_threads"]
+                for n in prof["header_sessions"]]
+    return out
+
+
+def run_points(args: argparse.Namespace, prof: dict[str, Any],
+               servers: list[Server], client: str, sessions: list[int]
+               ) -> tuple[list[Record], list[Record], bool]:
+    """Every server at every point, back to back: (echo records, header
+    records, interrupted)."""
+    todo = points(args, prof, sessions)
+    total = len(todo) * len(servers) * prof["repetitions"]
+    echo: list[Record] = []
+    header: list[Record] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="pingpong-") as tmp:
+            for rep in range(prof["repetitions"]):
+                for p in todo:
+                    for s in servers:
+                        r = procs.run_point(s, client, tmp, p, args.pin)
+                        r["repetition"] = rep
+                        (echo if p.protocol == "echo" else header).append(r)
+                        print(progress_line(r, p, len(echo) + len(header),
+                                            total))
+                        flush()
+    except KeyboardInterrupt:
+        print("\nsweep: interrupted; stopping servers, writing what ran",
+              file=sys.stderr)
+        return echo, header, True
+    finally:
+        procs.stop_all()
+    return echo, header, False
+
+
+def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
+              servers: list[Server], client: str, soft: int
+              ) -> tuple[dict[str, Any], list[Record], bool]:
+    """The side-by-side sweep: runs it, prints its tables; returns
+    (JSON dict, failed records, interrupted)."""
+    notes = [LIBEVENT_NOTE]
+    sessions, skipped = sessions_within(prof["sessions"], soft)
+    for note in skipped:
+        notes.append(note)
+        print("sweep: " + note, file=sys.stderr)
+
+    cores = len(os.sched_getaffinity(0))
+    load = os.getloadavg()[0]
+    context = dict(profile=args.profile, cores=cores,
+                   seconds_per_point=prof["seconds"],
+                   repetitions=prof["repetitions"], fd_limit=soft,
+                   loadavg_at_start=round(load, 2), pin=args.pin,
+                   client_threads=args.client_threads or "server's",
+                   kernel=platform.release(),
+                   header_count=prof["header_count"],
+                   servers=[dict(name=s.name, path=s.path, flags=s.extra)
+                            for s in servers])
+    print("ping-pong sweep, profile %s: %d servers (%s), %d cores, %.1f s per "
+          "echo point, %d repetition(s)" % (
+              args.profile, len(servers), ", ".join(s.name for s in servers),
+              cores, prof["seconds"], prof["repetitions"]))
+    print("note: " + LIBEVENT_NOTE)
+    if load > cores:
+        note = ("load average %.1f exceeds the %d cores at start: other work "
+                "shares the machine; absolute figures are noisy, read ratios" %
+                (load, cores))
+        notes.append(note)
+        print("note: " + note)
+    flush()
+
+    started = time.monotonic()
+    echo, header, interrupted = run_points(args, prof, servers, client,
+                                           sessions)
+    names = [s.name for s in servers]
+    lines = T.echo_tables(echo, names, prof["threads"], prof["blocks"],
+                          sessions, args.client_threads, cores)
+    lines += T.header_tables(header, names, prof["header_threads"],
+                             prof["header_sessions"], prof["header_count"])
+    lines += T.closing_lines(echo + header)
+    lines.append("\nnote: " + LIBEVENT_NOTE)
+    print("\n".join(lines))
+
+    data = dict(context=context, notes=notes, interrupted=interrupted,
+                elapsed_s=round(time.monotonic() - started, 1),
+                echo=echo, header=header)
+    return data, [r for r in echo + header if not r.get("ok")], interrupted

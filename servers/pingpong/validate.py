@@ -1,0 +1,219 @@
+# -----------------------------------------------------------------------------
+# servers/pingpong/validate.py
+# -----------------------------------------------------------------------------
+#
+# The ping-pong validation: does the choice of a component matter inside our
+# server end to end? Run by sweep.py (`--validate`, and after the
+# side-by-side sweep unless `--no_validate`); what it compares (components,
+# cases, profiles, winners.json, the candidate of each) is
+# validate_cases.py's, its verdict rule validate_decide.py's, its statistics
+# validate_paired.py's, its table and sentences validate_report.py's, its
+# processes procs.py's.
+#
+# The question. For each component our server (//servers/pingpong:server, or
+# the chat and HTTP servers for their cases) runs with the baseline, with a
+# candidate, and with the positive control, everything else equal, in the
+# modes where that component matters (CASES). The candidate is the micro
+# pick when it left the baseline; when the pick kept the baseline (a tie, or
+# no verdict) it is the best alternative, and the question becomes "does
+# leaving the baseline matter end to end?" (validate_cases.candidate_of).
+#
+# Rounds. A round runs the three once each, in a rotated order (BCK, CKB,
+# KBC, ...), so a slow drift of the host spreads over all of them, and the
+# verdict comes from the rounds' paired ratios. Every case runs the
+# profile's minimum rounds, then more until the candidate's MDE is at most
+# TARGET_MDE, its share of the profile's time budget is spent, or the
+# maximum is reached. The control is the baseline slowed by a stated CPU
+# cost per operation, sized from the first baseline run's own server CPU
+# per operation (CONTROL_FRACTION of it); every row says what was injected
+# and what the rounds measured.
+#
+# The metric, chosen per case and named in the row: the throughput (MiB/s,
+# messages/s or requests/s; the chat's round time) when the server and the
+# client ran on separate cores and the client never reached its CPU
+# ceiling, so the figure is the server's; else the server's CPU seconds per
+# unit of work, lower is better: "held" then means cheaper, not faster.
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import IO, Any, Optional, Sequence
+
+import validate_kinds as K
+import validate_paired as VP
+from validate_case import (SIDES, Progress, Runner, run_case, set_outcome,
+                           side_flags)
+from validate_cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS,
+                            PROFILES, QUESTIONS, TARGET_MDE, Outcome,
+                            candidate_of, load_winners, profile_cases)
+from validate_report import sentence
+
+Row = dict[str, Any]
+Entry = dict[str, Any]
+Case = dict[str, Any]
+
+
+# --- one case ----------------------------------------------------------------
+
+
+def new_row(comp: str, case: Case, e: Entry, candidate: str,
+            question: str) -> Row:
+    kind = K.kind_of(case)
+    micro = (e["micro_ratio"] if question in ("pick", "default") else
+             (e.get("micro_ratios") or {}).get(candidate))
+    row: Row = dict(
+        component=comp, case=case["name"], mode=case["mode"],
+        protocol=case["protocol"], server_threads=case["threads"],
+        client_threads=case["client_threads"], blocksize=case["block"],
+        sessions=case["sessions"], flags=case["flags"],
+        question=question, question_text=QUESTIONS[question],
+        winner=candidate, pick=e["winner"], baseline=e["baseline"],
+        control=CONTROLS[comp].label(e["baseline"]),
+        control_why="the baseline slowed on purpose (sized from the "
+                    "case's first baseline run)",
+        control_cost=None, micro_ratio=micro, micro_source=e["source"],
+        micro_cv=e["cv"], micro_metric=e.get("metric"),
+        origin=e["origin"], metric=kind.metric, unit=kind.unit,
+        metric_used=kind.metric, metric_kind=None, metric_why=None,
+        workload=case.get("kind", "pingpong"),
+        higher_is_better=kind.higher_is_better, work=kind.work,
+        baseline_median=None, winner_median=None, control_median=None,
+        e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
+        cpu_ratio=None, rounds=[], stop=None, seconds=None, log_bytes=[],
+        records=[])
+    for side in SIDES:
+        row[side + "_flags"] = side_flags(row, side, "FILE")
+        row[side + "_runs"] = []
+        row[side + "_cpu"] = []
+    return row
+
+
+# --- the validation ----------------------------------------------------------
+
+def winners_origin(entries: dict[str, Entry],
+                   components: Sequence[str]) -> str:
+    origins = {entries[c]["origin"] for c in components}
+    return ("winners.json" if origins == {"winners.json"} else
+            "defaults" if origins == {"default"} else
+            "winners.json, defaults for the rest")
+
+
+def to_run(entries: dict[str, Entry], components: Sequence[str],
+           which: str) -> list[tuple[str, Optional[Case], Entry,
+                                     Optional[str], str]]:
+    """(component, case, entry, candidate, question) in order; one row
+    without a case for a component with no candidate."""
+    out: list[tuple[str, Optional[Case], Entry, Optional[str], str]] = []
+    for comp in components:
+        e = entries[comp]
+        candidate, question = candidate_of(e)
+        if candidate is None:
+            out.append((comp, None, e, None, question))
+            continue
+        for case in profile_cases(comp, which):
+            out.append((comp, case, e, candidate, question))
+    return out
+
+
+def mark_interrupted(result: dict[str, Any]) -> None:
+    for row in result["rows"]:
+        if "verdict" not in row:
+            set_outcome(row, Outcome.ERROR)
+            row["error"] = "interrupted"
+            row["sentence"] = sentence(row)
+
+
+def nothing_row(comp: str, e: Entry, question: str) -> Row:
+    row: Row = dict(
+        component=comp, case="-", mode="-", question=question,
+        question_text=QUESTIONS[question], winner=e["winner"],
+        pick=e["winner"], baseline=e["baseline"], control="-",
+        micro_ratio=None, micro_source=e["source"], origin=e["origin"],
+        metric_used="-", e2e=None, e2e_ratio=None, control_e2e=None,
+        mde=None, rounds=[], records=[])
+    set_outcome(row, Outcome.NOTHING_TO_VALIDATE)
+    row["sentence"] = sentence(row)
+    return row
+
+
+def settings(prof_name: str, seconds: float, rounds: int,
+             budget_s: float) -> dict[str, Any]:
+    """The profile's settings with the caller's overrides (0: keep)."""
+    vp = dict(PROFILES[prof_name])
+    if seconds > 0:
+        vp["seconds"] = seconds
+    if rounds > 0:
+        vp["min_rounds"] = vp["max_rounds"] = rounds
+    if budget_s > 0:
+        vp["budget_s"] = budget_s
+    return vp
+
+
+def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
+                   log_parent: str, seconds: float = 0.0, rounds: int = 0,
+                   budget_s: float = 0.0,
+                   components: Sequence[str] = COMPONENTS,
+                   out: IO[str] = sys.stdout) -> dict[str, Any]:
+    """Runs every component's cases (our server, procs.SERVER, against
+    `client`); returns the "validation" dict. seconds, rounds (a fixed
+    number), budget_s: the profile's when 0. On KeyboardInterrupt it
+    returns what ran, with "interrupted": true."""
+    vp = settings(prof_name, seconds, rounds, budget_s)
+    entries, notes = load_winners(winners_path)
+    result: dict[str, Any] = dict(
+        winners_file=winners_path,
+        winners=winners_origin(entries, components), notes=notes,
+        profile=prof_name, min_rounds=vp["min_rounds"],
+        max_rounds=vp["max_rounds"], budget_s=vp["budget_s"],
+        seconds_per_run=vp["seconds"], target_mde=TARGET_MDE,
+        control_fraction=CONTROL_FRACTION, alpha=VP.ALPHA, rows=[],
+        complete=False)
+    cases = to_run(entries, components, vp["cases"])
+    n_cases = sum(1 for c in cases if c[1] is not None)
+    progress = Progress(n_cases, out)
+    progress.say(
+        "\nping-pong validation, profile %s: %d case(s) of baseline, "
+        "candidate and control in rotated rounds of %.1f s runs, %d to %d "
+        "rounds each until the MDE is at most %.0f%% (a budget of %.0f s, "
+        "the minimum rounds whatever it says); candidates from %s" % (
+            prof_name, n_cases, vp["seconds"], vp["min_rounds"],
+            vp["max_rounds"], 100 * TARGET_MDE, vp["budget_s"],
+            result["winners"]))
+    for n in notes:
+        progress.say("note: " + n)
+
+    os.makedirs(log_parent, exist_ok=True)
+    log_dir = tempfile.mkdtemp(prefix=".validate-logs-", dir=log_parent)
+    result["log_dir"] = log_dir
+    progress.say("the loggers write under %s (deleted after each run)" %
+                 log_dir)
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="pingpong-validate-") as tmp:
+            run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
+                         vp["max_rounds"], tmp, log_dir,
+                         progress)
+            for comp, case, e, candidate, question in cases:
+                if case is None or candidate is None:
+                    result["rows"].append(nothing_row(comp, e, question))
+                    continue
+                row = new_row(comp, case, e, candidate, question)
+                result["rows"].append(row)
+                progress.case += 1
+                left = n_cases - progress.case + 1
+                share = max(0.0, vp["budget_s"] -
+                            (time.monotonic() - started)) / left
+                run_case(run, row, case, share)
+        result["complete"] = True
+    except KeyboardInterrupt:
+        result["interrupted"] = True
+        progress.say("\nvalidation: interrupted; reporting what ran")
+        mark_interrupted(result)
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
+    result["elapsed_s"] = round(time.monotonic() - started, 1)
+    return result

@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# servers/pingpong/validate_rounds_test.py
+# -----------------------------------------------------------------------------
+#
+# The validation's questions and rounds on fixture runs (validate_test.py's
+# FakeRuns): the candidate when the micro pick kept the baseline (its best
+# alternative, or nothing to validate), the rounds' rotation, the control
+# sized from the first baseline run (and an error when the stop line has no
+# count), and when a case stops: at the MDE target, at the maximum, or when
+# its share of the budget is spent.
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import unittest
+from typing import Any
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import procs  # noqa: E402
+import validate  # noqa: E402
+from validate_cases import PROFILES  # noqa: E402
+from validate_test import GOOD, FakeRuns, Harness, Result  # noqa: E402
+
+
+class RoundsTest(Harness):
+    def test_the_rounds_rotate_and_the_control_is_sized_first(self) -> None:
+        fake = FakeRuns()
+        v, _ = self.run_v(GOOD, fake, components=("task_queue",))
+        self.assertEqual([c[1] for c in fake.calls[:6]], [
+            "swap-vector", "moodycamel", "swap-vector+slowed",
+            "moodycamel", "swap-vector+slowed", "swap-vector"])
+        self.assertEqual(fake.calls[1][2],
+                         ["--task_queue=moodycamel", "--reply_via_queue"])
+        self.assertEqual(fake.calls[2][2],
+                         ["--task_queue=swap-vector",
+                          "--task_queue_slowdown_ns=5000",
+                          "--reply_via_queue"])
+        recs = v["rows"][0]["records"]
+        self.assertEqual([(r["round"], r["side"]) for r in recs[:9]], [
+            (0, "baseline"), (0, "winner"), (0, "control"),
+            (1, "winner"), (1, "control"), (1, "baseline"),
+            (2, "control"), (2, "baseline"), (2, "winner")])
+        self.assertEqual(v["rows"][0]["baseline_flags"],
+                         ["--task_queue=swap-vector", "--reply_via_queue"])
+
+    def test_the_logger_and_buffer_controls(self) -> None:
+        fake = FakeRuns()
+        self.run_v(GOOD, fake, components=("buffer", "logger"), rounds=1)
+        by = {c[1]: c[2] for c in fake.calls}
+        # The buffer's cost is per KiB consumed: 50 us of CPU per KiB.
+        self.assertIn("--buffer_slowdown_ns_per_kib=5000",
+                      by["linear+slowed"])
+        self.assertEqual(by["sync+slowed"][0], "--logger=sync")
+        self.assertRegex(by["sync+slowed"][1], r"^--log_file=.*/\.validate-"
+                         r"logs-[^/]*/logger-control\.log$")
+        self.assertEqual(by["sync+slowed"][2], "--log_slowdown_ns=5000")
+
+    def test_the_rounds_stop_at_the_target(self) -> None:
+        """Quiet rounds: the MDE is under 5% at the minimum, six rounds."""
+        quiet = FakeRuns(values={"moodycamel": [120.0, 121.0, 119.0],
+                                 "swap-vector": [100.0, 100.5, 99.5]})
+        v, _ = self.run_v(GOOD, quiet, components=("task_queue",), rounds=0,
+                          profile="default")
+        self.assertEqual([r["case"] for r in v["rows"]],
+                         ["reply-via-queue-10", "reply-via-queue-1"])
+        for r in v["rows"]:
+            self.assertEqual((len(r["rounds"]), r["stop"]), (6, "target"))
+            self.assertLessEqual(r["mde"], 0.05)
+
+    def test_the_target_needs_the_control_detected(self) -> None:
+        """A quiet candidate, a control whose CPU per unit swings 20% either
+        side of the baseline's: the MDE is reached at six rounds, but the
+        rounds go on while they cannot tell the control apart."""
+        quiet = FakeRuns(values={"moodycamel": [120.0, 121.0, 119.0],
+                                 "swap-vector": [100.0, 100.5, 99.5],
+                                 # 1.1 x 1.2 and 1.1 / 1.2 of 100: the
+                                 # injected 10% of CPU cancelled on average
+                                 "swap-vector+slowed": [132.0, 91.67]})
+        v, _ = self.run_v(GOOD, quiet, components=("task_queue",), rounds=0,
+                          profile="default", budget_s=1e6)
+        row = v["rows"][0]
+        self.assertEqual((len(row["rounds"]), row["stop"]),
+                         (PROFILES["default"]["max_rounds"], "max_rounds"))
+        self.assertLessEqual(row["mde"], 0.05)
+        self.assertEqual(row["outcome"], "too-weak")
+
+    def test_noisy_rounds_go_on_to_the_maximum_or_the_budget(self) -> None:
+        noisy = {"moodycamel": [100.0, 130.0, 80.0, 125.0, 90.0]}
+        v, _ = self.run_v(GOOD, FakeRuns(values=noisy),
+                          components=("task_queue",),
+                          rounds=0, profile="default", budget_s=1e6)
+        self.assertEqual([(len(r["rounds"]), r["stop"]) for r in v["rows"]],
+                         [(PROFILES["default"]["max_rounds"], "max_rounds")]
+                         * 2)
+        self.assertGreater(v["rows"][0]["mde"], 0.05)
+        v, _ = self.run_v(GOOD, FakeRuns(values=noisy),
+                          components=("task_queue",),
+                          rounds=0, profile="default", budget_s=1e-9)
+        self.assertEqual([(len(r["rounds"]), r["stop"]) for r in v["rows"]],
+                         [(6, "budget")] * 2)
+
+    def test_a_control_that_cannot_be_sized_is_an_error(self) -> None:
+        fake = FakeRuns()
+
+        def no_counts(*a: Any) -> Result:
+            rec = fake(*a)
+            rec["server_log"] = "server: stopped"
+            return rec
+        with mock.patch.object(procs, "run_point", no_counts), \
+                mock.patch.object(procs, "resolve", lambda spec: spec):
+            v = validate.run_validation(
+                "client", "smoke", "no", GOOD, log_parent=self.tmp,
+                seconds=0.2, rounds=6, components=("task_queue",),
+                out=io.StringIO())
+        row = v["rows"][0]
+        self.assertEqual(row["outcome"], "error")
+        self.assertIn("cannot size the control", row["error"])
+        self.assertEqual(len(row["records"]), 1)
+
+    def test_the_pick_is_the_baseline_without_alternative(self) -> None:
+        same = os.path.join(self.tmp, "winners-same.json")
+        with open(same, "w") as f:
+            json.dump({"reactor": {"buffer": {
+                "winner": "linear", "baseline": "linear",
+                "micro_ratio": 1.0}}}, f)
+        v, _ = self.run_v(same, components=("buffer",))
+        self.assertEqual(len(v["rows"]), 1)
+        row = v["rows"][0]
+        self.assertEqual(row["outcome"], "nothing-to-validate")
+        self.assertFalse(row["records"])
+        self.assertIn("no implementation but the baseline", row["sentence"])
+
+    def test_the_best_alternative_by_micro_ratio(self) -> None:
+        alt = os.path.join(self.tmp, "winners-alt.json")
+        with open(alt, "w") as f:
+            json.dump({"reactor": {"task_queue": {
+                "winner": "swap-vector", "baseline": "swap-vector",
+                "micro_ratio": 1.0, "micro_ratios": {
+                    "swap-vector": 1.0, "bounded-mpmc": 1.3,
+                    "moodycamel": 1.1}}}}, f)
+        v, _ = self.run_v(alt, components=("task_queue",))
+        row = v["rows"][0]
+        self.assertEqual((row["question"], row["winner"], row["micro_ratio"]),
+                         ("alternative", "bounded-mpmc", 1.3))
+        self.assertEqual(row["outcome"], "no-difference")
+        self.assertIn("the best alternative against the baseline",
+                      row["sentence"])
+
+
+if __name__ == "__main__":
+    unittest.main()
