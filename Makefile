@@ -10,6 +10,7 @@
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
 # make lint                 flake8 and mypy on pick, pingpong, http, chat.
+# make format-check         clang-format on every C++ file (make format fixes).
 
 BAZEL ?= bazel
 PROFILE ?= default
@@ -17,7 +18,7 @@ PROFILE ?= default
 # Extra flags for every `bazel test` below; .ci/run sets --config=ci (-Werror).
 BAZEL_TEST_FLAGS ?=
 
-.PHONY: all deps test lint test-tsan test-asan test-ubsan bench bench-quick \
+.PHONY: all deps test lint format format-check test-tsan test-asan test-ubsan bench bench-quick \
 	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
 	bench-pingpong bench-chat bench-http bench-repro compare clean
 
@@ -33,6 +34,14 @@ test: deps
 # (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh
+
+# clang-format on every C++ file (tools/check_format.sh; CI runs this too);
+# `make format` rewrites what differs.
+format-check: deps
+	tools/check_format.sh
+
+format:
+	tools/check_format.sh --fix
 
 # The concurrent code under ThreadSanitizer (CI runs this too); //build/...
 # holds the mutants, races in our code the suppressions must not hide.

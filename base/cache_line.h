@@ -5,8 +5,8 @@
 // The project's one cache-line constant and a CPU pause hint.
 //
 // `kCacheLineSize` is fixed at 64 bytes (every x86-64 and most AArch64 parts).
-// We do not use `std::hardware_destructive_interference_size` in headers: gcc 12
-// warns (-Winterference-size) that its value may differ between translation
+// We do not use `std::hardware_destructive_interference_size` in headers: gcc
+// 12 warns (-Winterference-size) that its value may differ between translation
 // units compiled with different -mtune flags.
 
 #ifndef SERVERKIT_BASE_CACHE_LINE_H_

@@ -10,7 +10,8 @@
 // also a C string.
 //
 //   inline constexpr std::string_view kPrefix = "queue-";
-//   static constexpr std::string_view kName = JoinedName<kPrefix, Q::kName>::value;
+//   static constexpr std::string_view kName =
+//       JoinedName<kPrefix, Q::kName>::value;
 //
 // Thread-safety: compile-time constants.
 
@@ -29,9 +30,11 @@ struct JoinedName {
   static constexpr std::array<char, kSize + 1> kChars = [] {
     std::array<char, kSize + 1> out{};
     [[maybe_unused]] std::size_t at = 0;  // unused when there are no parts
-    ((void)[&] {
-      for (char c : kParts) out[at++] = c;
-    }(), ...);
+    (
+        (void)[&] {
+          for (char c : kParts) out[at++] = c;
+        }(),
+        ...);
     return out;
   }();
   static constexpr std::string_view value{kChars.data(), kSize};

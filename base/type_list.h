@@ -8,7 +8,8 @@
 //
 //   - `ApplyTypes<To, L>` turns it into another variadic template, e.g.
 //     gtest's `::testing::Types` for a typed test suite:
-//       TYPED_TEST_SUITE(QueueTest, ApplyTypes<::testing::Types, AllQueues>, ...);
+//       TYPED_TEST_SUITE(QueueTest,
+//                        ApplyTypes<::testing::Types, AllQueues>, ...);
 //   - `Contains<L, T>::value`: whether `T` is one of `L`'s types.
 //   - `Concat<L1, L2, ...>`: the lists one after the other.
 //   - `Without<L, M>`: `L`'s types that are not in `M`, in `L`'s order.
@@ -68,8 +69,8 @@ template <typename L, typename M>
 struct Without;
 template <typename... Ts, typename M>
 struct Without<TypeList<Ts...>, M> {
-  using type = serverkit::Concat<std::conditional_t<
-      Contains<M, Ts>::value, TypeList<>, TypeList<Ts>>...>;
+  using type = serverkit::Concat<
+      std::conditional_t<Contains<M, Ts>::value, TypeList<>, TypeList<Ts>>...>;
 };
 }  // namespace base_internal
 

@@ -18,9 +18,9 @@
 namespace serverkit {
 // The reference (std::string) comes first: tests report it first.
 using AllBuffers = TypeList<  //
-    StringBuffer,                      //
-    LinearBuffer,                      //
-    RingBuffer,                        //
+    StringBuffer,             //
+    LinearBuffer,             //
+    RingBuffer,               //
     MirroredRingBuffer>;
 
 }  // namespace serverkit

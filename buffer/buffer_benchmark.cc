@@ -43,11 +43,11 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <type_traits>
 #include <cstring>
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "bench/harness/harness.h"
@@ -271,7 +271,9 @@ const Stream& StreamFor(std::size_t msg) {
 
 // Short runs in the default profile: paired rounds gain more from many
 // rounds than from long runs.
-double MinTime(Profile profile) { return ByProfile(profile, 0.002, 0.05, 0.25); }
+double MinTime(Profile profile) {
+  return ByProfile(profile, 0.002, 0.05, 0.25);
+}
 
 // Scenario by scenario, every buffer in turn, so the runs being compared sit
 // next to each other in time (this machine is shared and noisy).
@@ -286,11 +288,10 @@ void RegisterBurger(Profile profile, int kept) {
 
 template <Buffer B>
 void RegisterFdEcho(Profile profile, std::size_t bytes) {
-  RegisterSweepBenchmark(
-      BenchName("buffer", "fd_echo", B::kName,
-                {{"bytes", static_cast<long>(bytes)}})
-          .c_str(),
-      [=](benchmark::State& s) { BM_FdEcho<B>(s, bytes); })
+  RegisterSweepBenchmark(BenchName("buffer", "fd_echo", B::kName,
+                                   {{"bytes", static_cast<long>(bytes)}})
+                             .c_str(),
+                         [=](benchmark::State& s) { BM_FdEcho<B>(s, bytes); })
       ->MinTime(MinTime(profile))
       ->Unit(benchmark::kMicrosecond);
 }
@@ -321,7 +322,8 @@ template <typename... Bs>
 void RegisterAll(TypeList<Bs...>, Profile profile) {
   (Describe<Bs>(), ...);
   const double min_time = MinTime(profile);
-  DescribeScenario("burger", {{"block_bytes", kBlock}, {"min_time_s", min_time}});
+  DescribeScenario("burger",
+                   {{"block_bytes", kBlock}, {"min_time_s", min_time}});
   DescribeScenario("fd_echo", {{"min_time_s", min_time}});
   DescribeScenario("framed", {{"min_time_s", min_time}});
   for (int kept : {5, 50, 95}) (RegisterBurger<Bs>(profile, kept), ...);

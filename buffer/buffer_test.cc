@@ -276,8 +276,7 @@ TYPED_TEST(BufferTest, WrapAround) {
   b.append(more);
   expected += more;
   EXPECT_EQ(Contents(b), expected);
-  EXPECT_EQ(b.capacity(), capacity)
-      << "wrapping or compaction should not grow";
+  EXPECT_EQ(b.capacity(), capacity) << "wrapping or compaction should not grow";
   if constexpr (!TypeParam::kAlwaysContiguous) {
     EXPECT_FALSE(b.readable().contiguous()) << "expected the ring to wrap";
   }

@@ -61,12 +61,12 @@ constexpr bool AllAreLoggers(TypeList<Ls...>) {
 }
 }  // namespace logger_internal
 
-using AllLoggers = Concat<                                                //
-    TypeList<SyncLogger,                                                  //
-             AsyncDoubleBufferLogger>,                                    //
+using AllLoggers = Concat<                                               //
+    TypeList<SyncLogger,                                                 //
+             AsyncDoubleBufferLogger>,                                   //
     logger_internal::AsyncQueueLoggersOf<AsyncQueueLoggerQueues>::type,  //
-    TypeList<SpdlogSyncLogger,                                            //
-             SpdlogAsyncLogger,                                           //
+    TypeList<SpdlogSyncLogger,                                           //
+             SpdlogAsyncLogger,                                          //
              BoostLogLogger>>;
 
 static_assert(logger_internal::AllAreLoggers(AllLoggers{}));

@@ -283,7 +283,8 @@ void RegisterLogger(Profile profile, bool server) {
     DescribeScenario(s, {{"messages", messages}});
   }
   for (const char* s : {"latency-file", "latency-console"}) {
-    DescribeScenario(s, {{"batches_per_caller", batches}, {"calls_per_batch", kBatch}});
+    DescribeScenario(
+        s, {{"batches_per_caller", batches}, {"calls_per_batch", kBatch}});
   }
   for (Target target : {Target::kFile, Target::kConsole}) {
     const char* scenario =

@@ -33,21 +33,21 @@ struct QueueTemplate {
 };
 
 // The reference (mutex) comes first: tests report it first.
-using AllQueues = TypeList<                //
-    QueueTemplate<MutexQueue>,             //
-    QueueTemplate<SwapVectorQueue>,        //
-    QueueTemplate<BoundedMpmcQueue>,       //
-    QueueTemplate<ShardedMpmcQueue>,       //
-    QueueTemplate<SpscRingQueue>,          //
-    QueueTemplate<BoostLockfreeQueue>,     //
-    QueueTemplate<BoostSpscQueue>,         //
-    QueueTemplate<MoodycamelQueue>,        //
-    QueueTemplate<MoodycamelTokenQueue>,   //
-    QueueTemplate<MoodycamelBlockingQueue>,//
-    QueueTemplate<ReaderWriterQueue>,      //
-    QueueTemplate<AtomicQueue2>,           //
-    QueueTemplate<OptimistAtomicQueue2>,   //
-    QueueTemplate<TbbQueue>,               //
+using AllQueues = TypeList<                  //
+    QueueTemplate<MutexQueue>,               //
+    QueueTemplate<SwapVectorQueue>,          //
+    QueueTemplate<BoundedMpmcQueue>,         //
+    QueueTemplate<ShardedMpmcQueue>,         //
+    QueueTemplate<SpscRingQueue>,            //
+    QueueTemplate<BoostLockfreeQueue>,       //
+    QueueTemplate<BoostSpscQueue>,           //
+    QueueTemplate<MoodycamelQueue>,          //
+    QueueTemplate<MoodycamelTokenQueue>,     //
+    QueueTemplate<MoodycamelBlockingQueue>,  //
+    QueueTemplate<ReaderWriterQueue>,        //
+    QueueTemplate<AtomicQueue2>,             //
+    QueueTemplate<OptimistAtomicQueue2>,     //
+    QueueTemplate<TbbQueue>,                 //
     QueueTemplate<TbbBoundedQueue>>;
 
 }  // namespace serverkit

@@ -24,7 +24,8 @@
 //
 // Waiting: producers and consumers retry a failed try_push / try_pop with a
 // pause, and yield after kSpinsBeforeYield (64) failures (base/spin_wait.h;
-// queues with their own blocking push/pop use those instead). Threads are pinned round-robin to the allowed cores.
+// queues with their own blocking push/pop use those instead). Threads are
+// pinned round-robin to the allowed cores.
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -102,7 +103,8 @@ void BM_Throughput(benchmark::State& state, int producers, int consumers,
       threads.emplace_back([&, c] {
         PinToCore(producers + c);
         Consumer<Q> handle(q);
-        std::uint64_t quota = items / consumers + (c == 0 ? items % consumers : 0);
+        std::uint64_t quota =
+            items / consumers + (c == 0 ? items % consumers : 0);
         std::uint64_t local = 0;
         for (; quota > 0; --quota) {
           std::uint64_t v;
@@ -119,7 +121,8 @@ void BM_Throughput(benchmark::State& state, int producers, int consumers,
       break;
     }
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(state.iterations() * items));
   ThreadCounters(state, producers + consumers);
 }
 
@@ -140,7 +143,8 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
   // the least any two-queue round trip can cost (floor.h).
   auto measure_floors = [&] {
     if (auto f = MeasureFloor(kAdjacentFloorTrips)) floors.push_back(f->p50_ns);
-    if (auto f = MeasureFloor(kAdjacentFloorTrips, nullptr, FloorLines::kTwoLines)) {
+    if (auto f =
+            MeasureFloor(kAdjacentFloorTrips, nullptr, FloorLines::kTwoLines)) {
       two_line_floors.push_back(f->p50_ns);
     }
   };
@@ -174,7 +178,8 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
       echo_ok &= v == i + 1;
       if (i >= kWarmup) {
         measured += t1 - t0;
-        samples.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+        samples.push_back(
+            std::chrono::duration<double, std::nano>(t1 - t0).count());
       }
     }
     echo.join();
@@ -208,7 +213,8 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
     state.counters["two_line_floor_ns"] = two_ns;
     state.counters["p50_x_two_line_floor"] = state.counters["p50_ns"] / two_ns;
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * round_trips));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(state.iterations() * round_trips));
   ThreadCounters(state, 2);
 }
 
@@ -263,7 +269,8 @@ void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
         std::uint64_t local_writes = 0;
         for (std::uint64_t v = p; v < tasks; v += producers) {
           Push(handle, Task([&sum, v] { sum += v; }));
-          if (!coalesce || !notified.exchange(true, std::memory_order_acq_rel)) {
+          if (!coalesce ||
+              !notified.exchange(true, std::memory_order_acq_rel)) {
             const std::uint64_t one = 1;
             if (write(efd, &one, sizeof(one)) == sizeof(one)) ++local_writes;
           }
@@ -281,10 +288,12 @@ void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
       break;
     }
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * tasks));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(state.iterations() * tasks));
   const double per_task = 1.0 / static_cast<double>(state.iterations() * tasks);
   state.counters["wakeups_per_task"] = static_cast<double>(wakeups) * per_task;
-  state.counters["writes_per_task"] = static_cast<double>(writes_total) * per_task;
+  state.counters["writes_per_task"] =
+      static_cast<double>(writes_total) * per_task;
   ThreadCounters(state, producers + 1);
 }
 
@@ -322,7 +331,8 @@ void BM_Pairs(benchmark::State& state, int threads, std::uint64_t items) {
       break;
     }
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * items));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(state.iterations() * items));
   ThreadCounters(state, threads);
 }
 
@@ -352,7 +362,8 @@ void BM_Burst(benchmark::State& state, std::uint64_t burst) {
     expected += burst * (burst - 1) / 2;
   }
   if (sum != expected) state.SkipWithError("checksum mismatch in burst");
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * burst));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(state.iterations() * burst));
   ThreadCounters(state, 1);
 }
 
@@ -379,7 +390,8 @@ void RegisterQueue(Profile profile) {
 
   // The default profile's runs are short: paired rounds gain more from many
   // rounds than from long runs.
-  const std::uint64_t items = ByProfile<std::uint64_t>(profile, 20'000, 400'000, 8'000'000);
+  const std::uint64_t items =
+      ByProfile<std::uint64_t>(profile, 20'000, 400'000, 8'000'000);
   DescribeScenario("throughput", {{"items", items}, {"capacity", kCapacity}});
   std::vector<std::pair<int, int>> shapes;
   for (int n : Widths(profile)) {
@@ -388,11 +400,13 @@ void RegisterQueue(Profile profile) {
     if (n != 1) shapes.push_back({n, n});
   }
   for (auto [p, c] : shapes) {
-    if (!AllowsProducers(Q::kTopology, p) || !AllowsConsumers(Q::kTopology, c)) {
+    if (!AllowsProducers(Q::kTopology, p) ||
+        !AllowsConsumers(Q::kTopology, c)) {
       continue;
     }
     RegisterSweepBenchmark(
-        BenchName("queues", "throughput", impl, {{"producers", p}, {"consumers", c}})
+        BenchName("queues", "throughput", impl,
+                  {{"producers", p}, {"consumers", c}})
             .c_str(),
         [=](benchmark::State& s) { BM_Throughput<Q>(s, p, c, items); })
         ->UseManualTime()
@@ -413,19 +427,21 @@ void RegisterQueue(Profile profile) {
     }
   }
 
-  const std::uint64_t trips = ByProfile<std::uint64_t>(profile, 2'000, 40'000, 1'000'000);
-  DescribeScenario("latency", {{"round_trips", trips},
-                               {"warmup_round_trips", kLatencyWarmup},
-                               {"adjacent_floor_round_trips", kAdjacentFloorTrips}});
-  RegisterSweepBenchmark(
-      BenchName("queues", "latency", impl).c_str(),
-      [=](benchmark::State& s) { BM_Latency<Q>(s, trips); })
+  const std::uint64_t trips =
+      ByProfile<std::uint64_t>(profile, 2'000, 40'000, 1'000'000);
+  DescribeScenario("latency",
+                   {{"round_trips", trips},
+                    {"warmup_round_trips", kLatencyWarmup},
+                    {"adjacent_floor_round_trips", kAdjacentFloorTrips}});
+  RegisterSweepBenchmark(BenchName("queues", "latency", impl).c_str(),
+                         [=](benchmark::State& s) { BM_Latency<Q>(s, trips); })
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kMillisecond);
 
   if constexpr (TaskQ::kTopology != Topology::kSpsc) {
-    const std::uint64_t tasks = ByProfile<std::uint64_t>(profile, 5'000, 50'000, 1'000'000);
+    const std::uint64_t tasks =
+        ByProfile<std::uint64_t>(profile, 5'000, 50'000, 1'000'000);
     DescribeScenario("eventloop", {{"tasks", tasks}, {"capacity", kCapacity}});
     for (int p : Widths(profile)) {
       for (int coalesce : {0, 1}) {
@@ -447,7 +463,8 @@ void RegisterQueue(Profile profile) {
   DescribeScenario("burst", {{"min_time_s", burst_min_time}});
   for (std::uint64_t k : {std::uint64_t{64}, std::uint64_t{4096}}) {
     RegisterSweepBenchmark(
-        BenchName("queues", "burst", impl, {{"burst", static_cast<long>(k)}}).c_str(),
+        BenchName("queues", "burst", impl, {{"burst", static_cast<long>(k)}})
+            .c_str(),
         [=](benchmark::State& s) { BM_Burst<Q>(s, k); })
         ->MinTime(burst_min_time)
         ->Unit(benchmark::kMicrosecond);

@@ -177,7 +177,8 @@ TYPED_TEST(WaitStrategyTest, CloseWakesBlockedProducer) {
   EXPECT_FALSE(returned.load()) << "push returned on an open, full queue";
   q.close();
   producer.join();
-  EXPECT_FALSE(result.load()) << "a push blocked on a full queue must fail on close";
+  EXPECT_FALSE(result.load())
+      << "a push blocked on a full queue must fail on close";
 }
 
 }  // namespace

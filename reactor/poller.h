@@ -71,8 +71,8 @@ PollerBackend DefaultPollerBackend();
 // The poller of `backend`. io_uring where it is not permitted (an old
 // kernel, seccomp, kernel.io_uring_disabled) falls back to epoll, saying so
 // in one line on stderr (once per process).
-std::unique_ptr<Poller> NewPoller(EventLoop* loop,
-                                  PollerBackend backend = DefaultPollerBackend());
+std::unique_ptr<Poller> NewPoller(
+    EventLoop* loop, PollerBackend backend = DefaultPollerBackend());
 
 }  // namespace serverkit::reactor
 

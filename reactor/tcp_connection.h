@@ -508,8 +508,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     if (paused_ && queued_bytes() <= low_water_mark_) resume_reading();
     if (in_flight_ > 0) return;
     if (write_complete_cb_) {
-      loop_->queue_in_loop(
-          [self = this->shared_from_this()] { self->write_complete_cb_(self); });
+      loop_->queue_in_loop([self = this->shared_from_this()] {
+        self->write_complete_cb_(self);
+      });
     }
     if (state_.load() == kDisconnecting) shutdown_in_loop();
     if (close_when_drained_) handle_close();

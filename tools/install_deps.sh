@@ -30,6 +30,7 @@ packages=(
   python3-scipy            # compare.py's U-test
   python3-flake8           # tools/lint_python.sh: the Python's style
   python3-mypy             # tools/lint_python.sh: the Python's types
+  clang-format             # tools/check_format.sh: the C++ format (.clang-format)
 )
 
 missing=()

@@ -126,7 +126,8 @@ std::vector<std::string> FloorDrift(std::optional<double> before_p50_ns,
                                     double threshold) {
   std::vector<std::string> reasons;
   char buf[160];
-  if (before_p50_ns && after_p50_ns && *before_p50_ns > 0 && *after_p50_ns > 0) {
+  if (before_p50_ns && after_p50_ns && *before_p50_ns > 0 &&
+      *after_p50_ns > 0) {
     const double lo = std::min(*before_p50_ns, *after_p50_ns);
     const double hi = std::max(*before_p50_ns, *after_p50_ns);
     if (hi / lo - 1 > threshold) {

@@ -4,9 +4,9 @@
 //
 // The machine's core-to-core floor: two threads pinned to two cores bounce
 // a cache line, the next of 64 each round trip (floor.cc says why one line
-// alone is not stable), and every round trip is timed. A queue round trip between
-// the same two cores pays at least this (two cache-line transfers), so a
-// queue's latency is best read as a multiple of the floor measured in the
+// alone is not stable), and every round trip is timed. A queue round trip
+// between the same two cores pays at least this (two cache-line transfers), so
+// a queue's latency is best read as a multiple of the floor measured in the
 // same run.
 //
 // The floor sends the reply on the request's own line. A round trip through

@@ -120,10 +120,9 @@ bool PinToCore(int index);
 void UnpinThread();
 
 // `<family>/<scenario>/<impl>/<k>:<v>/...`
-std::string BenchName(std::string_view family, std::string_view scenario,
-                      std::string_view impl,
-                      std::initializer_list<std::pair<std::string_view, long>>
-                          params = {});
+std::string BenchName(
+    std::string_view family, std::string_view scenario, std::string_view impl,
+    std::initializer_list<std::pair<std::string_view, long>> params = {});
 
 // Records `threads` and `oversubscribed` (1 when threads > cores) counters;
 // the ranking marks oversubscribed runs.
@@ -134,9 +133,9 @@ void ThreadCounters(benchmark::State& state, int threads);
 // into the JSON context, where pick reads it.
 struct RankBy {
   std::string scenario;
-  std::string counter;     // e.g. "items_per_second", "p50_ns"
+  std::string counter;  // e.g. "items_per_second", "p50_ns"
   bool higher_is_better;
-  std::string unit;        // for the table header, e.g. "items/s", "ns"
+  std::string unit;  // for the table header, e.g. "items/s", "ns"
   std::vector<std::string> also_show = {};  // extra counters to print
   // The implementation the others are compared with; empty: the sweep's.
   std::string baseline = {};

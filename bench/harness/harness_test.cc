@@ -2,16 +2,17 @@
 // Benchmark's context, the drift rule, and the floor measurement's contract
 // (not its speed: timings belong to the sweeps, not to tests).
 
+#include "bench/harness/harness.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "base/percentile.h"
 #include "bench/harness/floor.h"
-#include "bench/harness/harness.h"
 #include "bench/harness/json.h"
 
 namespace serverkit::bench {
@@ -31,9 +32,10 @@ TEST(JsonValueTest, ScalarsAndEscapes) {
 }
 
 TEST(JsonValueTest, ObjectsAndArraysKeepOrder) {
-  const JsonValue v = JsonValue::Object(
-      {{"z", 1}, {"a", JsonValue::Array({JsonValue("x"), JsonValue()})},
-       {"o", JsonValue::Object({})}});
+  const JsonValue v =
+      JsonValue::Object({{"z", 1},
+                         {"a", JsonValue::Array({JsonValue("x"), JsonValue()})},
+                         {"o", JsonValue::Object({})}});
   EXPECT_EQ(v.text(), "{\"z\": 1, \"a\": [\"x\", null], \"o\": {}}");
 }
 
@@ -41,8 +43,8 @@ TEST(InsertIntoContextTest, AddsTheFirstMember) {
   const std::string gb =
       "{\n  \"context\": {\n    \"date\": \"today\"\n  },\n"
       "  \"benchmarks\": []\n}\n";
-  const auto out = InsertIntoContext(gb, "serverkit",
-                                     JsonValue::Object({{"schema", 1}}));
+  const auto out =
+      InsertIntoContext(gb, "serverkit", JsonValue::Object({{"schema", 1}}));
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(*out,
             "{\n  \"context\": {\n    \"serverkit\": {\"schema\": 1},\n"

@@ -29,9 +29,12 @@ class JsonValue {
  public:
   JsonValue() : text_("null") {}  // null
   JsonValue(bool b) : text_(b ? "true" : "false") {}
+  // (clang-format 14 joins this requires-clause to the declaration.)
+  // clang-format off
   template <std::integral T>
     requires(!std::same_as<T, bool>)
   JsonValue(T v) : text_(std::to_string(v)) {}
+  // clang-format on
   JsonValue(double v);  // null when not finite
   JsonValue(const char* s) : JsonValue(std::string_view(s)) {}
   JsonValue(const std::string& s) : JsonValue(std::string_view(s)) {}

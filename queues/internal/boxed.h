@@ -18,9 +18,8 @@
 namespace serverkit::queues_internal {
 
 template <typename T>
-inline constexpr bool kStoredInline =
-    std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T> &&
-    std::is_default_constructible_v<T>;
+inline constexpr bool kStoredInline = std::is_trivially_copyable_v<T>&&
+    std::is_trivially_destructible_v<T>&& std::is_default_constructible_v<T>;
 
 template <typename T>
 using Stored = std::conditional_t<kStoredInline<T>, T, T*>;

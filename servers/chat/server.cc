@@ -44,12 +44,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reactor/event_loop.h"
+#include "reactor/tcp_server.h"
 #include "servers/chat/args.h"
 #include "servers/chat/codec.h"
 #include "servers/common/server_policy.h"
 #include "servers/pingpong/common.h"
-#include "reactor/event_loop.h"
-#include "reactor/tcp_server.h"
 
 namespace serverkit::chat {
 namespace {

@@ -13,11 +13,10 @@
 #ifndef SERVERKIT_BENCH_COMMON_ASIO_ACCEPT_H_
 #define SERVERKIT_BENCH_COMMON_ASIO_ACCEPT_H_
 
+#include <boost/asio.hpp>
 #include <chrono>
 #include <cstdio>
 #include <utility>
-
-#include <boost/asio.hpp>
 
 namespace serverkit::bench {
 
@@ -40,10 +39,10 @@ bool AcceptAgainAfter(const boost::system::error_code& ec,
                    program, ec.message().c_str());
     }
     pause.expires_after(std::chrono::milliseconds(100));
-    pause.async_wait(
-        [again = std::move(accept_again)](const boost::system::error_code& wec) {
-          if (!wec) again();
-        });
+    pause.async_wait([again = std::move(accept_again)](
+                         const boost::system::error_code& wec) {
+      if (!wec) again();
+    });
     return false;
   }
   return true;

@@ -15,18 +15,21 @@ namespace serverkit::bench {
 
 const char* const kPolicyHelp =
     "  --buffer=NAME       connection buffer (default linear)\n"
-    "  --task_queue=NAME   every loop's cross-thread task queue (default swap-vector)\n"
+    "  --task_queue=NAME   every loop's cross-thread task queue (default "
+    "swap-vector)\n"
     "  --coalesce=0|1      share eventfd wake-ups (default 1)\n"
     "  --backend=epoll|uring  every loop's poller (default epoll)\n"
     "  --logger=NAME       a logger of logger/all_loggers.h (default none)\n"
     "  --log_file=PATH     where the logger writes (default /dev/null)\n"
     "  --log_flush_every_line  flush every line (slow on purpose)\n"
-    "  --task_queue_slowdown_ns=N  every task popped costs N ns more CPU (slow on purpose)\n"
-    "  --log_slowdown_ns=N  every log line costs N ns more CPU (slow on purpose)\n";
+    "  --task_queue_slowdown_ns=N  every task popped costs N ns more CPU (slow "
+    "on purpose)\n"
+    "  --log_slowdown_ns=N  every log line costs N ns more CPU (slow on "
+    "purpose)\n";
 
 void Fail(std::string_view program, const std::string& message) {
-  std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()), program.data(),
-               message.c_str());
+  std::fprintf(stderr, "%.*s: %s\n", static_cast<int>(program.size()),
+               program.data(), message.c_str());
   std::exit(2);
 }
 
@@ -50,7 +53,8 @@ std::uint64_t ThreadCpuNs() {
 void SpinCpuNs(std::uint64_t ns) {
   if (ns == 0) return;
   const auto spin_wall = [](std::uint64_t wall_ns) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(wall_ns);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(wall_ns);
     while (std::chrono::steady_clock::now() < until) {
     }
   };
@@ -66,7 +70,8 @@ void SpinCpuNs(std::uint64_t ns) {
   // this overshoots by at most one read, and a thread preempted mid-spin
   // goes round again for what it missed.
   const std::uint64_t start = ThreadCpuNs();
-  for (std::uint64_t used = 0; used < ns; used = ThreadCpuNs() - start) spin_wall(ns - used);
+  for (std::uint64_t used = 0; used < ns; used = ThreadCpuNs() - start)
+    spin_wall(ns - used);
 }
 
 std::uint32_t ParseSlowdownNs(std::string_view program, std::string_view flag,
@@ -77,12 +82,14 @@ std::uint32_t ParseSlowdownNs(std::string_view program, std::string_view flag,
   // Digits only: strtoul alone would take " 5", "+5" and "-5" (wrapped).
   if (value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])) ||
       *end != '\0' || errno != 0 || ns > 1'000'000'000UL) {
-    Fail(program, std::string(flag) + " takes 0 to 1000000000, not '" + value + "'");
+    Fail(program,
+         std::string(flag) + " takes 0 to 1000000000, not '" + value + "'");
   }
   return static_cast<std::uint32_t>(ns);
 }
 
-std::optional<std::string> FlagValue(std::string_view arg, std::string_view flag) {
+std::optional<std::string> FlagValue(std::string_view arg,
+                                     std::string_view flag) {
   if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag &&
       arg[flag.size()] == '=') {
     return std::string(arg.substr(flag.size() + 1));
@@ -90,9 +97,9 @@ std::optional<std::string> FlagValue(std::string_view arg, std::string_view flag
   return std::nullopt;
 }
 
-std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view program,
-                                   PolicyOptions* po,
-                                   const std::function<bool(std::string_view)>& extra_flag) {
+std::vector<char*> TakePolicyFlags(
+    int argc, char** argv, std::string_view program, PolicyOptions* po,
+    const std::function<bool(std::string_view)>& extra_flag) {
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
@@ -102,7 +109,8 @@ std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view progr
     } else if (auto v = FlagValue(a, "--task_queue")) {
       po->task_queue = *v;
     } else if (auto v = FlagValue(a, "--coalesce")) {
-      if (*v != "0" && *v != "1") Fail(program, "--coalesce takes 0 or 1, not '" + *v + "'");
+      if (*v != "0" && *v != "1")
+        Fail(program, "--coalesce takes 0 or 1, not '" + *v + "'");
       po->coalesce = *v == "1";
     } else if (auto v = FlagValue(a, "--backend")) {
       const auto b = reactor::ParsePollerBackend(*v);
@@ -115,7 +123,8 @@ std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view progr
     } else if (a == "--log_flush_every_line") {
       po->log_flush_every_line = true;
     } else if (auto v = FlagValue(a, "--task_queue_slowdown_ns")) {
-      po->task_queue_slowdown_ns = ParseSlowdownNs(program, "--task_queue_slowdown_ns", *v);
+      po->task_queue_slowdown_ns =
+          ParseSlowdownNs(program, "--task_queue_slowdown_ns", *v);
     } else if (auto v = FlagValue(a, "--log_slowdown_ns")) {
       po->log_slowdown_ns = ParseSlowdownNs(program, "--log_slowdown_ns", *v);
     } else {
@@ -125,7 +134,8 @@ std::vector<char*> TakePolicyFlags(int argc, char** argv, std::string_view progr
   return rest;
 }
 
-TaskQueueFactory MakeTaskQueueFactory(std::string_view program, const PolicyOptions& po) {
+TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
+                                      const PolicyOptions& po) {
   TaskQueueFactory factory;
   std::vector<std::string> names;
   [&]<typename... Fs>(TypeList<Fs...>) {
@@ -135,7 +145,9 @@ TaskQueueFactory MakeTaskQueueFactory(std::string_view program, const PolicyOpti
           if constexpr (Q::kTopology != Topology::kSpsc) {
             names.emplace_back(Q::kName);
             if (!factory && po.task_queue == Q::kName) {
-              factory = [] { return reactor::MakeTaskQueue<Fs::template Of>(); };
+              factory = [] {
+                return reactor::MakeTaskQueue<Fs::template Of>();
+              };
             }
           }
         }(),
@@ -158,7 +170,8 @@ SlowedTaskQueue::SlowedTaskQueue(std::unique_ptr<reactor::TaskQueue> inner,
                                  std::uint32_t ns)
     : inner_(std::move(inner)),
       ns_(ns),
-      name_(std::string(inner_->name()) + "+slowed-" + std::to_string(ns) + "ns") {}
+      name_(std::string(inner_->name()) + "+slowed-" + std::to_string(ns) +
+            "ns") {}
 
 bool SlowedTaskQueue::try_pop(reactor::Functor& out) {
   if (!inner_->try_pop(out)) return false;
@@ -180,7 +193,8 @@ void QuitOnStopSignals(std::atomic<reactor::EventLoop*>* loop) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // inherited by all threads
+  pthread_sigmask(SIG_BLOCK, &stop_signals,
+                  nullptr);  // inherited by all threads
   std::thread([stop_signals, loop] {
     int sig;
     sigwait(&stop_signals, &sig);

@@ -105,7 +105,8 @@ std::vector<char*> TakePolicyFlags(
     const std::function<bool(std::string_view arg)>& extra_flag = {});
 
 // `--flag=value` → value; nullopt when `arg` is not that flag.
-std::optional<std::string> FlagValue(std::string_view arg, std::string_view flag);
+std::optional<std::string> FlagValue(std::string_view arg,
+                                     std::string_view flag);
 
 // The task queue factory named by po.task_queue (an MPMC or MPSC queue of
 // AllQueues), slowed by po.task_queue_slowdown_ns when that is set; fails
@@ -137,7 +138,8 @@ reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
 // calling thread: MakeLogger's slowed logger.
 namespace internal {
 template <typename R, typename... Args>
-std::function<R(Args...)> Slowed(std::function<R(Args...)> inner, std::uint32_t ns) {
+std::function<R(Args...)> Slowed(std::function<R(Args...)> inner,
+                                 std::uint32_t ns) {
   return [inner = std::move(inner), ns](Args... args) -> R {
     SpinCpuNs(ns);
     return inner(std::forward<Args>(args)...);
@@ -154,8 +156,9 @@ std::function<R(Args...)> Slowed(std::function<R(Args...)> inner, std::uint32_t 
 // (SpinCpuNs) on the calling thread. Fails on an unknown name or a log that
 // cannot be opened.
 template <typename Sig, typename Bind>
-std::shared_ptr<void> MakeLogger(std::string_view program, const PolicyOptions& po,
-                                 Bind bind, std::function<Sig>* out) {
+std::shared_ptr<void> MakeLogger(std::string_view program,
+                                 const PolicyOptions& po, Bind bind,
+                                 std::function<Sig>* out) {
   if (po.logger == "none") return nullptr;
   std::shared_ptr<void> owner;
   std::vector<std::string> names = {"none"};
@@ -172,22 +175,27 @@ std::shared_ptr<void> MakeLogger(std::string_view program, const PolicyOptions& 
           try {
             logger = std::make_shared<Ls>(lo);
           } catch (const std::exception& e) {
-            Fail(program, "cannot open the log '" + po.log_file + "': " + e.what());
+            Fail(program,
+                 "cannot open the log '" + po.log_file + "': " + e.what());
           }
           *out = bind(logger.get());
           owner = logger;
         }(),
         ...);
   }(AllLoggers{});
-  if (!owner) Fail(program, "unknown --logger '" + po.logger + "'; loggers: " + Join(names));
-  if (po.log_slowdown_ns > 0) *out = internal::Slowed(std::move(*out), po.log_slowdown_ns);
+  if (!owner)
+    Fail(program,
+         "unknown --logger '" + po.logger + "'; loggers: " + Join(names));
+  if (po.log_slowdown_ns > 0)
+    *out = internal::Slowed(std::move(*out), po.log_slowdown_ns);
   return owner;
 }
 
 // Calls `serve.template operator()<B>()` with the buffer B named by
 // po.buffer and returns its result; fails with the valid names when none.
 template <typename Serve>
-int WithBuffer(std::string_view program, const PolicyOptions& po, Serve&& serve) {
+int WithBuffer(std::string_view program, const PolicyOptions& po,
+               Serve&& serve) {
   int rc = 0;
   bool found = false;
   std::vector<std::string> names;
@@ -202,7 +210,9 @@ int WithBuffer(std::string_view program, const PolicyOptions& po, Serve&& serve)
         }(),
         ...);
   }(AllBuffers{});
-  if (!found) Fail(program, "unknown --buffer '" + po.buffer + "'; buffers: " + Join(names));
+  if (!found)
+    Fail(program,
+         "unknown --buffer '" + po.buffer + "'; buffers: " + Join(names));
   return rc;
 }
 
@@ -225,7 +235,8 @@ std::unique_ptr<reactor::TcpServer<B>> ListenOrFail(
     return std::make_unique<reactor::TcpServer<B>>(
         base, listen, name, threads == 1 ? 0 : threads, loop_options);
   } catch (const std::exception& e) {
-    Fail(program, std::string("cannot listen on ") + listen.to_string() + ": " + e.what());
+    Fail(program, std::string("cannot listen on ") + listen.to_string() + ": " +
+                      e.what());
   }
 }
 

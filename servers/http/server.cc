@@ -35,11 +35,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "reactor/event_loop.h"
+#include "reactor/tcp_server.h"
 #include "servers/common/server_policy.h"
 #include "servers/http/http_handler.h"
 #include "servers/pingpong/common.h"
-#include "reactor/event_loop.h"
-#include "reactor/tcp_server.h"
 
 namespace serverkit::http {
 namespace {

@@ -49,10 +49,10 @@
 #include <thread>
 #include <vector>
 
-#include "servers/common/server_policy.h"
-#include "servers/pingpong/common.h"
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
+#include "servers/common/server_policy.h"
+#include "servers/pingpong/common.h"
 
 namespace serverkit::pingpong {
 namespace {

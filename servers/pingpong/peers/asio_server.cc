@@ -210,7 +210,8 @@ class Server {
         auto session = std::make_shared<Session>(std::move(s), opt_);
         asio::post(ctx, [session] { session->Start(); });
       } else if (!bench::AcceptAgainAfter(ec, pause_, &logged_emfile_,
-                                          "asio_server", [this] { Accept(); })) {
+                                          "asio_server",
+                                          [this] { Accept(); })) {
         return;
       }
       Accept();

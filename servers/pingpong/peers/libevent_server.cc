@@ -115,7 +115,8 @@ void HeaderRead(bufferevent* bev, void* arg) {
 // After the peer's half-close: a bufferevent's write callback runs when its
 // output has drained to the write low watermark (0), and then it is freed.
 void FreeWhenDrained(bufferevent* bev, void*) {
-  if (evbuffer_get_length(bufferevent_get_output(bev)) == 0) bufferevent_free(bev);
+  if (evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+    bufferevent_free(bev);
 }
 
 void OnEvent(bufferevent* bev, short events, void* arg) {
