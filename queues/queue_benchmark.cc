@@ -128,6 +128,34 @@ void BM_Throughput(benchmark::State& state, int producers, int consumers,
 
 // ------------------------------------------------------------------- latency
 
+// The round trips' percentiles and, with one iteration per repetition, their
+// ratios to the mean of the floors measured just before and just after it.
+// (No floor on one core: no ratio, and no ranking.)
+void SetLatencyCounters(benchmark::State& state, std::vector<double>& samples,
+                        const std::vector<double>& floors,
+                        const std::vector<double>& two_line_floors) {
+  std::sort(samples.begin(), samples.end());
+  state.counters["p50_ns"] = Percentile(samples, 0.50, true);
+  state.counters["p99_ns"] = Percentile(samples, 0.99, true);
+  state.counters["p999_ns"] = Percentile(samples, 0.999, true);
+  auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  if (!floors.empty()) {
+    const double floor_ns = mean(floors);
+    state.counters["floor_ns"] = floor_ns;
+    state.counters["p50_x_floor"] = state.counters["p50_ns"] / floor_ns;
+    state.counters["p99_x_floor"] = state.counters["p99_ns"] / floor_ns;
+  }
+  if (!two_line_floors.empty()) {
+    const double two_ns = mean(two_line_floors);
+    state.counters["two_line_floor_ns"] = two_ns;
+    state.counters["p50_x_two_line_floor"] = state.counters["p50_ns"] / two_ns;
+  }
+}
+
 template <Queue Q>
 void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
   constexpr std::uint64_t kWarmup = kLatencyWarmup;
@@ -191,28 +219,7 @@ void BM_Latency(benchmark::State& state, std::uint64_t round_trips) {
       break;
     }
   }
-  std::sort(samples.begin(), samples.end());
-  state.counters["p50_ns"] = Percentile(samples, 0.50, true);
-  state.counters["p99_ns"] = Percentile(samples, 0.99, true);
-  state.counters["p999_ns"] = Percentile(samples, 0.999, true);
-  // With one iteration per repetition: the mean of the floor just before
-  // and just after it. (No floor on one core: no ratio, and no ranking.)
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
-  if (!floors.empty()) {
-    const double floor_ns = mean(floors);
-    state.counters["floor_ns"] = floor_ns;
-    state.counters["p50_x_floor"] = state.counters["p50_ns"] / floor_ns;
-    state.counters["p99_x_floor"] = state.counters["p99_ns"] / floor_ns;
-  }
-  if (!two_line_floors.empty()) {
-    const double two_ns = mean(two_line_floors);
-    state.counters["two_line_floor_ns"] = two_ns;
-    state.counters["p50_x_two_line_floor"] = state.counters["p50_ns"] / two_ns;
-  }
+  SetLatencyCounters(state, samples, floors, two_line_floors);
   state.SetItemsProcessed(
       static_cast<std::int64_t>(state.iterations() * round_trips));
   ThreadCounters(state, 2);
@@ -377,21 +384,10 @@ std::vector<int> Widths(Profile profile) {
   return n;
 }
 
-template <typename F>
-void RegisterQueue(Profile profile) {
-  using Q = typename F::template Of<std::uint64_t>;
-  using TaskQ = typename F::template Of<Task>;
-  const std::string_view impl = Q::kName;
-  const int reps_iters = 1;
-  DescribeImpl(impl, {{"topology", TopologyName(Q::kTopology)},
-                      {"bounded", Q::kBounded},
-                      {"blocking", HasNativeBlocking<Q>},
-                      {"keeps_producer_order", KeepsProducerOrder<Q>()}});
-
-  // The default profile's runs are short: paired rounds gain more from many
-  // rounds than from long runs.
-  const std::uint64_t items =
-      ByProfile<std::uint64_t>(profile, 20'000, 400'000, 8'000'000);
+// Each scenario's registration for one queue, `impl` its name.
+template <Queue Q>
+void RegisterThroughput(Profile profile, std::string_view impl,
+                        std::uint64_t items) {
   DescribeScenario("throughput", {{"items", items}, {"capacity", kCapacity}});
   std::vector<std::pair<int, int>> shapes;
   for (int n : Widths(profile)) {
@@ -410,23 +406,28 @@ void RegisterQueue(Profile profile) {
             .c_str(),
         [=](benchmark::State& s) { BM_Throughput<Q>(s, p, c, items); })
         ->UseManualTime()
-        ->Iterations(reps_iters)
+        ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
+}
 
-  if constexpr (Q::kTopology == Topology::kMpmc) {
-    DescribeScenario("pairs", {{"items", items}, {"capacity", kCapacity}});
-    for (int t : Widths(profile)) {
-      if (t < 2) continue;  // one thread alone is `burst` with K = 1
-      RegisterSweepBenchmark(
-          BenchName("queues", "pairs", impl, {{"threads", t}}).c_str(),
-          [=](benchmark::State& s) { BM_Pairs<Q>(s, t, items); })
-          ->UseManualTime()
-          ->Iterations(reps_iters)
-          ->Unit(benchmark::kMillisecond);
-    }
+template <Queue Q>
+void RegisterPairs(Profile profile, std::string_view impl,
+                   std::uint64_t items) {
+  DescribeScenario("pairs", {{"items", items}, {"capacity", kCapacity}});
+  for (int t : Widths(profile)) {
+    if (t < 2) continue;  // one thread alone is `burst` with K = 1
+    RegisterSweepBenchmark(
+        BenchName("queues", "pairs", impl, {{"threads", t}}).c_str(),
+        [=](benchmark::State& s) { BM_Pairs<Q>(s, t, items); })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
   }
+}
 
+template <Queue Q>
+void RegisterLatency(Profile profile, std::string_view impl) {
   const std::uint64_t trips =
       ByProfile<std::uint64_t>(profile, 2'000, 40'000, 1'000'000);
   DescribeScenario("latency",
@@ -438,27 +439,31 @@ void RegisterQueue(Profile profile) {
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kMillisecond);
+}
 
-  if constexpr (TaskQ::kTopology != Topology::kSpsc) {
-    const std::uint64_t tasks =
-        ByProfile<std::uint64_t>(profile, 5'000, 50'000, 1'000'000);
-    DescribeScenario("eventloop", {{"tasks", tasks}, {"capacity", kCapacity}});
-    for (int p : Widths(profile)) {
-      for (int coalesce : {0, 1}) {
-        RegisterSweepBenchmark(
-            BenchName("queues", "eventloop", impl,
-                      {{"producers", p}, {"coalesce", coalesce}})
-                .c_str(),
-            [=](benchmark::State& s) {
-              BM_EventLoop<TaskQ>(s, p, coalesce != 0, tasks);
-            })
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMillisecond);
-      }
+template <Queue TaskQ>
+void RegisterEventLoop(Profile profile, std::string_view impl) {
+  const std::uint64_t tasks =
+      ByProfile<std::uint64_t>(profile, 5'000, 50'000, 1'000'000);
+  DescribeScenario("eventloop", {{"tasks", tasks}, {"capacity", kCapacity}});
+  for (int p : Widths(profile)) {
+    for (int coalesce : {0, 1}) {
+      RegisterSweepBenchmark(
+          BenchName("queues", "eventloop", impl,
+                    {{"producers", p}, {"coalesce", coalesce}})
+              .c_str(),
+          [=](benchmark::State& s) {
+            BM_EventLoop<TaskQ>(s, p, coalesce != 0, tasks);
+          })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
     }
   }
+}
 
+template <Queue Q>
+void RegisterBurst(Profile profile, std::string_view impl) {
   const double burst_min_time = ByProfile(profile, 0.001, 0.02, 0.5);
   DescribeScenario("burst", {{"min_time_s", burst_min_time}});
   for (std::uint64_t k : {std::uint64_t{64}, std::uint64_t{4096}}) {
@@ -469,6 +474,30 @@ void RegisterQueue(Profile profile) {
         ->MinTime(burst_min_time)
         ->Unit(benchmark::kMicrosecond);
   }
+}
+
+template <typename F>
+void RegisterQueue(Profile profile) {
+  using Q = typename F::template Of<std::uint64_t>;
+  using TaskQ = typename F::template Of<Task>;
+  const std::string_view impl = Q::kName;
+  DescribeImpl(impl, {{"topology", TopologyName(Q::kTopology)},
+                      {"bounded", Q::kBounded},
+                      {"blocking", HasNativeBlocking<Q>},
+                      {"keeps_producer_order", KeepsProducerOrder<Q>()}});
+  // The default profile's runs are short: paired rounds gain more from many
+  // rounds than from long runs.
+  const std::uint64_t items =
+      ByProfile<std::uint64_t>(profile, 20'000, 400'000, 8'000'000);
+  RegisterThroughput<Q>(profile, impl, items);
+  if constexpr (Q::kTopology == Topology::kMpmc) {
+    RegisterPairs<Q>(profile, impl, items);
+  }
+  RegisterLatency<Q>(profile, impl);
+  if constexpr (TaskQ::kTopology != Topology::kSpsc) {
+    RegisterEventLoop<TaskQ>(profile, impl);
+  }
+  RegisterBurst<Q>(profile, impl);
 }
 
 template <typename... Fs>
@@ -488,8 +517,8 @@ int main(int argc, char** argv) {
       {"throughput", "items_per_second", true, "items/s"},
       // Ranked by the round trip's p50 as a multiple of the floor measured
       // just before and after each repetition on the same two cores: the
-      // host's core-to-core distance moves (180 to 460 ns within one sweep
-      // on the 2-core VM), and the ratio cancels it.
+      // host's core-to-core distance moves within a sweep, and the ratio
+      // cancels it (docs/methods.md, "The floor, drift and ...").
       {.scenario = "latency",
        .counter = "p50_x_floor",
        .higher_is_better = false,

@@ -31,7 +31,7 @@
 #      and the top symbols. A run of its own, since sampling slows the
 #      server.
 # Hardware counters (cycles, instructions) with --cycles, where the machine
-# has them; the 2-core VM's hypervisor does not expose them.
+# has them (a hypervisor may not expose them).
 #
 # Output: a table per point, and JSON in results/msgcost.json (or --out).
 # Needs root or kernel.perf_event_paranoid <= -1 for the tracepoints.
