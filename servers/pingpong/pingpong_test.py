@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, Callable, Optional, Sequence
 
 import procs
 
@@ -179,12 +179,16 @@ def read_to_eof(sock: socket.socket) -> bytes:
         chunks.append(c)
 
 
-def send_half_close_read(sock: socket.socket, data: bytes) -> bytes:
-    """Sends data without reading (from a thread), half-closes, and starts
-    reading once the writer is done or has been stuck for 0.3 s; returns
-    everything read up to EOF."""
+def send_half_close_read(sock: socket.socket, data: bytes, pid: int,
+                         log_path: str) -> bytes:
+    """Sends data without reading (from a thread), half-closes, and returns
+    everything read up to EOF. Reading starts once the writer is done, when
+    the half-close must meet output the server still holds (asserted), or
+    once the server is seen stalled (stall_poll), when the writer cannot
+    finish until someone reads."""
     sent = [0]
     failed: list[OSError] = []
+    mark = os.path.getsize(log_path)
 
     def writer() -> None:
         try:
@@ -196,11 +200,18 @@ def send_half_close_read(sock: socket.socket, data: bytes) -> bytes:
             failed.append(e)
     t = threading.Thread(target=writer)
     t.start()
-    last, still = -1, 0
-    while t.is_alive() and still < 6:
-        time.sleep(0.05)
-        still = still + 1 if sent[0] == last else 0
-        last = sent[0]
+    last: Optional[tuple[int, int]] = None
+    deadline = time.monotonic() + 60
+    while t.is_alive():
+        stalled, last = stall_poll(sock, pid, log_path, mark, last)
+        if stalled:
+            break
+        assert time.monotonic() < deadline, \
+            "neither done nor stalled after %d bytes" % sent[0]
+        t.join(0.05)
+    if not t.is_alive() and not failed:
+        assert procs.tcp_queues(sock)[1][0] > 0, \
+            "the server held no output at the half-close: nothing tested"
     got = read_to_eof(sock)
     t.join(30)
     assert not failed, "sending failed after %d bytes: %s" % (sent[0],
@@ -216,7 +227,7 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
         srv, port = start_server(path, threads, "echo", log, extra=extra)
         try:
             s = small_window(port)
-            got = send_half_close_read(s, payload)
+            got = send_half_close_read(s, payload, srv.pid, log.name)
             s.close()
             assert len(got) == len(payload), \
                 "echo: %d of %d bytes back before EOF" % (len(got),
@@ -229,7 +240,7 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
         try:
             msgs = b"".join(message(64 << 10, k) for k in range(128))
             s = small_window(port)
-            got = send_half_close_read(s, msgs)
+            got = send_half_close_read(s, msgs, srv.pid, log.name)
             s.close()
             assert len(got) == len(msgs), \
                 "header: %d of 128 replies back before EOF" % (
@@ -241,14 +252,31 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
                 len(payload))
 
 
+def stall_poll(s: socket.socket, pid: int, log_path: str, mark: int,
+               last: Optional[tuple[int, int]]
+               ) -> tuple[bool, Optional[tuple[int, int]]]:
+    """One poll of whether the server is stalled on connection s: it said it
+    paused reading (in its log after offset mark), and its end holds unread
+    bytes while all its threads sleep, alike on this poll and the last (the
+    server end's queues then, or None). Returns (stalled, this poll's)."""
+    mine, theirs = procs.tcp_queues(s)
+    idle = theirs[1] > 0 and procs.threads_asleep(pid)
+    with open(log_path) as f:
+        f.seek(mark)
+        if idle and theirs == last and "reading paused" in f.read():
+            return True, theirs
+    return False, theirs if idle else None
+
+
 def send_until_stalled(s: socket.socket, pid: int, log_path: str,
                        chunk: bytes) -> tuple[int, int]:
-    """Sends without reading until the server is seen stalled: it said it
-    paused reading, and its end holds unread bytes while all its threads
-    sleep, alike on two polls in a row. Returns the bytes sent and those
-    the server read (sent, less what waits in either end's queue)."""
+    """Sends without reading until the server is seen stalled (stall_poll).
+    Returns the bytes sent and those the server read (sent, less what waits
+    in either end's queue)."""
     s.setblocking(False)
-    sent, last, deadline = 0, None, time.monotonic() + 60
+    sent, deadline = 0, time.monotonic() + 60
+    last: Optional[tuple[int, int]] = None
+    mark = os.path.getsize(log_path)
     while sent < (96 << 20) and time.monotonic() < deadline:
         try:  # on from where the last send stopped: the stream stays aligned
             sent += s.send(chunk[sent % len(chunk):])
@@ -256,12 +284,10 @@ def send_until_stalled(s: socket.socket, pid: int, log_path: str,
             continue
         except BlockingIOError:
             pass
-        mine, theirs = procs.tcp_queues(s)
-        idle = theirs[1] > 0 and procs.threads_asleep(pid)
-        with open(log_path) as f:
-            if idle and theirs == last and "reading paused" in f.read():
-                return sent, sent - mine[0] - theirs[1]
-        last = theirs if idle else None
+        stalled, last = stall_poll(s, pid, log_path, mark, last)
+        if stalled:
+            mine, theirs = procs.tcp_queues(s)
+            return sent, sent - mine[0] - theirs[1]
         select.select([], [s], [], 0.05)
     raise AssertionError("never seen stalled: %d MiB in" % (sent >> 20))
 
@@ -300,6 +326,21 @@ def check_backpressure(client: str, path: str, threads: int, tmp: str,
             kill(srv)
 
 
+# Round trips per session of check_header's client: enough for its sessions
+# to outlast the bad input sent beside them. Each body is one byte longer
+# than the last, from 100, so the last is still under MAX_BODY.
+HEADER_COUNT = 3900
+
+
+def connections_to(port: int) -> int:
+    """The established IPv4 connections to local port `port`, counted from
+    their client ends in /proc/net/tcp."""
+    with open("/proc/net/tcp") as f:
+        return sum(1 for line in f.readlines()[1:]
+                   if line.split()[3] == "01" and
+                   int(line.split()[2].split(":")[1], 16) == port)
+
+
 def check_header(client: str, path: str, threads: int, tmp: str
                  ) -> Result:
     with open(os.path.join(tmp, "server.log"), "w+") as log:
@@ -309,9 +350,14 @@ def check_header(client: str, path: str, threads: int, tmp: str
             round_trip(early, 100, 1)
             cp, out = start_client(
                 client, port,
-                ["2", "100", "8", "30", "--protocol=header", "--count=1500"],
-                tmp)
-            time.sleep(0.1)  # the client's sessions are under way
+                ["2", "100", "8", "30", "--protocol=header",
+                 "--count=%d" % HEADER_COUNT], tmp)
+            # The bad input below comes while the client's sessions run.
+            deadline = time.monotonic() + 10
+            while connections_to(port) < 9:  # theirs and `early`
+                assert cp.poll() is None, "the client ended before the test"
+                assert time.monotonic() < deadline, "the sessions never came"
+                time.sleep(0.005)
 
             edge = connect(port)
             round_trip(edge, MAX_BODY, 7)  # exactly the limit: served
@@ -336,7 +382,7 @@ def check_header(client: str, path: str, threads: int, tmp: str
             assert rc == 0, "client exit %d: %s" % (rc, r)
             assert r["completed"] == 8 and r["unfinished"] == 0, r
             assert r["errors"] == 0 and r["closed_by_server"] == 0, r
-            assert r["messages"] == 8 * 1500, r
+            assert r["messages"] == 8 * HEADER_COUNT, r
             assert srv.poll() is None, "server died"
             log.flush()
             log.seek(0)

@@ -203,13 +203,14 @@ def tcp_queues(sock: socket.socket
     """The queues of both ends of a connected loopback IPv4 TCP socket, ours
     first, from /proc/net/tcp: each (send queue, receive queue), the bytes
     its peer has not acknowledged yet and those its process has not read
-    yet; (0, 0) for an end not found."""
+    yet; (0, 0) for an end not found. Half-closed ends count: FIN_WAIT1,
+    FIN_WAIT2 and CLOSE_WAIT as well as ESTABLISHED."""
     ours, peer = sock.getsockname()[1], sock.getpeername()[1]
     ends = {}
     with open("/proc/net/tcp") as f:
         for line in f.readlines()[1:]:
             fields = line.split()
-            if fields[3] == "01":  # TCP_ESTABLISHED
+            if fields[3] in ("01", "04", "05", "08"):
                 tx, rx = fields[4].split(":")
                 ends[(int(fields[1].split(":")[1], 16),
                       int(fields[2].split(":")[1], 16))] = (int(tx, 16),
