@@ -5,9 +5,10 @@
 #
 # The ping-pong sweep: every server, the same client, one table.
 #
-#   bazel run -c opt //servers/pingpong:sweep -- [--profile=smoke|default|full]
+#   bazel run -c opt //bench:pingpong -- [--profile=smoke|default|full]
 #       [--server 'NAME=PATH-OR-TARGET [server flags...]'] ... [--no_peers]
 #       [--client_threads=N] [--pin=auto|yes|no] [--seconds=S] [--out=PATH]
+#       [--threads=1,4,8] [--sessions=1,100,1000]
 #       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
 #       [--validate_rounds=N] [--validate_budget_s=S]
 #       [--validate_components=a,b]
@@ -124,6 +125,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--pin", choices=["auto", "yes", "no"], default="auto")
     ap.add_argument("--seconds", type=float, default=0,
                     help="seconds per echo point (default: the profile's)")
+    ap.add_argument("--threads", default="",
+                    help="server threads, comma-separated (default: the "
+                         "profile's; header runs too)")
+    ap.add_argument("--sessions", default="",
+                    help="echo sessions, comma-separated (default: the "
+                         "profile's)")
     ap.add_argument("--no_header", action="store_true",
                     help="skip the header protocol runs")
     ap.add_argument("--out", default="", help="JSON path")
@@ -152,6 +159,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         ap.error("--validate_components: unknown %s; choose from %s" % (
             ",".join(bad) or "(none)", ",".join(comps)))
     args.validate_components = chosen
+    for name in ("threads", "sessions"):
+        text = getattr(args, name)
+        try:
+            values = [int(v) for v in text.split(",")] if text else []
+        except ValueError:
+            values = [0]
+        if any(v < 1 for v in values):
+            ap.error("--%s takes whole numbers >= 1, comma-separated (got "
+                     "%r)" % (name, text))
+        setattr(args, name, values)
     if args.validate_rounds < 0 or args.validate_budget_s < 0 or \
             args.validate_seconds < 0:
         ap.error("--validate_rounds, --validate_budget_s and "
@@ -235,6 +252,10 @@ def main(argv: list[str]) -> int:
     prof = dict(PROFILES[args.profile])
     if args.seconds > 0:
         prof["seconds"] = args.seconds
+    if args.threads:
+        prof["threads"] = prof["header_threads"] = args.threads
+    if args.sessions:
+        prof["sessions"] = args.sessions
     # SIGINT too: a shell starts background jobs with SIGINT ignored.
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)

@@ -341,6 +341,16 @@ class CommandLineTest(unittest.TestCase):
             ["--validate_components=logger,"]).validate_components,
             ["logger"])
 
+    def test_threads_and_sessions(self) -> None:
+        args = sweep.parse_args(["--threads=1,4,16", "--sessions=100"])
+        self.assertEqual((args.threads, args.sessions), ([1, 4, 16], [100]))
+        self.assertEqual(sweep.parse_args([]).threads, [])
+        for bad in ("--threads=0", "--threads=2,x", "--sessions=,"):
+            with contextlib.redirect_stderr(io.StringIO()) as err, \
+                    self.assertRaises(SystemExit):
+                sweep.parse_args([bad])
+            self.assertIn("whole numbers >= 1", err.getvalue())
+
     def test_servers(self) -> None:
         with mock.patch.object(procs, "resolve", lambda spec: spec):
             args = sweep.parse_args(["--no_peers", "--server",
