@@ -75,6 +75,12 @@ void EventLoop::loop() {
   while (!quit_.load(std::memory_order_acquire)) {
     active_.clear();
     const auto now = poller_->poll(kPollTimeoutMs, &active_);
+    if (!active_.empty()) {
+      // One writer: a load and a store, no read-modify-write.
+      constexpr auto r = std::memory_order_relaxed;
+      busy_polls_.store(busy_polls_.load(r) + 1, r);
+      events_.store(events_.load(r) + active_.size(), r);
+    }
     for (Channel* channel : active_) channel->handle_event(now);
     run_pending_tasks();
   }

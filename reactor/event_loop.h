@@ -115,6 +115,14 @@ class EventLoop {
   std::uint64_t wakeups() const {
     return wakeups_.load(std::memory_order_relaxed);
   }
+  // Poller returns that had work, and the channel events they handled:
+  // events() / busy_polls() is how much one wake-up serves.
+  std::uint64_t busy_polls() const {
+    return busy_polls_.load(std::memory_order_relaxed);
+  }
+  std::uint64_t events() const {
+    return events_.load(std::memory_order_relaxed);
+  }
 
  private:
   void handle_wakeup_read();
@@ -137,6 +145,8 @@ class EventLoop {
   Poller::ChannelList active_;
   std::atomic<std::uint64_t> tasks_run_{0};
   std::atomic<std::uint64_t> wakeups_{0};
+  std::atomic<std::uint64_t> busy_polls_{0};  // written by the loop only
+  std::atomic<std::uint64_t> events_{0};      // likewise
 };
 
 }  // namespace serverkit::reactor

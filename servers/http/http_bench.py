@@ -7,7 +7,7 @@
 #
 #   bazel run -c opt //bench:http -- [--profile=smoke|default|full]
 #       [--out=PATH] [--server_flags='--buffer=ring ...'] [--servers=a,b]
-#       [--seconds=S] [--repetitions=N] [--threads=N]
+#       [--seconds=S] [--repetitions=N] [--threads=N] [--wrk_threads=N]
 #
 # Servers, each started fresh for every point on a free loopback port and
 # stopped (its whole process group) after it:
@@ -61,7 +61,8 @@
 # started is stopped at the end, on failure and on Ctrl-C too.
 #
 # The modules, in layers (each imports only those below it):
-#   http_wrk, http_nginx    wrk's command line and output; nginx's config
+#   http_wrk, http_nginx    wrk's command line and output; nginx's config;
+#   http_loops              our server's per-loop stop lines
 #   http_run                one point (with ../pingpong/procs.py)
 #   http_tables             the summary tables
 #   http_bench              this command line
@@ -147,6 +148,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--repetitions", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1,
                     help="server threads / nginx workers (default 1)")
+    ap.add_argument("--wrk_threads", type=int, default=WRK_THREADS,
+                    help="wrk's threads (default %d)" % WRK_THREADS)
     ap.add_argument("--wrk", default=WRK)
     ap.add_argument("--nginx", default=http_nginx.NGINX)
     return ap.parse_args(argv)
@@ -206,7 +209,7 @@ def context(args: argparse.Namespace, prof: Profile,
         profile=args.profile, cores=len(cores), kernel=os.uname().release,
         loadavg_at_start=[round(x, 2) for x in os.getloadavg()],
         pin=pin.describe(), seconds_per_point=prof.seconds,
-        repetitions=prof.repetitions, wrk_threads=WRK_THREADS,
+        repetitions=prof.repetitions, wrk_threads=args.wrk_threads,
         connections=list(prof.connections), threads=args.threads,
         nginx_version=http_nginx.version(args.nginx)
         if any(s.kind == "nginx" for s in specs) else "",
@@ -259,6 +262,11 @@ def progress(i: int, n: int, r: http_run.PointRecord) -> str:
                        r.server_cpu_us_per_request,
                        100 * r.client_cpu_util,
                        " (client-bound)" if r.client_bound else ""))
+    if len(r.loops) > 1:
+        replies = [x.replies for x in r.loops]
+        polls = sum(x.busy_polls for x in r.loops)
+        line += "  loops: replies %d-%d, %.1f per busy poll" % (
+            min(replies), max(replies), sum(replies) / max(polls, 1))
     return line + ("" if r.ok else "  FAILED: " + r.error)
 
 
@@ -270,7 +278,7 @@ def run(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec],
         for conns in prof.connections:
             k = rep % len(specs)
             for spec in specs[k:] + specs[:k]:
-                plan.append((spec, PointSpec(conns, WRK_THREADS,
+                plan.append((spec, PointSpec(conns, args.wrk_threads,
                                              prof.seconds, args.threads,
                                              rep)))
     for i, (spec, pt) in enumerate(plan, 1):
@@ -296,7 +304,7 @@ def main(argv: list[str]) -> int:
         print("http_bench: %s" % e, file=sys.stderr)
         return 2
     cores = sorted(os.sched_getaffinity(0))
-    pin = http_run.pinning(args.threads, WRK_THREADS, cores)
+    pin = http_run.pinning(args.threads, args.wrk_threads, cores)
     out = args.out or default_out()
     started = time.monotonic()
     data: dict[str, Any] = dict(

@@ -76,7 +76,14 @@ def check_json(path: str, interrupted: bool) -> dict[str, Any]:
     assert isinstance(data["notes"], list)
     assert data["context"]["body"] == '{"ok":true}'
     for p in data["points"]:
-        assert set(p) - {"error"} == POINT_KEYS, p
+        assert set(p) - {"error", "loops"} == POINT_KEYS, p
+        if p["server"].startswith("serverkit"):  # a stop line per loop
+            loops = p.get("loops", [])
+            assert len(loops) == p["threads"], p
+            # wrk counts the replies that came within its run, we all.
+            assert sum(x["replies"] for x in loops) >= p["requests"], p
+            assert all(0 < x["max_open"] <= x["connections"] and
+                       x["busy_polls"] > 0 for x in loops), p
         assert ("error" in p) == (not p["ok"]), p
     return data
 

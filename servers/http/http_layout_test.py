@@ -25,7 +25,7 @@ import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
-    ["procs", "http_wrk", "http_nginx"],
+    ["procs", "http_wrk", "http_nginx", "http_loops"],
     ["http_run"],
     ["http_tables"],
     ["http_bench"],

@@ -24,6 +24,7 @@ import sys
 import time
 from typing import Any, Optional
 
+import http_loops
 import http_nginx
 import http_wrk
 
@@ -106,6 +107,7 @@ class PointRecord:
     # the server's group and wrk (other work, the hypervisor's steal
     # included; interrupts excluded).
     other_cpu_s: float = 0.0
+    loops: list[http_loops.LoopShare] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The point as results/http.json holds it ("error" only when not
@@ -128,6 +130,8 @@ class PointRecord:
                  client_cpu_util=round(self.client_cpu_util, 3),
                  client_bound=self.client_bound,
                  other_cpu_s=round(self.other_cpu_s, 3))
+        if self.loops:
+            d["loops"] = [dataclasses.asdict(x) for x in self.loops]
         return d
 
 
@@ -224,6 +228,10 @@ def run_point(spec: ServerSpec, wrk: str, pt: PointSpec, pin: Pinning,
         _run_wrk(rec, srv, wrk, port, pt, pin, pointdir)
     finally:
         procs.stop(srv)
+    log = os.path.join(pointdir, "server.log")
+    if os.path.exists(log):
+        with open(log, errors="replace") as f:
+            rec.loops = http_loops.loop_shares(f.read())
     if rec.ok and spec.access_log:
         log = os.path.join(pointdir, "access.log")
         if not os.path.exists(log) or os.path.getsize(log) == 0:

@@ -20,6 +20,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import http_loops  # noqa: E402
 import http_run  # noqa: E402
 import http_tables  # noqa: E402
 
@@ -130,6 +131,18 @@ class RecordTest(unittest.TestCase):
         d = r.to_json()
         self.assertNotIn("error", d)
         self.assertEqual(d["latency_ms"], {"p50": 0.25, "p99": 1.5})
+
+    def test_loops(self) -> None:
+        with open(os.path.join(HERE, "testdata", "server_stop.log")) as f:
+            loops = http_loops.loop_shares(f.read())
+        self.assertEqual(len(loops), 4)
+        self.assertEqual(loops[0], http_loops.LoopShare(51, 50, 24689, 5231))
+        self.assertEqual(sum(x.replies for x in loops), 112761)
+        self.assertEqual(http_loops.loop_shares("server: stopped; ..."), [])
+        r = http_run.PointRecord("serverkit", False, 4, 200, 1, 4.0, 0,
+                                 ok=True, loops=loops[:1])
+        self.assertEqual(r.to_json()["loops"], [dict(
+            connections=51, max_open=50, replies=24689, busy_polls=5231)])
 
     def test_pinning(self) -> None:
         two = http_run.pinning(1, 1, [0, 1])

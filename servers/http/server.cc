@@ -30,6 +30,7 @@
 #include <ctime>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -86,14 +87,86 @@ std::string_view Escaped(std::string_view s, std::string* buf) {
   return *buf;
 }
 
+// One loop's share, for the stop line: how evenly connections were spread,
+// and (with the loop's counters) how many replies one wake-up served.
+struct LoopTally {
+  explicit LoopTally(const EventLoop* l) : loop(l) {}
+  const EventLoop* const loop;
+  std::atomic<std::uint64_t> connections{0}, open{0}, max_open{0}, replies{0};
+};
+
+class LoopTallies {
+ public:
+  // The tally of `loop`, made on its first connection.
+  LoopTally* of(const EventLoop* loop) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& t : tallies_) {
+      if (t->loop == loop) return t.get();
+    }
+    tallies_.push_back(std::make_unique<LoopTally>(loop));
+    return tallies_.back().get();
+  }
+  // Null for a loop that had no connection.
+  const LoopTally* find(const EventLoop* loop) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& t : tallies_) {
+      if (t->loop == loop) return t.get();
+    }
+    return nullptr;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<LoopTally>> tallies_;
+};
+
 // Per-connection state, kept by the connection's loop thread.
 struct Conn {
-  explicit Conn(bool record, std::string addr)
-      : handler(record), remote_addr(std::move(addr)) {}
+  Conn(bool record, std::string addr, LoopTally* t)
+      : handler(record), remote_addr(std::move(addr)), tally(t) {}
   HttpHandler handler;
   std::string remote_addr;
   std::string out;
+  LoopTally* tally;
 };
+
+// The busy polls and events of each loop, read while the loops exist.
+struct LoopCounts {
+  const EventLoop* loop;
+  std::uint64_t busy_polls, events;
+};
+
+std::vector<LoopCounts> CountLoops(const std::vector<EventLoop*>& loops) {
+  std::vector<LoopCounts> out;
+  for (const EventLoop* l : loops) {
+    out.push_back({l, l->busy_polls(), l->events()});
+  }
+  return out;
+}
+
+// One line per loop: its connections, replies and wake-ups.
+void PrintLoops(const std::vector<LoopCounts>& counts,
+                const LoopTallies& tallies) {
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const LoopCounts& c = counts[i];
+    const LoopTally* t = tallies.find(c.loop);
+    const auto get = [t](const std::atomic<std::uint64_t> LoopTally::*m) {
+      return t == nullptr ? 0ULL
+                          : static_cast<unsigned long long>((t->*m).load());
+    };
+    const double polls = static_cast<double>(c.busy_polls);
+    std::fprintf(
+        stderr,
+        "server: loop %zu: connections %llu (at most %llu open), "
+        "replies %llu, busy polls %llu, events per poll %.2f, "
+        "replies per poll %.2f\n",
+        i, get(&LoopTally::connections), get(&LoopTally::max_open),
+        get(&LoopTally::replies), static_cast<unsigned long long>(c.busy_polls),
+        polls > 0 ? static_cast<double>(c.events) / polls : 0.0,
+        polls > 0 ? static_cast<double>(get(&LoopTally::replies)) / polls
+                  : 0.0);
+  }
+}
 
 // Counters over all connections.
 struct Totals {
@@ -160,6 +233,7 @@ int Serve(const Args& args, const PolicyOptions& po,
                              args.threads, "http", loop_options);
 
   Totals totals;
+  LoopTallies tallies;
   const bool logging = static_cast<bool>(log_line);
   server->set_connection_callback(
       [&](const reactor::TcpConnectionPtr<B>& conn) {
@@ -169,10 +243,22 @@ int Serve(const Args& args, const PolicyOptions& po,
           std::string addr = conn->peer_address().to_string();
           addr.resize(addr.rfind(':') == std::string::npos ? addr.size()
                                                            : addr.rfind(':'));
-          conns[conn.get()] = std::make_unique<Conn>(logging, std::move(addr));
+          LoopTally* tally = tallies.of(conn->loop());
+          conns[conn.get()] =
+              std::make_unique<Conn>(logging, std::move(addr), tally);
           totals.connections.fetch_add(1, std::memory_order_relaxed);
+          tally->connections.fetch_add(1, std::memory_order_relaxed);
+          const std::uint64_t open =
+              tally->open.fetch_add(1, std::memory_order_relaxed) + 1;
+          if (open > tally->max_open.load(std::memory_order_relaxed)) {
+            tally->max_open.store(open, std::memory_order_relaxed);
+          }
         } else if (auto it = conns.find(conn.get()); it != conns.end()) {
-          totals.add(it->second->handler.stats());
+          const HandlerStats& stats = it->second->handler.stats();
+          totals.add(stats);
+          LoopTally* tally = it->second->tally;
+          tally->replies.fetch_add(stats.requests, std::memory_order_relaxed);
+          tally->open.fetch_sub(1, std::memory_order_relaxed);
           conns.erase(it);
         }
       });
@@ -216,6 +302,7 @@ int Serve(const Args& args, const PolicyOptions& po,
   g_base_loop.store(&base);
   base.loop();
   g_base_loop.store(nullptr);
+  const std::vector<LoopCounts> loop_counts = CountLoops(server->loops());
   server.reset();  // connections still open report their counters on the way
   std::fprintf(
       stderr,
@@ -229,6 +316,7 @@ int Serve(const Args& args, const PolicyOptions& po,
       static_cast<unsigned long long>(totals.bad_request.load()),
       static_cast<unsigned long long>(totals.head_too_large.load()),
       static_cast<unsigned long long>(totals.uri_too_long.load()));
+  PrintLoops(loop_counts, tallies);
   return 0;
 }
 
