@@ -24,7 +24,7 @@ import layering  # noqa: E402
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
     ["procs", "pick.outcome", "validate_paired", "msgcost_parse",
-     "uring_skip"],
+     "uring_skip", "hostile_peer"],
     ["validate_cases", "validate_kinds", "sweep_tables"],
     ["validate_decide"],
     ["validate_report", "sweep_run"],

@@ -29,17 +29,16 @@ import ctypes
 import json
 import os
 import random
-import select
 import signal
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from typing import IO, Any, Callable, Optional, Sequence
+from typing import IO, Any, Callable, Sequence
 
+import hostile_peer
 import procs
 
 MAX_BODY = 4096
@@ -170,55 +169,6 @@ def small_window(port: int) -> socket.socket:
     return s
 
 
-def read_to_eof(sock: socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        c = sock.recv(1 << 16)
-        if not c:
-            return b"".join(chunks)
-        chunks.append(c)
-
-
-def send_half_close_read(sock: socket.socket, data: bytes, pid: int,
-                         log_path: str) -> bytes:
-    """Sends data without reading (from a thread), half-closes, and returns
-    everything read up to EOF. Reading starts once the writer is done, when
-    the half-close must meet output the server still holds (asserted), or
-    once the server is seen stalled (stall_poll), when the writer cannot
-    finish until someone reads."""
-    sent = [0]
-    failed: list[OSError] = []
-    mark = os.path.getsize(log_path)
-
-    def writer() -> None:
-        try:
-            view = memoryview(data)
-            while sent[0] < len(data):
-                sent[0] += sock.send(view[sent[0]:sent[0] + (1 << 20)])
-            sock.shutdown(socket.SHUT_WR)
-        except OSError as e:
-            failed.append(e)
-    t = threading.Thread(target=writer)
-    t.start()
-    last: Optional[tuple[int, int]] = None
-    deadline = time.monotonic() + 60
-    while t.is_alive():
-        stalled, last = stall_poll(sock, pid, log_path, mark, last)
-        if stalled:
-            break
-        assert time.monotonic() < deadline, \
-            "neither done nor stalled after %d bytes" % sent[0]
-        t.join(0.05)
-    if not t.is_alive() and not failed:
-        assert procs.tcp_queues(sock)[1][0] > 0, \
-            "the server held no output at the half-close: nothing tested"
-    got = read_to_eof(sock)
-    t.join(30)
-    assert not failed, "sending failed after %d bytes: %s" % (sent[0],
-                                                              failed[0])
-    return got
-
-
 def check_half_close(client: str, path: str, threads: int, tmp: str,
                      extra: Sequence[str] = ()) -> Result:
     rng = random.Random(threads)
@@ -227,7 +177,7 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
         srv, port = start_server(path, threads, "echo", log, extra=extra)
         try:
             s = small_window(port)
-            got = send_half_close_read(s, payload, srv.pid, log.name)
+            got = hostile_peer.send_half_close_read(s, payload, srv.pid)
             s.close()
             assert len(got) == len(payload), \
                 "echo: %d of %d bytes back before EOF" % (len(got),
@@ -240,7 +190,7 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
         try:
             msgs = b"".join(message(64 << 10, k) for k in range(128))
             s = small_window(port)
-            got = send_half_close_read(s, msgs, srv.pid, log.name)
+            got = hostile_peer.send_half_close_read(s, msgs, srv.pid)
             s.close()
             assert len(got) == len(msgs), \
                 "header: %d of 128 replies back before EOF" % (
@@ -250,46 +200,6 @@ def check_half_close(client: str, path: str, threads: int, tmp: str,
             kill(srv)
     return dict(summary="%d bytes echoed and 128 replies after SHUT_WR" %
                 len(payload))
-
-
-def stall_poll(s: socket.socket, pid: int, log_path: str, mark: int,
-               last: Optional[tuple[int, int]]
-               ) -> tuple[bool, Optional[tuple[int, int]]]:
-    """One poll of whether the server is stalled on connection s: it said it
-    paused reading (in its log after offset mark), and its end holds unread
-    bytes while all its threads sleep, alike on this poll and the last (the
-    server end's queues then, or None). Returns (stalled, this poll's)."""
-    mine, theirs = procs.tcp_queues(s)
-    idle = theirs[1] > 0 and procs.threads_asleep(pid)
-    with open(log_path) as f:
-        f.seek(mark)
-        if idle and theirs == last and "reading paused" in f.read():
-            return True, theirs
-    return False, theirs if idle else None
-
-
-def send_until_stalled(s: socket.socket, pid: int, log_path: str,
-                       chunk: bytes) -> tuple[int, int]:
-    """Sends without reading until the server is seen stalled (stall_poll).
-    Returns the bytes sent and those the server read (sent, less what waits
-    in either end's queue)."""
-    s.setblocking(False)
-    sent, deadline = 0, time.monotonic() + 60
-    last: Optional[tuple[int, int]] = None
-    mark = os.path.getsize(log_path)
-    while sent < (96 << 20) and time.monotonic() < deadline:
-        try:  # on from where the last send stopped: the stream stays aligned
-            sent += s.send(chunk[sent % len(chunk):])
-            last = None
-            continue
-        except BlockingIOError:
-            pass
-        stalled, last = stall_poll(s, pid, log_path, mark, last)
-        if stalled:
-            mine, theirs = procs.tcp_queues(s)
-            return sent, sent - mine[0] - theirs[1]
-        select.select([], [s], [], 0.05)
-    raise AssertionError("never seen stalled: %d MiB in" % (sent >> 20))
 
 
 def check_backpressure(client: str, path: str, threads: int, tmp: str,
@@ -305,16 +215,17 @@ def check_backpressure(client: str, path: str, threads: int, tmp: str,
             for k in range(128):
                 s.sendall(chunk[k:] + chunk[:k])
                 assert recv_exact(s, len(chunk)) == chunk[k:] + chunk[:k]
-            before = procs.rss_kib(srv.pid)
+            before = hostile_peer.rss_kib(srv.pid)
             # Once stalled the server reads nothing more: its RSS is final.
-            sent, read = send_until_stalled(s, srv.pid, log.name, chunk)
-            grown = procs.rss_kib(srv.pid) - before
+            sent, read = hostile_peer.send_until_stalled(s, srv.pid,
+                                                         log.name, chunk)
+            grown = hostile_peer.rss_kib(srv.pid) - before
             assert read < (24 << 20), "%d MiB read, no stall" % (read >> 20)
             assert grown < (16 << 10), "server RSS grew by %d KiB for %d " \
                 "MiB read" % (grown, read >> 20)
             s.settimeout(30)
             s.shutdown(socket.SHUT_WR)
-            got = read_to_eof(s)
+            got = hostile_peer.read_to_eof(s)
             s.close()
             want = (chunk * (sent // len(chunk) + 1))[:sent]
             assert len(got) == sent, "%d of %d bytes back" % (len(got), sent)
@@ -332,15 +243,6 @@ def check_backpressure(client: str, path: str, threads: int, tmp: str,
 HEADER_COUNT = 3900
 
 
-def connections_to(port: int) -> int:
-    """The established IPv4 connections to local port `port`, counted from
-    their client ends in /proc/net/tcp."""
-    with open("/proc/net/tcp") as f:
-        return sum(1 for line in f.readlines()[1:]
-                   if line.split()[3] == "01" and
-                   int(line.split()[2].split(":")[1], 16) == port)
-
-
 def check_header(client: str, path: str, threads: int, tmp: str
                  ) -> Result:
     with open(os.path.join(tmp, "server.log"), "w+") as log:
@@ -354,7 +256,7 @@ def check_header(client: str, path: str, threads: int, tmp: str
                  "--count=%d" % HEADER_COUNT], tmp)
             # The bad input below comes while the client's sessions run.
             deadline = time.monotonic() + 10
-            while connections_to(port) < 9:  # theirs and `early`
+            while hostile_peer.connections_to(port) < 9:  # theirs and `early`
                 assert cp.poll() is None, "the client ended before the test"
                 assert time.monotonic() < deadline, "the sessions never came"
                 time.sleep(0.005)

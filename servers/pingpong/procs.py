@@ -7,8 +7,7 @@
 # (resolve, Server), starting one in its own process group that dies with
 # the driver (spawn, PR_SET_PDEATHSIG) and stopping it with its whole group
 # (stop, stop_all), a free loopback port, waiting until a server accepts,
-# what /proc says of a process (CPU seconds, RSS, whether its threads all
-# sleep) and of a TCP socket's queues, and one point: a server with the
+# a process's CPU seconds from /proc, and one point: a server with the
 # client against it (run_point, a Point).
 #
 # Every server is started as
@@ -187,48 +186,6 @@ def proc_cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return 0.0
-
-
-def rss_kib(pid: int) -> int:
-    """The resident set of a live process, in KiB."""
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS for pid %d" % pid)
-
-
-def tcp_queues(sock: socket.socket
-               ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The queues of both ends of a connected loopback IPv4 TCP socket, ours
-    first, from /proc/net/tcp: each (send queue, receive queue), the bytes
-    its peer has not acknowledged yet and those its process has not read
-    yet; (0, 0) for an end not found. Half-closed ends count: FIN_WAIT1,
-    FIN_WAIT2 and CLOSE_WAIT as well as ESTABLISHED."""
-    ours, peer = sock.getsockname()[1], sock.getpeername()[1]
-    ends = {}
-    with open("/proc/net/tcp") as f:
-        for line in f.readlines()[1:]:
-            fields = line.split()
-            if fields[3] in ("01", "04", "05", "08"):
-                tx, rx = fields[4].split(":")
-                ends[(int(fields[1].split(":")[1], 16),
-                      int(fields[2].split(":")[1], 16))] = (int(tx, 16),
-                                                            int(rx, 16))
-    return ends.get((ours, peer), (0, 0)), ends.get((peer, ours), (0, 0))
-
-
-def threads_asleep(pid: int) -> bool:
-    """Whether every thread of process pid sleeps (state S): none runs or
-    waits for a CPU. False when the process is gone."""
-    try:
-        for tid in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-                if f.read().rsplit(")", 1)[1].split()[0] != "S":
-                    return False
-        return True
-    except (OSError, IndexError):
-        return False
 
 
 def add_server_cpu_per_work(rec: dict[str, Any]) -> None:
