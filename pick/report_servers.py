@@ -28,13 +28,16 @@ Record = TypeVar("Record", ChatPoint, HttpPoint)
 Doc = Union[ChatDoc, HttpDoc]
 
 # Each server of the HTTP workload and the nginx it is compared with.
-HTTP_REFERENCE = {"serverkit": "nginx", "serverkit-log": "nginx-log",
-                  "beast": "nginx", "evhttp": "nginx"}
+HTTP_REFERENCE = {"serverkit": "nginx", "serverkit-uring": "nginx",
+                  "serverkit-log": "nginx-log", "beast": "nginx",
+                  "evhttp": "nginx"}
 MARKS = ("`!`: a repetition of the point ran unclean (left out of the "
          "median); `c`: the load generator was at its CPU ceiling, so the "
          "figure bounds the server from below.")
-HTTP_ORDER = ["serverkit", "nginx", "beast", "evhttp", "serverkit-log",
-              "nginx-log"]
+HTTP_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
+              "serverkit-log", "nginx-log"]
+# Ours over epoll and over io_uring, each compared with Asio's chat server.
+CHAT_OURS = ["serverkit", "serverkit-uring"]
 
 
 def _median(recs: list[Record], get: Callable[[Record], Any]
@@ -98,10 +101,11 @@ def chat_section(chat: Optional[ChatDoc]) -> list[str]:
         "time from the send until all K clients (the sender included) had "
         "the message, median over the rounds (lower is better); delivery "
         "p99: per receiver, over all rounds; CPU: the server's utime + "
-        "stime per message delivered. `serverkit/asio` < 1: ours is "
-        "faster. %s" % args)
+        "stime per message delivered. `serverkit/asio` (and "
+        "`serverkit-uring/asio`) < 1: ours is faster. %s" % args)
     points = chat.get("points", [])
-    servers = _servers(points, ["serverkit", "asio"])
+    servers = _servers(points, CHAT_OURS + ["asio"])
+    ours = [s for s in CHAT_OURS if s in servers and "asio" in servers]
     for t in sorted({r["threads"] for r in points}):
         rows = []
         for k in sorted({r["clients"] for r in points
@@ -118,15 +122,14 @@ def chat_section(chat: Optional[ChatDoc]) -> list[str]:
             row += [_fmt(_median(per[s], lambda r:
                                  r["server_cpu_us_per_delivery"]), "%.2f")
                     for s in servers]
-            ours, ref = rnd.get("serverkit"), rnd.get("asio")
-            if "serverkit" in servers and "asio" in servers:
-                row.append(fmt_ratio(ours / ref) if ours and ref else "-")
+            for s in ours:
+                mine, ref = rnd.get(s), rnd.get("asio")
+                row.append(fmt_ratio(mine / ref) if mine and ref else "-")
             rows.append(row)
         head = ["K clients"] + ["%s round ms" % s for s in servers] + [
             "%s delivery p99 us" % s for s in servers] + [
             "%s CPU us/delivery" % s for s in servers]
-        if "serverkit" in servers and "asio" in servers:
-            head.append("serverkit/asio round")
+        head += ["%s/asio round" % s for s in ours]
         lines += ["", "%d server thread%s:" % (t, "" if t == 1 else "s"), "",
                   md_table(head, rows)]
     return lines + _notes(chat)

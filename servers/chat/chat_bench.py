@@ -8,11 +8,12 @@
 #   bazel run -c opt //bench:chat -- [--profile=smoke|default|full]
 #       [--out=PATH] [--server_flags='--task_queue=... --buffer=...']
 #       [--clients=K,K] [--threads=T,T] [--rounds=R] [--repetitions=N]
-#       [--message_size=N] [--timeout=S]
+#       [--message_size=N] [--timeout=S] [--no_uring]
 #
 # For each server thread count and each K, ours (`serverkit`,
-# //servers/chat:server with --server_flags) and `asio`
-# (//servers/chat:asio_server) run alternately, R rounds each
+# //servers/chat:server with --server_flags), ours over io_uring
+# (`serverkit-uring`, the same with --backend=uring; not with --no_uring)
+# and `asio` (//servers/chat:asio_server) run in turn, R rounds each
 # (chat_run.py: one server, the load test //servers/chat:loadtest against it),
 # repetitions interleaved (ours first, then Asio first, ...). On 2 or more
 # cores the server and the load test are pinned to disjoint cores, and the
@@ -20,8 +21,9 @@
 #
 # Profiles (K, server threads, rounds, repetitions):
 #   smoke    100, 500          1        20   1    (under ~20 s)
-#   default  1000, 5000,       1, 2     50   2    (about 75 s on 2 cores
-#            10000, 20000                         without K = 20000)
+#   default  1000, 5000,       1, 2     50   2    (about 110 s on 2 cores
+#            10000, 20000                         without K = 20000: two
+#                                                 servers took 75 s)
 #   full     as default        1, 2, 4  200  5
 # A K whose descriptors do not fit (the load test holds K sockets, so does
 # the server) is skipped with a note: the driver first raises its soft
@@ -99,6 +101,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="comma-separated server threads")
     ap.add_argument("--rounds", type=int, default=0)
     ap.add_argument("--repetitions", type=int, default=0)
+    ap.add_argument("--no_uring", action="store_true",
+                    help="do not run serverkit-uring (ours over io_uring)")
     ap.add_argument("--message_size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=20.0,
                     help="seconds a load test phase may make no progress")
@@ -222,11 +226,14 @@ def main(argv: list[str]) -> int:
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
     try:
-        servers = [
-            ChatServer(chat_tables.OURS, procs.resolve(chat_run.SERVER),
-                       shlex.split(args.server_flags)),
-            ChatServer(chat_tables.PEER, procs.resolve(chat_run.ASIO), []),
-        ]
+        ours = procs.resolve(chat_run.SERVER)
+        flags = shlex.split(args.server_flags)
+        servers = [ChatServer(chat_tables.OURS, ours, flags)]
+        if not args.no_uring:
+            servers.append(ChatServer(chat_tables.OURS_URING, ours,
+                                      flags + ["--backend=uring"]))
+        servers.append(
+            ChatServer(chat_tables.PEER, procs.resolve(chat_run.ASIO), []))
         loadtest = procs.resolve(chat_run.LOADTEST)
     except procs.SweepError as e:
         print("chat_bench: %s" % e, file=sys.stderr)

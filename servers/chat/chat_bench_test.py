@@ -133,6 +133,21 @@ class TableTest(unittest.TestCase):
         self.assertEqual(lines[4].split(), [
             "2", "1000", "5.000", "-", "-", "3.000", "-"])
 
+    def test_text_with_uring(self) -> None:
+        uring = [dict(p, server=chat_tables.OURS_URING,
+                      round_ms=dict(p["round_ms"], p50=p["round_ms"]["p50"]
+                                    * 0.8))
+                 for p in self.points if p["server"] == "serverkit"]
+        lines = chat_tables.table(self.points + uring).splitlines()
+        self.assertEqual(lines[0].split()[2:7], [
+            "serverkit", "ms", "serverkit-uring", "ms", "asio"])
+        self.assertIn("serverkit-uring/asio", lines[0])
+        self.assertEqual(lines[2].split(), [
+            "1", "1000", "3.000c", "2.400c", "6.000", "0.50x", "0.40x",
+            "3.000", "3.000", "4.000"])
+        self.assertAlmostEqual(chat_tables.rows(self.points + uring)[0].ratio(
+            chat_tables.OURS_URING) or 0, 0.4)
+
     def test_failures(self) -> None:
         f = chat_tables.failures(self.points)
         self.assertEqual(len(f), 1)
@@ -232,7 +247,7 @@ def check_smoke(path: str) -> int:
     if doc.get("interrupted"):
         errors.append("interrupted")
     for r in chat_tables.rows(points):
-        if set(r.cells) != {chat_tables.OURS, chat_tables.PEER}:
+        if set(r.cells) != set(chat_tables.ORDER):
             errors.append("threads %d clients %d: servers %s" % (
                 r.threads, r.clients, sorted(r.cells)))
     root = os.getcwd()

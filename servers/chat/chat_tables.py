@@ -6,7 +6,8 @@
 # report reads; `problems` checks a document against them) and the table
 # printed at the end: per (server threads, clients) the median over the
 # repetitions of each server's round_ms p50 (time until all K clients had
-# the message), the ratio serverkit/asio (lower is better), and each
+# the message), the ratio of each of ours (serverkit, and serverkit-uring
+# where it ran) to asio (lower is better), and each
 # server's CPU per delivered message. Marks: "c" the load test used >= 90%
 # of its core in some repetition (the figure may be the load test's
 # ceiling), "!" some repetition failed (the median is over the clean ones).
@@ -17,7 +18,8 @@
 #                "clients", "threads",
 #                "servers": [{"name", "path", "flags"}]},
 #    "notes": [str], "interrupted": bool, "elapsed_s": float,
-#    "points": [{"server": "serverkit"|"asio", "threads", "clients",
+#    "points": [{"server": "serverkit"|"serverkit-uring"|"asio", "threads",
+#                "clients",
 #                "rounds", "message_size", "repetition", "ok",
 #                "error" (only when not ok),
 #                "round_ms": {"p50", "min", "max"},   over the rounds
@@ -38,7 +40,10 @@ import statistics
 from typing import Any, Optional
 
 OURS = "serverkit"
+OURS_URING = "serverkit-uring"  # ours with --backend=uring
 PEER = "asio"
+# The table's server order; each of ours gets its ratio to the peer.
+ORDER = (OURS, OURS_URING, PEER)
 
 Record = dict[str, Any]
 
@@ -103,8 +108,8 @@ class Row:
     clients: int
     cells: dict[str, Cell]
 
-    def ratio(self) -> Optional[float]:
-        ours, peer = self.cells.get(OURS), self.cells.get(PEER)
+    def ratio(self, name: str = OURS) -> Optional[float]:
+        ours, peer = self.cells.get(name), self.cells.get(PEER)
         if not ours or not peer or not ours.round_ms or not peer.round_ms:
             return None
         return ours.round_ms / peer.round_ms
@@ -138,20 +143,30 @@ def _fmt(v: Optional[float], digits: int) -> str:
 
 
 def table(points: list[Record]) -> str:
-    """The summary table, one line per (threads, clients)."""
-    head = ("%7s %7s  %14s %14s  %13s  %16s %16s"
-            % ("threads", "clients", "serverkit ms", "asio ms",
-               "serverkit/asio", "serverkit us/msg", "asio us/msg"))
+    """The summary table, one line per (threads, clients): each server's
+    round time, each of ours over asio, each server's CPU per message."""
+    names = [n for n in ORDER if any(p["server"] == n for p in points)]
+    ours = [n for n in names if n != PEER] if PEER in names else []
+    widths = [max(12, len(n) + 3) for n in names]
+    head = "%7s %7s" % ("threads", "clients")
+    head += "".join("  %*s" % (w + 2, n + " ms")
+                    for n, w in zip(names, widths))
+    head += "".join("  %*s" % (len(n) + 5, n + "/" + PEER) for n in ours)
+    cpu_w = [max(16, len(n) + 7) for n in names]
+    head += "".join(" %*s" % (w, n + " us/msg") for n, w in zip(names, cpu_w))
     lines = [head, "-" * len(head)]
     for r in rows(points):
-        ours = r.cells.get(OURS, Cell())
-        peer = r.cells.get(PEER, Cell())
-        ratio = r.ratio()
-        lines.append("%7d %7d  %12s%-2s %12s%-2s  %13s  %16s %16s" % (
-            r.threads, r.clients, _fmt(ours.round_ms, 3), ours.mark(),
-            _fmt(peer.round_ms, 3), peer.mark(),
-            "-" if ratio is None else "%.2fx" % ratio,
-            _fmt(ours.cpu_us, 3), _fmt(peer.cpu_us, 3)))
+        line = "%7d %7d" % (r.threads, r.clients)
+        for n, w in zip(names, widths):
+            c = r.cells.get(n, Cell())
+            line += "  %*s%-2s" % (w, _fmt(c.round_ms, 3), c.mark())
+        for n in ours:
+            ratio = r.ratio(n)
+            line += "  %*s" % (len(n) + 5,
+                               "-" if ratio is None else "%.2fx" % ratio)
+        line += "".join(" %*s" % (w, _fmt(r.cells.get(n, Cell()).cpu_us, 3))
+                        for n, w in zip(names, cpu_w))
+        lines.append(line)
     return "\n".join(lines)
 
 

@@ -13,6 +13,8 @@
 # stopped (its whole process group) after it:
 #   serverkit       //servers/http:server (the reactor + http_handler), with
 #                   --server_flags (the policy flags), no access log
+#   serverkit-uring the same over io_uring (--backend=uring; epoll, said on
+#                   its stderr, where io_uring cannot be set up)
 #   serverkit-log   the same with an access log: --logger=async-double-buffer
 #                   (or the --logger of --server_flags) to a file in the
 #                   point's temporary directory, nginx's combined format
@@ -33,10 +35,10 @@
 # servers (each repetition runs every server once per connection count, in
 # an order rotated by the repetition).
 #
-# Profiles (6 servers x connection counts x repetitions x seconds):
-#   smoke    -c50 only, 1 repetition of 1 s: about 10 s
-#   default  -c50 and -c200, 3 repetitions of 4 s: about 3 minutes
-#   full     -c50 and -c200, 5 repetitions of 15 s: about 16 minutes
+# Profiles (7 servers x connection counts x repetitions x seconds):
+#   smoke    -c50 only, 1 repetition of 1 s: about 12 s
+#   default  -c50 and -c200, 3 repetitions of 4 s: about 3.5 minutes
+#   full     -c50 and -c200, 5 repetitions of 15 s: about 19 minutes
 #
 # A point is ok when wrk ran clean: exit 0, requests made, no non-2xx
 # response and no socket error (and, with an access log, a non-empty log).
@@ -98,8 +100,8 @@ SERVER = "//servers/http:server"
 BEAST = "//servers/http:beast_server"
 EVHTTP = "//servers/http:evhttp_server"
 DEFAULT_LOGGER = "async-double-buffer"
-ALL_SERVERS = ["serverkit", "serverkit-log", "nginx", "nginx-log", "beast",
-               "evhttp"]
+ALL_SERVERS = ["serverkit", "serverkit-uring", "serverkit-log", "nginx",
+               "nginx-log", "beast", "evhttp"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,9 +184,10 @@ def server_specs(args: argparse.Namespace) -> list[ServerSpec]:
         for n in ALL_SERVERS:
             if n not in names:
                 continue
-            if n == "serverkit":
+            if n in ("serverkit", "serverkit-uring"):
+                extra = ["--backend=uring"] if n == "serverkit-uring" else []
                 specs.append(ServerSpec(n, "binary", procs.resolve(SERVER),
-                                        tuple(plain), False))
+                                        tuple(plain + extra), False))
             elif n == "serverkit-log":
                 specs.append(ServerSpec(n, "binary", procs.resolve(SERVER),
                                         tuple(logged), True,

@@ -25,8 +25,8 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.join(HERE, "http_bench.py")
 NEEDED = {"/usr/sbin/nginx": "nginx-light", "/usr/bin/wrk": "wrk"}
-SERVERS = {"serverkit", "serverkit-log", "nginx", "nginx-log", "beast",
-           "evhttp"}
+SERVERS = {"serverkit", "serverkit-uring", "serverkit-log", "nginx",
+           "nginx-log", "beast", "evhttp"}
 CONTEXT_KEYS = {"profile", "cores", "kernel", "loadavg_at_start", "pin",
                 "seconds_per_point", "repetitions", "wrk_threads",
                 "nginx_version", "body", "servers"}

@@ -22,8 +22,8 @@ import statistics
 from typing import Any, Optional
 
 # The order of the table's rows.
-SERVER_ORDER = ["serverkit", "nginx", "beast", "evhttp", "serverkit-log",
-                "nginx-log"]
+SERVER_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
+                "serverkit-log", "nginx-log"]
 
 
 @dataclasses.dataclass(frozen=True)
