@@ -169,7 +169,7 @@ def context(args: argparse.Namespace, prof: dict[str, Any],
 
 
 def progress(i: int, n: int, rec: Record) -> str:
-    head = "[%d/%d] %-9s threads %d clients %5d rep %d: " % (
+    head = "[%d/%d] %-15s threads %d clients %5d rep %d: " % (
         i, n, rec["server"], rec["threads"], rec["clients"],
         rec["repetition"])
     if not rec["ok"]:

@@ -255,7 +255,7 @@ def notes(pin: http_run.Pinning, specs: list[ServerSpec]) -> list[str]:
 
 
 def progress(i: int, n: int, r: http_run.PointRecord) -> str:
-    head = "[%d/%d] %-13s -c%-4d rep %d: " % (i, n, r.server, r.connections,
+    head = "[%d/%d] %-15s -c%-4d rep %d: " % (i, n, r.server, r.connections,
                                               r.repetition)
     if not r.ok and not r.requests:
         return head + "FAILED: " + r.error

@@ -102,7 +102,7 @@ def _fmt(x: Optional[float], spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
-ROW = "%-14s %-4s %10s %8s %7s %7s %10s %8s %7s %5s %5s %9s"
+ROW = "%-15s %-4s %10s %8s %7s %7s %10s %8s %7s %5s %5s %9s"
 
 
 def _ratio(x: Optional[float]) -> str:
