@@ -82,7 +82,12 @@ using MoodycamelStored = std::conditional_t<kUnderTsan, MoodycamelSlot<T>, T>;
 template <typename T, typename Q, typename... Token>
 bool MoodycamelEnqueue(Q& q, T&& v, Token&... token) {
   if constexpr (kUnderTsan) {
-    return q.enqueue(token..., MoodycamelSlot<T>(std::move(v)));
+    // The queue moves from its argument only when it succeeds: on failure
+    // the value goes back to the caller, as without the slot.
+    MoodycamelSlot<T> slot(std::move(v));
+    if (q.enqueue(token..., std::move(slot))) return true;
+    v = std::move(slot.value());
+    return false;
   } else {
     return q.enqueue(token..., std::move(v));
   }
