@@ -20,7 +20,8 @@
 // The request line, Referer and User-Agent are escaped as nginx does
 // (AppendLogEscaped), so a quote in them cannot split the line's fields.
 //
-// SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr.
+// SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr,
+// and one line per loop (connections, replies, busy polls) for the driver.
 
 #include <time.h>
 
