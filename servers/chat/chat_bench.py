@@ -15,7 +15,7 @@
 # (`serverkit-uring`, the same with --backend=uring; not with --no_uring)
 # and `asio` (//servers/chat:asio_server) run in turn, R rounds each
 # (chat_run.py: one server, the load test //servers/chat:loadtest against it),
-# repetitions interleaved (ours first, then Asio first, ...). On 2 or more
+# repetitions interleaved (the servers in order, then reversed, ...). On 2+
 # cores the server and the load test are pinned to disjoint cores, and the
 # output says which.
 #
@@ -41,6 +41,7 @@
 # The modules, in layers (each imports only those below it):
 #   chat_codec, ../pingpong/procs   the codec (for the tests); processes
 #   chat_run, chat_tables           one point; the document and the table
+#   chat_peers                      (the tests' peers and servers)
 #   chat_bench                      this command line
 
 from __future__ import annotations
