@@ -106,6 +106,13 @@ bool MoodycamelDequeue(T& out, F&& dequeue) {
   }
 }
 
+// The queue's try_dequeue (with a token, if given), through the slot.
+template <typename T, typename Q, typename... Token>
+bool MoodycamelTryDequeue(Q& q, T& out, Token&... token) {
+  return MoodycamelDequeue(out,
+                           [&](auto& o) { return q.try_dequeue(token..., o); });
+}
+
 }  // namespace queues_internal
 
 template <typename T>
@@ -124,8 +131,7 @@ class MoodycamelQueue {
     return queues_internal::MoodycamelEnqueue(q_, std::move(v));
   }
   bool try_pop(T& out) {
-    return queues_internal::MoodycamelDequeue(
-        out, [&](auto& o) { return q_.try_dequeue(o); });
+    return queues_internal::MoodycamelTryDequeue(q_, out);
   }
   std::size_t capacity() const { return 0; }
 
@@ -159,15 +165,13 @@ class MoodycamelTokenQueue {
     return queues_internal::MoodycamelEnqueue(q_, std::move(v));
   }
   bool try_pop(T& out) {
-    return queues_internal::MoodycamelDequeue(
-        out, [&](auto& o) { return q_.try_dequeue(o); });
+    return queues_internal::MoodycamelTryDequeue(q_, out);
   }
   bool try_push(ProducerToken& t, T&& v) {
     return queues_internal::MoodycamelEnqueue(q_, std::move(v), t.token);
   }
   bool try_pop(ConsumerToken& t, T& out) {
-    return queues_internal::MoodycamelDequeue(
-        out, [&](auto& o) { return q_.try_dequeue(t.token, o); });
+    return queues_internal::MoodycamelTryDequeue(q_, out, t.token);
   }
   std::size_t capacity() const { return 0; }
 
@@ -195,8 +199,7 @@ class MoodycamelBlockingQueue {
     return queues_internal::MoodycamelEnqueue(q_, std::move(v));
   }
   bool try_pop(T& out) {
-    return queues_internal::MoodycamelDequeue(
-        out, [&](auto& o) { return q_.try_dequeue(o); });
+    return queues_internal::MoodycamelTryDequeue(q_, out);
   }
   void push(T&& v) {
     while (!queues_internal::MoodycamelEnqueue(q_, std::move(v))) {
@@ -230,8 +233,7 @@ class ReaderWriterQueue {
     return queues_internal::MoodycamelEnqueue(q_, std::move(v));
   }
   bool try_pop(T& out) {
-    return queues_internal::MoodycamelDequeue(
-        out, [&](auto& o) { return q_.try_dequeue(o); });
+    return queues_internal::MoodycamelTryDequeue(q_, out);
   }
   std::size_t capacity() const { return 0; }
 

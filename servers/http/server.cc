@@ -101,22 +101,24 @@ class LoopTallies {
   // The tally of `loop`, made on its first connection.
   LoopTally* of(const EventLoop* loop) {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& t : tallies_) {
-      if (t->loop == loop) return t.get();
-    }
+    if (LoopTally* t = find_locked(loop)) return t;
     tallies_.push_back(std::make_unique<LoopTally>(loop));
     return tallies_.back().get();
   }
   // Null for a loop that had no connection.
   const LoopTally* find(const EventLoop* loop) const {
     std::lock_guard<std::mutex> lock(mu_);
+    return find_locked(loop);
+  }
+
+ private:
+  LoopTally* find_locked(const EventLoop* loop) const {
     for (const auto& t : tallies_) {
       if (t->loop == loop) return t.get();
     }
     return nullptr;
   }
 
- private:
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<LoopTally>> tallies_;
 };

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import socket
@@ -28,23 +29,40 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS for pid %d" % pid)
 
 
-def tcp_queues(sock: socket.socket
-               ) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The queues of both ends of a connected loopback IPv4 TCP socket, ours
-    first, from /proc/net/tcp: each (send queue, receive queue), the bytes
-    its peer has not acknowledged yet and those its process has not read
-    yet; (0, 0) for an end not found. Half-closed ends count: FIN_WAIT1,
-    FIN_WAIT2 and CLOSE_WAIT as well as ESTABLISHED."""
-    ours, peer = sock.getsockname()[1], sock.getpeername()[1]
-    ends = {}
+@dataclasses.dataclass(frozen=True)
+class TcpEnd:
+    """One IPv4 TCP socket as /proc/net/tcp lists it: its state (hex, "01"
+    ESTABLISHED), local and remote ports, and its send and receive queues
+    (bytes its peer has not acknowledged, bytes its process has not read)."""
+    state: str
+    local_port: int
+    remote_port: int
+    send_queue: int
+    receive_queue: int
+
+
+def tcp_ends() -> list[TcpEnd]:
+    """Every IPv4 TCP socket of the machine, from /proc/net/tcp."""
+    out = []
     with open("/proc/net/tcp") as f:
         for line in f.readlines()[1:]:
             fields = line.split()
-            if fields[3] in ("01", "04", "05", "08"):
-                tx, rx = fields[4].split(":")
-                ends[(int(fields[1].split(":")[1], 16),
-                      int(fields[2].split(":")[1], 16))] = (int(tx, 16),
-                                                            int(rx, 16))
+            tx, rx = fields[4].split(":")
+            out.append(TcpEnd(fields[3], int(fields[1].split(":")[1], 16),
+                              int(fields[2].split(":")[1], 16),
+                              int(tx, 16), int(rx, 16)))
+    return out
+
+
+def tcp_queues(sock: socket.socket
+               ) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The queues of both ends of a connected loopback IPv4 TCP socket, ours
+    first: each (send queue, receive queue); (0, 0) for an end not found.
+    Half-closed ends count: FIN_WAIT1, FIN_WAIT2 and CLOSE_WAIT as well as
+    ESTABLISHED."""
+    ours, peer = sock.getsockname()[1], sock.getpeername()[1]
+    ends = {(e.local_port, e.remote_port): (e.send_queue, e.receive_queue)
+            for e in tcp_ends() if e.state in ("01", "04", "05", "08")}
     return ends.get((ours, peer), (0, 0)), ends.get((peer, ours), (0, 0))
 
 
@@ -75,11 +93,9 @@ def stall_poll(sock: socket.socket, pid: int,
 
 def connections_to(port: int) -> int:
     """The established IPv4 connections to local port `port`, counted from
-    their client ends in /proc/net/tcp."""
-    with open("/proc/net/tcp") as f:
-        return sum(1 for line in f.readlines()[1:]
-                   if line.split()[3] == "01" and
-                   int(line.split()[2].split(":")[1], 16) == port)
+    their client ends."""
+    return sum(1 for e in tcp_ends()
+               if e.state == "01" and e.remote_port == port)
 
 
 def read_to_eof(sock: socket.socket) -> bytes:
