@@ -63,9 +63,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace serverkit {
 
@@ -121,6 +123,45 @@ inline void CopyIn(const WritableSpans& spans, std::span<const char> data) {
     std::memcpy(spans.second.data(), data.data() + a, data.size() - a);
   }
 }
+
+// One allocation and the run of bytes in it, [begin, end): what a buffer
+// that can hand its storage over gives away (`release()`) and takes
+// (`adopt()`), so that bytes go to a writer that outlives the buffer (an
+// io_uring send) without being copied.
+struct BufferStorage {
+  std::unique_ptr<char[]> bytes;
+  std::size_t capacity = 0;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+
+  const char* data() const { return bytes.get() + begin; }
+  std::size_t size() const { return end - begin; }
+  // Empty, with room for `n` bytes at its start (reallocating only when
+  // its capacity is short); fill bytes.get() and set `end`.
+  void reserve(std::size_t n) {
+    if (capacity < n) {
+      bytes = std::make_unique_for_overwrite<char[]>(n);
+      capacity = n;
+    }
+    begin = end = 0;
+  }
+  // Holds `n` bytes copied from `p`.
+  void assign(const char* p, std::size_t n) {
+    reserve(n);
+    if (n > 0) std::memcpy(bytes.get(), p, n);
+    end = n;
+  }
+};
+
+// A buffer that hands its storage over: `release()` gives the storage with
+// the readable bytes and leaves the buffer empty with no storage;
+// `adopt(s)` makes `s` the storage of a buffer with no readable bytes, with
+// s's bytes as its readable bytes.
+template <typename B>
+concept ReleasableBuffer = requires(B b, BufferStorage s) {
+  { b.release() } -> std::same_as<BufferStorage>;
+  b.adopt(std::move(s));
+};
 
 // (clang-format 14 flattens requires-expressions.)
 // clang-format off

@@ -701,6 +701,69 @@ TYPED_TEST(BufferTest, MatchesTheReferenceUnderRandomOperations) {
   }
 }
 
+// ------------------------------------------- handing the storage over
+
+TEST(LinearBufferTest, ReleaseGivesTheStorageWithItsBytesUncopied) {
+  LinearBuffer b;
+  b.append(std::string_view("0123456789"));
+  b.retrieve(3);
+  const char* where = b.peek().data();
+  const std::size_t capacity = b.capacity();
+  BufferStorage s = b.release();
+  EXPECT_EQ(s.data(), where);  // the very bytes, not a copy
+  EXPECT_EQ(std::string_view(s.data(), s.size()), "3456789");
+  EXPECT_EQ(s.capacity, capacity);
+  // Left empty with no storage, and still a working buffer.
+  EXPECT_EQ(b.readable_bytes(), 0u);
+  EXPECT_EQ(b.capacity(), 0u);
+  b.prepend(std::string_view("p"));
+  b.append(std::string_view("after"));
+  EXPECT_EQ(b.retrieve_all_as_string(), "pafter");
+}
+
+TEST(LinearBufferTest, AdoptTakesStorageAndItsBytes) {
+  BufferStorage s;
+  s.assign("xxhello", 7);
+  s.begin = 2;
+  const char* where = s.data();
+  LinearBuffer b;
+  b.adopt(std::move(s));
+  EXPECT_EQ(b.peek(), "hello");
+  EXPECT_EQ(b.peek().data(), where);
+  EXPECT_EQ(b.capacity(), 7u);
+  b.append(std::string_view(" world, past the adopted capacity"));
+  EXPECT_EQ(b.retrieve_all_as_string(),
+            "hello world, past the adopted capacity");
+
+  // Empty storage: the indices start where a fresh buffer's do.
+  BufferStorage room;
+  room.reserve(64);
+  b.adopt(std::move(room));
+  EXPECT_EQ(b.capacity(), 64u);
+  EXPECT_EQ(b.prependable_bytes(), LinearBuffer::kCheapPrepend);
+  EXPECT_EQ(b.writable_bytes(), 64u - LinearBuffer::kCheapPrepend);
+
+  // No storage at all (an empty spare): like a released buffer.
+  b.adopt(BufferStorage{});
+  EXPECT_EQ(b.capacity(), 0u);
+  b.append(std::string_view("grows again"));
+  EXPECT_EQ(b.retrieve_all_as_string(), "grows again");
+}
+
+TEST(BufferStorageTest, ReserveKeepsEnoughCapacityAndEmpties) {
+  BufferStorage s;
+  s.assign("abc", 3);
+  const char* first = s.bytes.get();
+  s.reserve(2);
+  EXPECT_EQ(s.bytes.get(), first);  // enough: no reallocation
+  EXPECT_EQ(s.size(), 0u);
+  s.reserve(1000);
+  EXPECT_GE(s.capacity, 1000u);
+  EXPECT_EQ(s.size(), 0u);
+  s.assign("", 0);
+  EXPECT_EQ(s.size(), 0u);
+}
+
 // ------------------------------------------------------ the ring's moves
 
 TEST(RingBufferTest, ContiguousViewMovesInPlaceOrReallocates) {

@@ -153,6 +153,29 @@ class LinearBuffer {
     writer_ += n;
   }
 
+  // The storage, readable bytes and all; the buffer is left with none,
+  // like a moved-from one (buffer/buffer.h, ReleasableBuffer).
+  BufferStorage release() {
+    BufferStorage s{std::move(storage_), std::exchange(capacity_, 0), reader_,
+                    writer_};
+    reader_ = writer_ = 0;
+    return s;
+  }
+  // Takes `s` as the storage (the old one is freed); s's bytes become the
+  // readable bytes. Requires readable_bytes() == 0 and s's run inside it.
+  void adopt(BufferStorage s) {
+    assert(readable_bytes() == 0);
+    assert(s.begin <= s.end && s.end <= s.capacity);
+    storage_ = std::move(s.bytes);
+    capacity_ = storage_ != nullptr ? s.capacity : 0;
+    if (s.begin == s.end) {
+      retrieve_all();
+    } else {
+      reader_ = s.begin;
+      writer_ = s.end;
+    }
+  }
+
   ssize_t read_fd(int fd, int* saved_errno) {
     return buffer_internal::ReadFd(*this, fd, saved_errno);
   }
@@ -220,6 +243,7 @@ class LinearBuffer {
 };
 
 static_assert(Buffer<LinearBuffer>);
+static_assert(ReleasableBuffer<LinearBuffer>);
 
 }  // namespace serverkit
 

@@ -46,7 +46,7 @@ PollerBackend DefaultPollerBackend() {
   return PollerBackend::kEpoll;
 }
 
-void Poller::send(Channel* /*channel*/, std::string /*data*/) {
+void Poller::send(Channel* /*channel*/, BufferStorage /*data*/) {
   std::fprintf(stderr, "reactor: send() on a poller that does not send\n");
   std::abort();
 }

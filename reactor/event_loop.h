@@ -76,8 +76,8 @@ class EventLoop {
   // Completion-based writes (reactor/poller.h): whether the poller sends
   // for connections, a buffer to fill, and the send. Loop thread.
   bool sends() const { return poller_->sends(); }
-  std::string send_buffer() { return poller_->send_buffer(); }
-  void send(Channel* channel, std::string data) {
+  BufferStorage send_buffer() { return poller_->send_buffer(); }
+  void send(Channel* channel, BufferStorage data) {
     poller_->send(channel, std::move(data));
   }
 

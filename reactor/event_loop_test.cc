@@ -20,6 +20,7 @@
 #include <future>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -336,7 +337,10 @@ TEST(EventLoopTest, ARemovedChannelsSendNeverReachesItsFdNumbersNextOwner) {
     Channel channel(loop, a[0]);
     channel.set_send_callback([](std::size_t, int) {});
     channel.enable_reading();
-    loop->send(&channel, "bytes for a connection that is gone");
+    const std::string_view text = "bytes for a connection that is gone";
+    BufferStorage bytes;
+    bytes.assign(text.data(), text.size());
+    loop->send(&channel, std::move(bytes));
     channel.disable_all();
     channel.remove();
     ::close(a[0]);

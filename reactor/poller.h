@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "buffer/buffer.h"
 #include "reactor/callbacks.h"
 
 namespace serverkit::reactor {
@@ -47,16 +48,17 @@ class Poller {
   virtual std::size_t receive_limit() const { return 0; }
 
   // Completion-based writes (reactor/channel.h). `sends()`: this poller
-  // sends for channels with a send callback. `send_buffer()`: an empty
-  // string to fill and hand to `send` (recycled from finished sends, so a
+  // sends for channels with a send callback. `send_buffer()`: empty
+  // storage to fill and hand to `send` (recycled from finished sends, so a
   // warm loop allocates nothing per message). `send(channel, data)`: sends
-  // all of `data` on the channel's fd, owning the bytes until done; the
+  // all of `data`'s bytes on the channel's fd, owning them until done (a
+  // buffer's own storage goes as it is, uncopied: buffer/buffer.h); the
   // channel's send callback then gets (bytes sent, 0), or (bytes sent
   // before the failure, errno). One send per channel at a time. A channel
   // removed meanwhile never hears of it. Loop thread.
   virtual bool sends() const { return false; }
-  virtual std::string send_buffer() { return {}; }
-  virtual void send(Channel* channel, std::string data);
+  virtual BufferStorage send_buffer() { return {}; }
+  virtual void send(Channel* channel, BufferStorage data);
 };
 
 // "epoll" / "uring"; nullopt for anything else.

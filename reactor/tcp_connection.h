@@ -57,6 +57,7 @@
 #include <atomic>
 #include <cerrno>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -135,11 +136,23 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   }
 
   // Sends the readable bytes of `buf` and retrieves them. Loop thread.
+  // Over io_uring, with nothing else queued, a buffer that hands its
+  // storage over (buffer/buffer.h: LinearBuffer) gives it to the send
+  // uncopied and takes a finished send's storage instead.
   void send(B* buf) {
     loop_->assert_in_loop_thread();
     if (state_.load() != kConnected) {
       dropped_sends_.fetch_add(1, std::memory_order_relaxed);
       return;
+    }
+    if constexpr (ReleasableBuffer<B>) {
+      if (async_send_ && in_flight_ == 0 && output_.readable_bytes() == 0 &&
+          buf->readable_bytes() > 0) {
+        BufferStorage bytes = buf->release();
+        buf->adopt(loop_->send_buffer());
+        start_send(std::move(bytes));
+        return;
+      }
     }
     while (buf->readable_bytes() > 0) {
       const ReadableSpans spans = buf->readable();
@@ -469,24 +482,32 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
 
   // Over io_uring: hands `len` bytes to the poller as one send.
   void start_send(const char* data, std::size_t len) {
-    std::string buf = loop_->send_buffer();
-    buf.append(data, len);
-    in_flight_ = len;
-    loop_->send(&channel_, std::move(buf));
+    BufferStorage bytes = loop_->send_buffer();
+    bytes.assign(data, len);
+    start_send(std::move(bytes));
+  }
+  void start_send(BufferStorage bytes) {
+    in_flight_ = bytes.size();
+    loop_->send(&channel_, std::move(bytes));
   }
 
-  // Over io_uring: everything in the output buffer as one send.
+  // Over io_uring: everything in the output buffer as one send (its very
+  // storage, where the buffer hands it over).
   void flush_output() {
-    if (output_.readable_bytes() == 0) return;
-    std::string buf = loop_->send_buffer();
-    buf.reserve(output_.readable_bytes());
-    while (output_.readable_bytes() > 0) {
-      const ReadableSpans spans = output_.readable();
-      buf.append(spans.first.data(), spans.first.size());
-      output_.retrieve(spans.first.size());
+    const std::size_t n = output_.readable_bytes();
+    if (n == 0) return;
+    if constexpr (ReleasableBuffer<B>) {
+      BufferStorage bytes = output_.release();
+      output_.adopt(loop_->send_buffer());
+      start_send(std::move(bytes));
+    } else {
+      BufferStorage bytes = loop_->send_buffer();
+      bytes.reserve(n);
+      CopyOut(output_.readable(), std::span<char>(bytes.bytes.get(), n));
+      output_.retrieve(n);
+      bytes.end = n;
+      start_send(std::move(bytes));
     }
-    in_flight_ = buf.size();
-    loop_->send(&channel_, std::move(buf));
   }
 
   // The poller finished the send in flight.

@@ -115,9 +115,9 @@ void UringPoller::reap(ChannelList* active) {
   io_uring_cq_advance(ring, seen);
 }
 
-std::string UringPoller::send_buffer() { return sends_->spare_buffer(); }
+BufferStorage UringPoller::send_buffer() { return sends_->spare_buffer(); }
 
-void UringPoller::send(Channel* channel, std::string data) {
+void UringPoller::send(Channel* channel, BufferStorage data) {
   const std::uint64_t token = ++next_token_;
   states_[channel].send_token = token;
   sends_->start(token, channel, std::move(data));

@@ -119,8 +119,8 @@ class UringPoller final : public Poller {
   }
   // Sends on completion wherever reads are (same switch).
   bool sends() const override { return buffers_ != nullptr; }
-  std::string send_buffer() override;
-  void send(Channel* channel, std::string data) override;
+  BufferStorage send_buffer() override;
+  void send(Channel* channel, BufferStorage data) override;
 
  private:
   struct State {

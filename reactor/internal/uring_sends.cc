@@ -11,15 +11,15 @@
 
 namespace serverkit::reactor_internal {
 
-std::string UringSends::spare_buffer() {
+BufferStorage UringSends::spare_buffer() {
   if (spare_.empty()) return {};
-  std::string s = std::move(spare_.back());
+  BufferStorage s = std::move(spare_.back());
   spare_.pop_back();
   return s;
 }
 
 void UringSends::start(std::uint64_t token, reactor::Channel* channel,
-                       std::string data) {
+                       BufferStorage data) {
   auto [it, _] =
       sends_.emplace(token, Send{channel, channel->fd(), std::move(data), 0});
   queue(token, it->second);
@@ -69,10 +69,11 @@ UringSends::Done UringSends::complete(std::uint64_t token, int res) {
     // 0 bytes for a non-empty send cannot make progress: an error.
     done.error = res > 0 ? 0 : (res == 0 ? EPIPE : -res);
   }
-  // Keep the string's capacity for the next send (not a huge one).
+  // Keep the storage for the next send (not a huge one).
   constexpr std::size_t kKeepSpares = 256, kKeepBytes = 256 << 10;
-  if (spare_.size() < kKeepSpares && send.data.capacity() <= kKeepBytes) {
-    send.data.clear();
+  if (spare_.size() < kKeepSpares && send.data.bytes != nullptr &&
+      send.data.capacity <= kKeepBytes) {
+    send.data.begin = send.data.end = 0;
     spare_.push_back(std::move(send.data));
   }
   sends_.erase(it);

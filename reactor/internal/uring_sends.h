@@ -16,9 +16,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "buffer/buffer.h"
 
 namespace serverkit::reactor {
 class Channel;
@@ -39,12 +40,13 @@ class UringSends {
 
   explicit UringSends(UringRing* ring) : ring_(ring) {}
 
-  // A string for the next send's bytes, with the capacity of a finished
-  // one where there is one.
-  std::string spare_buffer();
+  // Storage for the next send's bytes (or for a buffer that gave its own
+  // to a send): a finished send's where there is one.
+  BufferStorage spare_buffer();
 
-  // Queues `data` for `channel`'s socket under `token`.
-  void start(std::uint64_t token, reactor::Channel* channel, std::string data);
+  // Queues `data`'s bytes for `channel`'s socket under `token`.
+  void start(std::uint64_t token, reactor::Channel* channel,
+             BufferStorage data);
 
   bool has(std::uint64_t token) const { return sends_.count(token) != 0; }
 
@@ -66,7 +68,7 @@ class UringSends {
   struct Send {
     reactor::Channel* channel;  // null once the channel was removed
     int fd;
-    std::string data;
+    BufferStorage data;
     std::size_t offset = 0;    // sent so far
     bool unsubmitted = false;  // waiting in unsubmitted_
   };
@@ -76,7 +78,7 @@ class UringSends {
 
   UringRing* const ring_;
   std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
-  std::vector<std::string> spare_;                 // finished sends' strings
+  std::vector<BufferStorage> spare_;               // finished sends' storage
   // Every send since the last poll(), which gives them their entries.
   std::vector<std::uint64_t> unsubmitted_;
 };
