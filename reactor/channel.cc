@@ -62,6 +62,9 @@ void Channel::handle_event_with_guard(Clock::time_point receive_time) {
     // the poller adds to the list, never a callback; clearing keeps the
     // vector's capacity, so no allocation per message).
     if (recv_cb_) recv_cb_(received_, receive_time);
+    if (received_.storage.bytes != nullptr) {
+      loop_->recycle(std::move(received_.storage));
+    }
     clear_received();
   }
   if (revents_ & (EPOLLIN | EPOLLPRI | EPOLLRDHUP)) {

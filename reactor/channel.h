@@ -38,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "buffer/buffer.h"
 #include "reactor/callbacks.h"
 
 namespace serverkit::reactor {
@@ -52,12 +53,16 @@ class Channel {
   // What a poller received for the channel since its last dispatch: the
   // bytes in order, then possibly the end of the stream: `ended` with
   // `error` 0 for the peer's EOF, else the errno that ended it.
+  // `storage`, when it holds bytes, owns those of the last view (a receive
+  // into storage of its own, not the poller's ring): the callback may take
+  // it (buffer/buffer.h, adopt()) instead of copying.
   struct Received {
     std::vector<std::string_view> data;
+    BufferStorage storage;
     bool ended = false;
     int error = 0;
   };
-  using RecvCallback = std::function<void(const Received&, Clock::time_point)>;
+  using RecvCallback = std::function<void(Received&, Clock::time_point)>;
   // A send the poller finished: the bytes it sent, and 0 or the errno that
   // stopped it.
   using SendCallback = std::function<void(std::size_t sent, int error)>;
@@ -83,6 +88,14 @@ class Channel {
   // `clear_received` drops what was not dispatched (the poller calls it
   // before the first add of an iteration, so no view outlives its buffer).
   void add_received(std::string_view data) { received_.data.push_back(data); }
+  // Bytes received into `storage` (at most one per dispatch, the last).
+  void add_received(BufferStorage storage) {
+    if (received_.storage.bytes != nullptr) {  // an earlier view's: kept
+      held_.push_back(std::move(received_.storage));
+    }
+    received_.data.emplace_back(storage.data(), storage.size());
+    received_.storage = std::move(storage);
+  }
   void end_received(int error) {
     received_.ended = true;
     received_.error = error;
@@ -94,6 +107,8 @@ class Channel {
   }
   void clear_received() {
     received_.data.clear();
+    received_.storage = {};
+    held_.clear();
     received_.ended = false;
     received_.error = 0;
     sent_done_ = false;
@@ -162,6 +177,7 @@ class Channel {
   EventCallback error_cb_;
   RecvCallback recv_cb_;
   Received received_;
+  std::vector<BufferStorage> held_;  // storage of earlier views, this dispatch
   SendCallback send_cb_;
   bool sent_done_ = false;
   std::size_t sent_bytes_ = 0;

@@ -73,10 +73,14 @@ class EventLoop {
   // The most a connection of this loop may receive between two polls
   // when the poller reads for it (io_uring), else 0 (reactor/poller.h).
   std::size_t receive_limit() const { return poller_->receive_limit(); }
+  // Receives into storage of their own (bulk streams over io_uring; see
+  // reactor/poller.h). Any thread.
+  std::uint64_t room_receives() const { return poller_->room_receives(); }
   // Completion-based writes (reactor/poller.h): whether the poller sends
   // for connections, a buffer to fill, and the send. Loop thread.
   bool sends() const { return poller_->sends(); }
   BufferStorage send_buffer() { return poller_->send_buffer(); }
+  void recycle(BufferStorage storage) { poller_->recycle(std::move(storage)); }
   void send(Channel* channel, BufferStorage data) {
     poller_->send(channel, std::move(data));
   }

@@ -13,6 +13,7 @@
 #define SERVERKIT_REACTOR_POLLER_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,10 @@ class Poller {
   // it reads for channels (completion-based reads, reactor/channel.h); 0
   // when channels read on readiness themselves.
   virtual std::size_t receive_limit() const { return 0; }
+  // Receives the poller made into storage of their own, which a
+  // connection may take as its input uncopied (reactor/uring_poller.h,
+  // bulk streams); 0 where it makes none. Any thread.
+  virtual std::uint64_t room_receives() const { return 0; }
 
   // Completion-based writes (reactor/channel.h). `sends()`: this poller
   // sends for channels with a send callback. `send_buffer()`: empty
@@ -58,6 +63,9 @@ class Poller {
   // removed meanwhile never hears of it. Loop thread.
   virtual bool sends() const { return false; }
   virtual BufferStorage send_buffer() { return {}; }
+  // Storage a connection is done with, for later sends and receives
+  // (freed where the poller keeps none).
+  virtual void recycle(BufferStorage /*storage*/) {}
   virtual void send(Channel* channel, BufferStorage data);
 };
 

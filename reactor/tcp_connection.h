@@ -91,7 +91,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
         peer_(peer) {
     channel_.set_read_callback([this](Clock::time_point t) { handle_read(t); });
     channel_.set_recv_callback(
-        [this](const Channel::Received& r, Clock::time_point t) {
+        [this](Channel::Received& r, Clock::time_point t) {
           handle_received(r, t);
         });
     if (loop->sends()) {
@@ -306,14 +306,24 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   }
 
   // Completion-based reads (a poller that receives for the channel, see
-  // reactor/channel.h): the bytes are already here; append them all, call
-  // the message callback once, then handle the end of the stream.
-  void handle_received(const Channel::Received& r,
-                       Clock::time_point receive_time) {
+  // reactor/channel.h): the bytes are already here; append them all (or,
+  // into an empty input buffer that can, take their storage), call the
+  // message callback once, then handle the end of the stream.
+  void handle_received(Channel::Received& r, Clock::time_point receive_time) {
     std::size_t n = 0;
-    for (std::string_view d : r.data) {
-      input_.append(d.data(), d.size());
-      n += d.size();
+    if constexpr (ReleasableBuffer<B>) {
+      if (r.data.size() == 1 && r.storage.bytes != nullptr &&
+          input_.readable_bytes() == 0) {
+        n = r.storage.size();
+        loop_->recycle(input_.release());
+        input_.adopt(std::move(r.storage));
+      }
+    }
+    if (n == 0) {
+      for (std::string_view d : r.data) {
+        input_.append(d.data(), d.size());
+        n += d.size();
+      }
     }
     if (n > 0) {
       bytes_read_.fetch_add(n, std::memory_order_relaxed);

@@ -211,6 +211,48 @@ TYPED_TEST(TcpTest, EchoesManySessionsExactly) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+// Over io_uring a stream of whole provided buffers turns bulk: receives go
+// into storage of their own, which LinearBuffer adopts uncopied; small
+// messages after it go back to the ring. Every byte must come back in
+// order through each switch, for every buffer.
+TYPED_TEST(TcpTest, BulkStreamThenSmallMessagesEchoExactly) {
+  std::atomic<EventLoop*> conn_loop{nullptr};
+  ServerThread<TypeParam> server(1, [&](TcpServer<TypeParam>& s) {
+    s.set_message_callback([&](const TcpConnectionPtr<TypeParam>& conn,
+                               TypeParam* in, Clock::time_point) {
+      conn_loop.store(conn->loop());
+      conn->send(in);
+    });
+  });
+  Client c(server.port());
+  ASSERT_TRUE(c.connected());
+  const std::string bulk = Pattern(4 << 20, 11);
+  std::thread writer([&] {
+    for (std::size_t at = 0; at < bulk.size(); at += 16384) {
+      if (!c.send_all(bulk.substr(at, 16384))) return;
+    }
+  });
+  const std::string back = c.recv_n(bulk.size());
+  writer.join();
+  ASSERT_EQ(back.size(), bulk.size());
+  EXPECT_TRUE(back == bulk) << "the bulk stream came back altered";
+  EventLoop* loop = conn_loop.load();
+  ASSERT_NE(loop, nullptr);
+  const std::uint64_t bulk_rooms = loop->room_receives();
+  if (loop->receive_limit() > 0) {
+    EXPECT_GT(bulk_rooms, 0u) << "no receive went into storage of its own";
+  } else {
+    EXPECT_EQ(bulk_rooms, 0u) << "only io_uring's receives make rooms";
+  }
+  for (int i = 0; i < 50; ++i) {
+    const std::string msg = Pattern(100, 100 + i);
+    ASSERT_TRUE(c.send_all(msg));
+    ASSERT_EQ(c.recv_n(msg.size()), msg) << "round trip " << i;
+  }
+  // The first small message ends the bulk stream: at most one more room.
+  EXPECT_LE(loop->room_receives() - bulk_rooms, 1u);
+}
+
 TYPED_TEST(TcpTest, ManyConnectionsAtOnce) {
   ServerThread<TypeParam> server(2, EchoSetup<TypeParam>);
   constexpr int kConnections = 200;

@@ -106,6 +106,10 @@ void UringPoller::reap(ChannelList* active) {
       on_send(token, cqe->res, active);
     } else if (armed_.count(token) != 0) {
       on_poll(cqe, active);
+    } else if (auto room = rooms_.find(token); room != rooms_.end()) {
+      // A one-shot receive of a removed channel: its storage is free now.
+      sends_->keep(std::move(room->second));
+      rooms_.erase(room);
     } else if ((cqe->flags & IORING_CQE_F_BUFFER) && buffers_ != nullptr) {
       // A receive of a removed channel: nobody to give the bytes to.
       buffers_->give_back(
@@ -116,6 +120,10 @@ void UringPoller::reap(ChannelList* active) {
 }
 
 BufferStorage UringPoller::send_buffer() { return sends_->spare_buffer(); }
+
+void UringPoller::recycle(BufferStorage storage) {
+  sends_->keep(std::move(storage));
+}
 
 void UringPoller::send(Channel* channel, BufferStorage data) {
   const std::uint64_t token = ++next_token_;

@@ -22,6 +22,14 @@
 // the receive; bytes it had already taken from the socket are delivered
 // all the same, never dropped.
 //
+// A bulk stream (a receive that fills a whole provided buffer) reads
+// otherwise: one-shot IORING_OP_RECVs, each into storage of its own that
+// the poller holds until the completion, even past the channel's removal.
+// The channel gets that storage with the bytes (reactor/channel.h), and a
+// connection whose input buffer is empty and can adopt it (LinearBuffer)
+// takes it uncopied, then sends it on as it is: an echo makes no copy of
+// its own. A small receive returns the channel to the ring.
+//
 // Writes are completion-based too, for channels with a send callback: a
 // send (`send(channel, data)`) is one IORING_OP_SEND that the poller owns,
 // with its bytes, until it completes; a short send continues where it
@@ -72,6 +80,7 @@
 #ifndef SERVERKIT_REACTOR_URING_POLLER_H_
 #define SERVERKIT_REACTOR_URING_POLLER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -98,6 +107,14 @@ class UringPoller final : public Poller {
   // socket until the next poll() recycles them.
   static constexpr unsigned kBuffers = 512;
   static constexpr unsigned kBufferBytes = 8192;
+  // A channel whose receive fills a whole provided buffer is a bulk
+  // stream: its next receives are one-shot, each into storage of its own
+  // (kRoomBytes, doubling while filled, up to kMaxRoomBytes) that the
+  // connection adopts as its input buffer, uncopied (reactor/channel.h).
+  // One that receives under kSmallBytes goes back to the ring.
+  static constexpr std::size_t kRoomBytes = 16384;
+  static constexpr std::size_t kMaxRoomBytes = 256 << 10;
+  static constexpr std::size_t kSmallBytes = 2048;
 
   // Null, with the reason in *why, when io_uring cannot be set up here (an
   // old kernel, seccomp, kernel.io_uring_disabled).
@@ -119,7 +136,11 @@ class UringPoller final : public Poller {
   }
   // Sends on completion wherever reads are (same switch).
   bool sends() const override { return buffers_ != nullptr; }
+  std::uint64_t room_receives() const override {
+    return room_receives_.load(std::memory_order_relaxed);
+  }
   BufferStorage send_buffer() override;
+  void recycle(BufferStorage storage) override;
   void send(Channel* channel, BufferStorage data) override;
 
  private:
@@ -131,6 +152,10 @@ class UringPoller final : public Poller {
     std::vector<std::uint64_t> live_recvs;  // receives not yet ended
     std::uint64_t seen = 0;        // the iteration it was last made active
     std::uint64_t send_token = 0;  // the send in flight; 0: none
+    // A bulk stream: receives go into storage of their own (rooms_), of
+    // `room` bytes, instead of the provided-buffer ring.
+    bool bulk = false;
+    std::size_t room = kRoomBytes;
   };
 
   UringPoller(EventLoop* loop,
@@ -151,6 +176,10 @@ class UringPoller final : public Poller {
   void on_poll(const ::io_uring_cqe* cqe, ChannelList* active);
   void on_recv(Channel* channel, const ::io_uring_cqe* cqe,
                ChannelList* active);
+  bool on_ring_recv(Channel* channel, State* state, const ::io_uring_cqe* cqe,
+                    ChannelList* active);
+  void on_room_recv(Channel* channel, State* state, BufferStorage room, int res,
+                    ChannelList* active);
 
   EventLoop* const loop_;
   // Declared first, so that it is built before the paths that use it; the
@@ -164,7 +193,11 @@ class UringPoller final : public Poller {
   std::unordered_map<int, Channel*> channels_;         // by fd
   std::unordered_map<std::uint64_t, Channel*> armed_;  // polls, by token
   std::unordered_map<std::uint64_t, Channel*> recvs_;  // receives, by token
+  // The storage of one-shot receives in flight, by token, kept until their
+  // completion even when the channel is gone: the kernel writes into it.
+  std::unordered_map<std::uint64_t, BufferStorage> rooms_;
   std::vector<Channel*> to_arm_;
+  std::atomic<std::uint64_t> room_receives_{0};  // written by the loop only
 };
 
 }  // namespace serverkit::reactor

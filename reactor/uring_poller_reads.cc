@@ -6,13 +6,16 @@
 #include <poll.h>
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "reactor/channel.h"
 #include "reactor/internal/uring_buffers.h"
 #include "reactor/internal/uring_ring.h"
+#include "reactor/internal/uring_sends.h"
 #include "reactor/uring_poller.h"
 
 namespace serverkit::reactor {
@@ -83,9 +86,16 @@ bool UringPoller::arm(Channel* channel, State* state) {
     struct io_uring_sqe* s = ring_->sqe();
     if (s == nullptr) return false;
     st.recv_token = ++next_token_;
-    io_uring_prep_recv_multishot(s, channel->fd(), nullptr, 0, 0);
-    s->flags |= IOSQE_BUFFER_SELECT;
-    s->buf_group = reactor_internal::ProvidedBuffers::kGroup;
+    if (st.bulk) {
+      BufferStorage room = sends_->spare_buffer();
+      room.reserve(st.room);
+      io_uring_prep_recv(s, channel->fd(), room.bytes.get(), room.capacity, 0);
+      rooms_.emplace(st.recv_token, std::move(room));
+    } else {
+      io_uring_prep_recv_multishot(s, channel->fd(), nullptr, 0, 0);
+      s->flags |= IOSQE_BUFFER_SELECT;
+      s->buf_group = reactor_internal::ProvidedBuffers::kGroup;
+    }
     io_uring_sqe_set_data64(s, st.recv_token);
     recvs_[st.recv_token] = channel;
     st.live_recvs.push_back(st.recv_token);
@@ -111,15 +121,13 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
   const std::uint64_t token = io_uring_cqe_get_data64(cqe);
   State& st = states_[channel];
   const int res = cqe->res;
-  if (cqe->flags & IORING_CQE_F_BUFFER) {
-    const auto id =
-        static_cast<std::uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
-    buffers_->give_back(id);
-    if (res > 0) {
-      activate(channel, &st, active);
-      channel->add_received(
-          std::string_view(buffers_->at(id), static_cast<std::size_t>(res)));
-    }
+  bool more = false;
+  if (auto room = rooms_.find(token); room != rooms_.end()) {
+    BufferStorage bytes = std::move(room->second);
+    rooms_.erase(room);
+    on_room_recv(channel, &st, std::move(bytes), res, active);
+  } else {
+    more = on_ring_recv(channel, &st, cqe, active);
   }
   bool stream_ended = false;
   if (res == 0) {  // the peer's EOF
@@ -131,7 +139,7 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
     channel->end_received(-res);
     stream_ended = true;
   }
-  if (cqe->flags & IORING_CQE_F_MORE) return;
+  if (more) return;
   // This receive is over: forget its token; while the channel still reads
   // (out of buffers, or the kernel ended it), arm a new one next poll().
   recvs_.erase(token);
@@ -140,6 +148,57 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
     st.recv_token = 0;
     if (!stream_ended && wants_recv(channel)) queue(channel, &st);
   }
+}
+
+// A multishot receive's completion; whether more are to come. A full
+// provided buffer marks a bulk stream: this receive is cancelled (what it
+// took is still delivered) and the next is one-shot into a room.
+bool UringPoller::on_ring_recv(Channel* channel, State* state,
+                               const ::io_uring_cqe* cqe, ChannelList* active) {
+  const int res = cqe->res;
+  if (cqe->flags & IORING_CQE_F_BUFFER) {
+    const auto id =
+        static_cast<std::uint16_t>(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+    buffers_->give_back(id);
+    if (res > 0) {
+      activate(channel, state, active);
+      channel->add_received(
+          std::string_view(buffers_->at(id), static_cast<std::size_t>(res)));
+      const std::uint64_t token = io_uring_cqe_get_data64(cqe);
+      if (static_cast<std::size_t>(res) == kBufferBytes && !state->bulk &&
+          state->recv_token == token) {
+        state->bulk = true;
+        cancel_recv(state);
+        queue(channel, state);
+      }
+    }
+  }
+  return (cqe->flags & IORING_CQE_F_MORE) != 0;
+}
+
+// A one-shot receive into `room`: its bytes go to the channel with their
+// storage. A filled room doubles the next one; a small receive ends the
+// bulk stream.
+void UringPoller::on_room_recv(Channel* channel, State* state,
+                               BufferStorage room, int res,
+                               ChannelList* active) {
+  if (res <= 0) {
+    sends_->keep(std::move(room));
+    return;
+  }
+  const auto n = static_cast<std::size_t>(res);
+  if (n >= room.capacity) {
+    state->room = std::min(2 * std::max(state->room, n), kMaxRoomBytes);
+  } else if (n < kSmallBytes) {
+    state->bulk = false;
+    state->room = kRoomBytes;
+  }
+  room_receives_.store(room_receives_.load(std::memory_order_relaxed) + 1,
+                       std::memory_order_relaxed);
+  room.begin = 0;
+  room.end = n;
+  activate(channel, state, active);
+  channel->add_received(std::move(room));
 }
 
 }  // namespace serverkit::reactor

@@ -18,6 +18,15 @@ BufferStorage UringSends::spare_buffer() {
   return s;
 }
 
+void UringSends::keep(BufferStorage storage) {
+  constexpr std::size_t kKeepSpares = 256, kKeepBytes = 256 << 10;
+  if (spare_.size() < kKeepSpares && storage.bytes != nullptr &&
+      storage.capacity <= kKeepBytes) {
+    storage.begin = storage.end = 0;
+    spare_.push_back(std::move(storage));
+  }
+}
+
 void UringSends::start(std::uint64_t token, reactor::Channel* channel,
                        BufferStorage data) {
   auto [it, _] =
@@ -69,13 +78,7 @@ UringSends::Done UringSends::complete(std::uint64_t token, int res) {
     // 0 bytes for a non-empty send cannot make progress: an error.
     done.error = res > 0 ? 0 : (res == 0 ? EPIPE : -res);
   }
-  // Keep the storage for the next send (not a huge one).
-  constexpr std::size_t kKeepSpares = 256, kKeepBytes = 256 << 10;
-  if (spare_.size() < kKeepSpares && send.data.bytes != nullptr &&
-      send.data.capacity <= kKeepBytes) {
-    send.data.begin = send.data.end = 0;
-    spare_.push_back(std::move(send.data));
-  }
+  keep(std::move(send.data));
   sends_.erase(it);
   return done;
 }

@@ -44,6 +44,10 @@ class UringSends {
   // to a send): a finished send's where there is one.
   BufferStorage spare_buffer();
 
+  // Keeps `storage` for a later spare_buffer() (up to a bound; not a huge
+  // one).
+  void keep(BufferStorage storage);
+
   // Queues `data`'s bytes for `channel`'s socket under `token`.
   void start(std::uint64_t token, reactor::Channel* channel,
              BufferStorage data);
