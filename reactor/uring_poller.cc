@@ -127,23 +127,21 @@ void UringPoller::recycle(BufferStorage storage) {
 
 void UringPoller::send(Channel* channel, BufferStorage data) {
   const std::uint64_t token = ++next_token_;
-  states_[channel].send_token = token;
+  state_of(channel)->send_token = token;
   sends_->start(token, channel, std::move(data));
 }
 
 void UringPoller::on_send(std::uint64_t token, int res, ChannelList* active) {
   const reactor_internal::UringSends::Done done = sends_->complete(token, res);
   if (done.channel == nullptr) return;
-  State& st = states_[done.channel];
+  State& st = *state_of(done.channel);
   st.send_token = 0;
   activate(done.channel, &st, active);
   done.channel->add_sent(done.bytes, done.error);
 }
 
 void UringPoller::update_channel(Channel* channel) {
-  auto [it, inserted] = states_.try_emplace(channel);
-  if (inserted) channels_[channel->fd()] = channel;
-  State& st = it->second;
+  State& st = *state_of(channel);
   const int mask = poll_mask(channel);
   if (st.token != 0 && st.mask != mask) cancel(&st);
   if (st.recv_token != 0 && !wants_recv(channel)) cancel_recv(&st);
@@ -154,9 +152,8 @@ void UringPoller::update_channel(Channel* channel) {
 }
 
 void UringPoller::remove_channel(Channel* channel) {
-  auto it = states_.find(channel);
-  if (it != states_.end()) {
-    State& st = it->second;
+  if (const int slot = channel->index(); slot >= 0) {
+    State& st = slots_[static_cast<std::size_t>(slot)];
     cancel(&st);
     cancel_recv(&st);
     if (st.send_token != 0) sends_->drop(st.send_token);
@@ -169,12 +166,32 @@ void UringPoller::remove_channel(Channel* channel) {
       }
       std::erase(to_arm_, nullptr);
     }
-    states_.erase(it);
+    st = State{};
+    free_slots_.push_back(slot);
+    channel->set_index(-1);
   }
   auto by_fd = channels_.find(channel->fd());
   if (by_fd != channels_.end() && by_fd->second == channel) {
     channels_.erase(by_fd);
   }
+}
+
+// The channel's state, in the slot its index() names; a channel seen for
+// the first time gets one (a free slot where there is one).
+UringPoller::State* UringPoller::state_of(Channel* channel) {
+  int slot = channel->index();
+  if (slot < 0) {
+    if (free_slots_.empty()) {
+      slot = static_cast<int>(slots_.size());
+      slots_.emplace_back();
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
+    channel->set_index(slot);
+    channels_[channel->fd()] = channel;
+  }
+  return &slots_[static_cast<std::size_t>(slot)];
 }
 
 bool UringPoller::has_channel(Channel* channel) const {

@@ -82,6 +82,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -160,6 +161,7 @@ class UringPoller final : public Poller {
 
   UringPoller(EventLoop* loop,
               std::unique_ptr<reactor_internal::UringRing> ring);
+  State* state_of(Channel* channel);
   void reap(ChannelList* active);
   void activate(Channel* channel, State* state, ChannelList* active);
   void on_send(std::uint64_t token, int res, ChannelList* active);
@@ -189,7 +191,10 @@ class UringPoller final : public Poller {
   std::unique_ptr<reactor_internal::UringSends> sends_;
   std::uint64_t next_token_ = 0;
   std::uint64_t iteration_ = 0;
-  std::unordered_map<Channel*, State> states_;
+  // Each channel's State, in the slot its index() names (-1: none yet);
+  // a deque, so a State stays put while others are added.
+  std::deque<State> slots_;
+  std::vector<int> free_slots_;
   std::unordered_map<int, Channel*> channels_;         // by fd
   std::unordered_map<std::uint64_t, Channel*> armed_;  // polls, by token
   std::unordered_map<std::uint64_t, Channel*> recvs_;  // receives, by token

@@ -63,7 +63,7 @@ void UringPoller::queue(Channel* channel, State* state) {
 // with those after it, for the next poll().
 void UringPoller::arm_queued() {
   reactor_internal::ErasePrefixWhile(to_arm_, [this](Channel* channel) {
-    State& st = states_[channel];
+    State& st = *state_of(channel);
     if (!arm(channel, &st)) return false;
     st.queued = false;
     return true;
@@ -107,7 +107,7 @@ void UringPoller::on_poll(const ::io_uring_cqe* cqe, ChannelList* active) {
   auto it = armed_.find(io_uring_cqe_get_data64(cqe));
   Channel* channel = it->second;
   armed_.erase(it);
-  State& st = states_[channel];
+  State& st = *state_of(channel);
   st.token = 0;
   activate(channel, &st, active);
   // A failed poll (the file went away under it) reads as an error.
@@ -119,7 +119,7 @@ void UringPoller::on_poll(const ::io_uring_cqe* cqe, ChannelList* active) {
 void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
                           ChannelList* active) {
   const std::uint64_t token = io_uring_cqe_get_data64(cqe);
-  State& st = states_[channel];
+  State& st = *state_of(channel);
   const int res = cqe->res;
   bool more = false;
   if (auto room = rooms_.find(token); room != rooms_.end()) {

@@ -14,14 +14,18 @@ namespace serverkit::reactor_internal {
 BufferStorage UringSends::spare_buffer() {
   if (spare_.empty()) return {};
   BufferStorage s = std::move(spare_.back());
+  spare_bytes_ -= s.capacity;
   spare_.pop_back();
   return s;
 }
 
+// Bounded by bytes, not count: an echo of many connections cycles one
+// storage per connection through receive, input and send.
 void UringSends::keep(BufferStorage storage) {
-  constexpr std::size_t kKeepSpares = 256, kKeepBytes = 256 << 10;
-  if (spare_.size() < kKeepSpares && storage.bytes != nullptr &&
-      storage.capacity <= kKeepBytes) {
+  constexpr std::size_t kKeepBytes = 256 << 10, kKeepTotal = 32 << 20;
+  if (storage.bytes != nullptr && storage.capacity <= kKeepBytes &&
+      spare_bytes_ + storage.capacity <= kKeepTotal) {
+    spare_bytes_ += storage.capacity;
     storage.begin = storage.end = 0;
     spare_.push_back(std::move(storage));
   }

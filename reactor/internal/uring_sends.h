@@ -44,8 +44,8 @@ class UringSends {
   // to a send): a finished send's where there is one.
   BufferStorage spare_buffer();
 
-  // Keeps `storage` for a later spare_buffer() (up to a bound; not a huge
-  // one).
+  // Keeps `storage` for a later spare_buffer() (up to 32 MiB in all; none
+  // over 256 KiB).
   void keep(BufferStorage storage);
 
   // Queues `data`'s bytes for `channel`'s socket under `token`.
@@ -83,6 +83,7 @@ class UringSends {
   UringRing* const ring_;
   std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
   std::vector<BufferStorage> spare_;               // finished sends' storage
+  std::size_t spare_bytes_ = 0;                    // their capacity, summed
   // Every send since the last poll(), which gives them their entries.
   std::vector<std::uint64_t> unsubmitted_;
 };
