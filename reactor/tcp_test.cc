@@ -17,10 +17,12 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <latch>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -251,6 +253,34 @@ TYPED_TEST(TcpTest, BulkStreamThenSmallMessagesEchoExactly) {
   }
   // The first small message ends the bulk stream: at most one more room.
   EXPECT_LE(loop->room_receives() - bulk_rooms, 1u);
+}
+
+// Without a budget for rooms (reactor/uring_poller.h) a bulk stream stays
+// on the provided-buffer ring, and still loses nothing.
+TYPED_TEST(TcpTest, BulkStreamWithoutRoomBudgetStaysOnTheRing) {
+  struct EnvGuard {
+    EnvGuard() { ::setenv("SERVERKIT_URING_ROOM_BUDGET", "0", 1); }
+    ~EnvGuard() { ::unsetenv("SERVERKIT_URING_ROOM_BUDGET"); }
+  };
+  std::atomic<EventLoop*> conn_loop{nullptr};
+  std::optional<EnvGuard> env(std::in_place);
+  ServerThread<TypeParam> server(1, [&](TcpServer<TypeParam>& s) {
+    s.set_message_callback([&](const TcpConnectionPtr<TypeParam>& conn,
+                               TypeParam* in, Clock::time_point) {
+      conn_loop.store(conn->loop());
+      conn->send(in);
+    });
+  });
+  env.reset();  // the loops read it when they were made
+  Client c(server.port());
+  ASSERT_TRUE(c.connected());
+  const std::string bulk = Pattern(2 << 20, 12);
+  std::thread writer([&] { c.send_all(bulk); });
+  const std::string back = c.recv_n(bulk.size());
+  writer.join();
+  EXPECT_TRUE(back == bulk) << "the stream came back altered";
+  ASSERT_NE(conn_loop.load(), nullptr);
+  EXPECT_EQ(conn_loop.load()->room_receives(), 0u);
 }
 
 TYPED_TEST(TcpTest, ManyConnectionsAtOnce) {

@@ -3,6 +3,7 @@
 #include <liburing.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,22 @@ namespace {
 
 constexpr unsigned kEntries = 1024;
 
+// SERVERKIT_URING_ROOM_BUDGET=BYTES (tests only): the rooms' budget.
+std::size_t RoomBudget(std::size_t fallback) {
+  const char* v = std::getenv("SERVERKIT_URING_ROOM_BUDGET");
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end != '\0') {
+    std::fprintf(stderr,
+                 "reactor: SERVERKIT_URING_ROOM_BUDGET=%s is not a byte "
+                 "count; ignored\n",
+                 v);
+    return fallback;
+  }
+  return static_cast<std::size_t>(n);
+}
+
 bool RecvDisabledByEnvironment() {
   const char* v = std::getenv("SERVERKIT_URING_RECV");
   return v != nullptr && std::string_view(v) == "0";
@@ -32,6 +49,7 @@ std::unique_ptr<UringPoller> UringPoller::Create(EventLoop* loop,
   auto poller =
       std::unique_ptr<UringPoller>(new UringPoller(loop, std::move(ring)));
   if (RecvDisabledByEnvironment()) return poller;
+  poller->room_budget_ = RoomBudget(kRoomBudgetBytes);
   poller->buffers_ = reactor_internal::ProvidedBuffers::Register(
       poller->ring_->get(), kBuffers, kBufferBytes);
   return poller;
@@ -108,6 +126,7 @@ void UringPoller::reap(ChannelList* active) {
       on_poll(cqe, active);
     } else if (auto room = rooms_.find(token); room != rooms_.end()) {
       // A one-shot receive of a removed channel: its storage is free now.
+      room_bytes_ -= room->second.capacity;
       sends_->keep(std::move(room->second));
       rooms_.erase(room);
     } else if ((cqe->flags & IORING_CQE_F_BUFFER) && buffers_ != nullptr) {

@@ -116,6 +116,10 @@ class UringPoller final : public Poller {
   static constexpr std::size_t kRoomBytes = 16384;
   static constexpr std::size_t kMaxRoomBytes = 256 << 10;
   static constexpr std::size_t kSmallBytes = 2048;
+  // Rooms in flight per loop, at most (about): past it, bulk streams read
+  // through the ring, so idle peers that once sent a burst cannot pin
+  // memory without bound. SERVERKIT_URING_ROOM_BUDGET=BYTES (tests) sets it.
+  static constexpr std::size_t kRoomBudgetBytes = 64 << 20;
 
   // Null, with the reason in *why, when io_uring cannot be set up here (an
   // old kernel, seccomp, kernel.io_uring_disabled).
@@ -201,6 +205,8 @@ class UringPoller final : public Poller {
   // The storage of one-shot receives in flight, by token, kept until their
   // completion even when the channel is gone: the kernel writes into it.
   std::unordered_map<std::uint64_t, BufferStorage> rooms_;
+  std::size_t room_bytes_ = 0;  // their capacity, summed
+  std::size_t room_budget_ = kRoomBudgetBytes;
   std::vector<Channel*> to_arm_;
   std::atomic<std::uint64_t> room_receives_{0};  // written by the loop only
 };

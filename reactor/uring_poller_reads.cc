@@ -86,10 +86,15 @@ bool UringPoller::arm(Channel* channel, State* state) {
     struct io_uring_sqe* s = ring_->sqe();
     if (s == nullptr) return false;
     st.recv_token = ++next_token_;
+    if (st.bulk && room_bytes_ + st.room > room_budget_) {
+      st.bulk = false;  // over the budget: through the ring
+      st.room = kRoomBytes;
+    }
     if (st.bulk) {
       BufferStorage room = sends_->spare_buffer();
       room.reserve(st.room);
       io_uring_prep_recv(s, channel->fd(), room.bytes.get(), room.capacity, 0);
+      room_bytes_ += room.capacity;
       rooms_.emplace(st.recv_token, std::move(room));
     } else {
       io_uring_prep_recv_multishot(s, channel->fd(), nullptr, 0, 0);
@@ -124,6 +129,7 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
   bool more = false;
   if (auto room = rooms_.find(token); room != rooms_.end()) {
     BufferStorage bytes = std::move(room->second);
+    room_bytes_ -= bytes.capacity;
     rooms_.erase(room);
     on_room_recv(channel, &st, std::move(bytes), res, active);
   } else {
@@ -166,7 +172,8 @@ bool UringPoller::on_ring_recv(Channel* channel, State* state,
           std::string_view(buffers_->at(id), static_cast<std::size_t>(res)));
       const std::uint64_t token = io_uring_cqe_get_data64(cqe);
       if (static_cast<std::size_t>(res) == kBufferBytes && !state->bulk &&
-          state->recv_token == token) {
+          state->recv_token == token &&
+          room_bytes_ + kRoomBytes <= room_budget_) {
         state->bulk = true;
         cancel_recv(state);
         queue(channel, state);
