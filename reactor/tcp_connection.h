@@ -26,7 +26,7 @@
 //     what one message callback sends in reply to one read (a read is at
 //     most the input buffer's free space plus 64 KiB; over io_uring, what
 //     the loop received for it between two polls, at most its
-//     `receive_limit()`, 4 MiB, since bytes the kernel already took from
+//     `receive_limit()`, 4.5 MiB, since bytes the kernel already took from
 //     the socket are delivered, never dropped). Crossing the high
 //     mark also calls the high-water-mark callback, once per crossing.
 //     `set_water_marks` changes both marks.

@@ -132,12 +132,16 @@ class UringPoller final : public Poller {
   bool has_channel(Channel* channel) const override;
   PollerBackend backend() const override { return PollerBackend::kUring; }
 
-  // The provided-buffer ring's bytes when reads are completion-based here
-  // (buffers registered), else 0: buffers come back to the ring only at
-  // the next poll(), so one channel receives at most this much between
-  // two polls, even after it stopped reading.
+  // The provided-buffer ring's bytes plus two of the largest rooms when
+  // reads are completion-based here (buffers registered), else 0: buffers
+  // come back to the ring only at the next poll(), and a channel has at
+  // most two rooms live (one armed, one cancelled and not yet completed),
+  // so it receives at most this much between two polls, even after it
+  // stopped reading.
   std::size_t receive_limit() const override {
-    return buffers_ != nullptr ? std::size_t{kBuffers} * kBufferBytes : 0;
+    return buffers_ != nullptr
+               ? std::size_t{kBuffers} * kBufferBytes + 2 * kMaxRoomBytes
+               : 0;
   }
   // Sends on completion wherever reads are (same switch).
   bool sends() const override { return buffers_ != nullptr; }
