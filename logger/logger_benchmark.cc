@@ -291,17 +291,14 @@ void RegisterLogger(Profile profile, bool server) {
         target == Target::kFile ? "throughput-file" : "throughput-console";
     for (int threads : {1, 4}) {
       for (long bytes : {32L, 512L}) {
-        RegisterSweepBenchmark(
-            BenchName("logger", scenario, impl,
-                      {{"callers", threads}, {"bytes", bytes}})
-                .c_str(),
-            [=](benchmark::State& s) {
-              BM_Throughput<L>(s, target, threads,
-                               static_cast<std::size_t>(bytes), messages);
-            })
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMillisecond);
+        RegisterTimedOnce(BenchName("logger", scenario, impl,
+                                    {{"callers", threads}, {"bytes", bytes}})
+                              .c_str(),
+                          [=](benchmark::State& s) {
+                            BM_Throughput<L>(s, target, threads,
+                                             static_cast<std::size_t>(bytes),
+                                             messages);
+                          });
       }
     }
   }
@@ -312,17 +309,15 @@ void RegisterLogger(Profile profile, bool server) {
         target == Target::kFile ? "latency-file" : "latency-console";
     for (int threads : {1, 4}) {
       for (long bytes : {32L, 512L}) {
-        RegisterSweepBenchmark(
+        RegisterTimedOnce(
             BenchName("logger", scenario, impl,
                       {{"callers", threads}, {"bytes", bytes}})
                 .c_str(),
             [=](benchmark::State& s) {
               BM_Latency<L>(s, target, threads, static_cast<std::size_t>(bytes),
                             batches);
-            })
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMicrosecond);
+            },
+            benchmark::kMicrosecond);
       }
     }
   }

@@ -400,14 +400,11 @@ void RegisterThroughput(Profile profile, std::string_view impl,
         !AllowsConsumers(Q::kTopology, c)) {
       continue;
     }
-    RegisterSweepBenchmark(
+    RegisterTimedOnce(
         BenchName("queues", "throughput", impl,
                   {{"producers", p}, {"consumers", c}})
             .c_str(),
-        [=](benchmark::State& s) { BM_Throughput<Q>(s, p, c, items); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
+        [=](benchmark::State& s) { BM_Throughput<Q>(s, p, c, items); });
   }
 }
 
@@ -417,12 +414,9 @@ void RegisterPairs(Profile profile, std::string_view impl,
   DescribeScenario("pairs", {{"items", items}, {"capacity", kCapacity}});
   for (int t : Widths(profile)) {
     if (t < 2) continue;  // one thread alone is `burst` with K = 1
-    RegisterSweepBenchmark(
+    RegisterTimedOnce(
         BenchName("queues", "pairs", impl, {{"threads", t}}).c_str(),
-        [=](benchmark::State& s) { BM_Pairs<Q>(s, t, items); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
+        [=](benchmark::State& s) { BM_Pairs<Q>(s, t, items); });
   }
 }
 
@@ -434,11 +428,8 @@ void RegisterLatency(Profile profile, std::string_view impl) {
                    {{"round_trips", trips},
                     {"warmup_round_trips", kLatencyWarmup},
                     {"adjacent_floor_round_trips", kAdjacentFloorTrips}});
-  RegisterSweepBenchmark(BenchName("queues", "latency", impl).c_str(),
-                         [=](benchmark::State& s) { BM_Latency<Q>(s, trips); })
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Unit(benchmark::kMillisecond);
+  RegisterTimedOnce(BenchName("queues", "latency", impl).c_str(),
+                    [=](benchmark::State& s) { BM_Latency<Q>(s, trips); });
 }
 
 template <Queue TaskQ>
@@ -448,16 +439,12 @@ void RegisterEventLoop(Profile profile, std::string_view impl) {
   DescribeScenario("eventloop", {{"tasks", tasks}, {"capacity", kCapacity}});
   for (int p : Widths(profile)) {
     for (int coalesce : {0, 1}) {
-      RegisterSweepBenchmark(
-          BenchName("queues", "eventloop", impl,
-                    {{"producers", p}, {"coalesce", coalesce}})
-              .c_str(),
-          [=](benchmark::State& s) {
-            BM_EventLoop<TaskQ>(s, p, coalesce != 0, tasks);
-          })
-          ->UseManualTime()
-          ->Iterations(1)
-          ->Unit(benchmark::kMillisecond);
+      RegisterTimedOnce(BenchName("queues", "eventloop", impl,
+                                  {{"producers", p}, {"coalesce", coalesce}})
+                            .c_str(),
+                        [=](benchmark::State& s) {
+                          BM_EventLoop<TaskQ>(s, p, coalesce != 0, tasks);
+                        });
     }
   }
 }

@@ -421,15 +421,12 @@ void RegisterTiny(Profile profile, long work_ns) {
   for (int s : SubmitterCounts(profile)) {
     const std::string group = "tiny/work_ns:" + std::to_string(work_ns) +
                               "/submitters:" + std::to_string(s);
-    RegisterSweepBenchmark(BenchName("threadpool", "tiny", P::kName,
-                                     {{"work_ns", work_ns}, {"submitters", s}}),
-                           [=](benchmark::State& st) {
-                             BM_Tiny<P>(st, workers, s, work_ns, tasks, cap_s,
-                                        group);
-                           })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
+    RegisterTimedOnce(BenchName("threadpool", "tiny", P::kName,
+                                {{"work_ns", work_ns}, {"submitters", s}}),
+                      [=](benchmark::State& st) {
+                        BM_Tiny<P>(st, workers, s, work_ns, tasks, cap_s,
+                                   group);
+                      });
   }
 }
 
@@ -457,14 +454,11 @@ void RegisterPool(Profile profile) {
                                {"time_cap_s", cap_s},
                                {"workers", Cores()}});
   for (int sub : SubmitterCounts(profile)) {
-    RegisterSweepBenchmark(
+    RegisterTimedOnce(
         BenchName("threadpool", "latency", P::kName, {{"submitters", sub}}),
         [=](benchmark::State& st) {
           BM_Latency<P>(st, Cores(), sub, samples, cap_s);
-        })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
+        });
   }
 
   const int chunks = 64;
@@ -474,14 +468,11 @@ void RegisterPool(Profile profile) {
                               {"chunk_us", 2},
                               {"time_cap_s", cap_s},
                               {"workers", Cores()}});
-  RegisterSweepBenchmark(
+  RegisterTimedOnce(
       BenchName("threadpool", "fanout", P::kName, {{"chunks", chunks}}),
       [=](benchmark::State& st) {
         BM_Fanout<P>(st, Cores(), chunks, rounds, cap_s);
-      })
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Unit(benchmark::kMillisecond);
+      });
 
   const int workers = ByProfile(profile, 20, 100, 100);
   const std::uint64_t tasks =
@@ -490,15 +481,12 @@ void RegisterPool(Profile profile) {
   DescribeScenario(
       "sleep",
       {{"workers", workers}, {"tasks", tasks}, {"sleep_us", sleep_us}});
-  RegisterSweepBenchmark(
+  RegisterTimedOnce(
       BenchName("threadpool", "sleep", P::kName,
                 {{"workers", workers},
                  {"tasks", static_cast<long>(tasks)},
                  {"sleep_us", sleep_us}}),
-      [=](benchmark::State& st) { BM_Sleep<P>(st, workers, tasks, sleep_us); })
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Unit(benchmark::kMillisecond);
+      [=](benchmark::State& st) { BM_Sleep<P>(st, workers, tasks, sleep_us); });
 }
 
 template <typename... Ps>

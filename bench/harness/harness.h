@@ -200,6 +200,19 @@ benchmark::internal::Benchmark* RegisterSweepBenchmark(const std::string& name,
   return benchmark::RegisterBenchmark(name.c_str(), std::forward<Fn>(fn));
 }
 
+// A sweep benchmark that times itself and runs once per round (manual
+// time, one iteration), the shape of every scenario that measures a whole
+// run of items, tasks or messages.
+template <typename Fn>
+benchmark::internal::Benchmark* RegisterTimedOnce(
+    const std::string& name, Fn&& fn,
+    benchmark::TimeUnit unit = benchmark::kMillisecond) {
+  return RegisterSweepBenchmark(name, std::forward<Fn>(fn))
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(unit);
+}
+
 // The whole main of a sweep binary. Returns the process exit code.
 int RunSweep(const SweepSpec& spec, int argc, char** argv);
 
