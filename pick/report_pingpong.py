@@ -4,8 +4,10 @@
 #
 # REPORT.md's end-to-end sections (report.py places them after the details
 # per family): "## Ping-pong", echo MiB/s of our server, Asio and libevent by
-# sessions with the ratios between them, and "## Validation", whether the
-# micro-benchmark winners of the reactor policy held end to end
+# sessions with the ratios between them, then the sweep's paired summary
+# (each server against Asio and libevent over every point at once, with its
+# 95% interval; servers/pingpong/sweep_paired.py), and "## Validation",
+# whether the micro-benchmark winners of the reactor policy held end to end
 # (validation.py reads pingpong.json's "validation").
 
 from __future__ import annotations
@@ -82,10 +84,45 @@ def pingpong_section(pp: Optional[PingpongDoc]) -> list[str]:
         lines.append("Echo, %d threads, %d-byte blocks:" % (t, b))
         lines.append("")
         lines.append(md_table(head, rows))
+    lines += _paired_lines(pp.get("paired", []))
     for note in pp.get("notes", []):
         lines.append("")
         lines.append("Note: " + note)
     return lines
+
+
+PAIRED_METRICS = (("server_cpu_ms_per_mib", "CPU ms/MiB"),
+                  ("mib_per_s", "MiB/s"))
+
+
+def _paired_lines(paired: list[Any]) -> list[str]:
+    """The paired summary as one table; nothing for a sweep without it."""
+    rows = [["%s/%s" % (e["a"], e["b"]), label, _paired_cell(e["every"]),
+             _paired_cell(e["server_bound"])]
+            for key, label in PAIRED_METRICS for e in paired
+            if e.get("metric") == key]
+    if not rows:
+        return []
+    return ["", "Paired over every echo point and repetition: the ratio of "
+            "two servers' runs at the same point and repetition, summarised "
+            "by the Hodges-Lehmann estimate [exact 95% interval], "
+            "signed-rank p and n ratios; server-bound points leave out "
+            "those marked `c`. An interval that excludes 1 is a difference "
+            "beyond the run's noise.", "",
+            md_table(["A/B", "metric", "every clean point",
+                      "server-bound points"], rows)]
+
+
+def _paired_cell(d: Any) -> str:
+    if not d or d.get("ratio") is None:
+        return "-"
+    if d.get("low") is None or d.get("high") is None or d.get("n", 0) < 6:
+        return "%.2fx (n %d, no interval)" % (d["ratio"], d.get("n", 0))
+    p = d.get("p")
+    return "%.2fx [%.2f, %.2f], p %s, n %d" % (
+        d["ratio"], d["low"], d["high"],
+        "-" if p is None else "< 0.0001" if p < 0.0001 else "%.2g" % p,
+        d["n"])
 
 
 def validation_section(pp: Optional[PingpongDoc]) -> list[str]:

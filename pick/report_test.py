@@ -167,6 +167,27 @@ class PingpongSectionTest(unittest.TestCase):
                          "serverkit/asio |")
         self.assertEqual(table[1], "| 100 | 310.0 | 250.0 ! | 2.50 | 4.00 | "
                          "1.24x |")
+        self.assertFalse(any("Paired" in ln for ln in lines))
+
+    def test_paired_summary_with_and_without_an_interval(self) -> None:
+        every = dict(ratio=0.9712, low=0.9401, high=1.0049, p=0.061, n=48,
+                     mde=0.04)
+        few = dict(ratio=0.8, low=0.0, high=None, p=0.5, n=3, mde=None)
+        pp = PingpongDoc(context=RunContext(profile="test"), echo=[],
+                         paired=[dict(a="serverkit", b="asio",
+                                      metric="server_cpu_ms_per_mib",
+                                      every=every, server_bound=few),
+                                 dict(a="serverkit", b="asio",
+                                      metric="mib_per_s", every=None,
+                                      server_bound=every)])
+        rows = table_rows(pingpong_section(pp))
+        self.assertEqual(rows[0], "| A/B | metric | every clean point | "
+                         "server-bound points |")
+        self.assertEqual(rows[1], "| serverkit/asio | CPU ms/MiB | "
+                         "0.97x [0.94, 1.00], p 0.061, n 48 | "
+                         "0.80x (n 3, no interval) |")
+        self.assertEqual(rows[2], "| serverkit/asio | MiB/s | - | "
+                         "0.97x [0.94, 1.00], p 0.061, n 48 |")
 
 
 def table_rows(lines: list[str]) -> list[str]:

@@ -141,6 +141,7 @@ class PingpongDoc(TypedDict, total=False):
     context: RunContext
     echo: list[EchoPoint]
     notes: list[str]
+    paired: list[Json]
     validation: Json
 
 

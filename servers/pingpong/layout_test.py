@@ -26,7 +26,7 @@ LAYERS = [
     ["procs", "pick.outcome", "validate_paired", "msgcost_parse",
      "uring_skip", "hostile_peer"],
     ["validate_cases", "validate_kinds", "sweep_tables"],
-    ["validate_decide"],
+    ["validate_decide", "sweep_paired"],
     ["validate_report", "sweep_run"],
     ["validate_case"],
     ["validate"],

@@ -8,6 +8,7 @@
 #   bazel run -c opt //bench:pingpong -- [--profile=smoke|default|full]
 #       [--server 'NAME=PATH-OR-TARGET [server flags...]'] ... [--no_peers]
 #       [--client_threads=N] [--pin=auto|yes|no] [--seconds=S] [--out=PATH]
+#       [--repetitions=N]
 #       [--threads=1,4,8] [--sessions=1,100,1000]
 #       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
 #       [--validate_rounds=N] [--validate_budget_s=S]
@@ -44,14 +45,18 @@
 # Sweep. echo: sessions 1/10/100/1000 (+10000 when RLIMIT_NOFILE allows) x
 # server threads 1, 2 x blocks 4 KiB, 16 KiB; header: a few session counts per
 # server. The servers run back to back at each point (ratios come from
-# neighbouring runs). The client gets as many threads as the server unless
-# --client_threads says otherwise. --pin=auto pins the server and the client to
-# disjoint cores when their threads fit the cores (taskset -c 1 / -c 0 in
-# chenshuo/recipes), and says so.
+# neighbouring runs), each repetition (--repetitions, default the
+# profile's: full 3, else 1) in an order rotated by one. The client gets as
+# many threads as the server unless --client_threads says otherwise.
+# --pin=auto pins the server and the client to disjoint cores when their
+# threads fit the cores (taskset -c 1 / -c 0 in chenshuo/recipes), and says
+# so.
 #
 # Output: progress lines, then one table per (protocol, threads, block) with
 # MiB/s (header: messages/s and p99 session time) and ratios to asio and
-# libevent (sweep_tables.py); a figure marked "!" ran unclean (connect
+# libevent (sweep_tables.py), then the paired summary: each server against
+# asio and libevent over every echo point and repetition, as one ratio with
+# its 95% interval (sweep_paired.py); a figure marked "!" ran unclean (connect
 # failures, errors), one marked "c" had the client at >= 90% of the CPU it
 # could use, so it may be the client's ceiling (on 2 cores client and server
 # get one core each). JSON in $BUILD_WORKSPACE_DIRECTORY/results/pingpong.json
@@ -64,6 +69,8 @@
 # The modules, in layers (each imports only those below it):
 #   procs, ../pick/outcome       processes, paths, one point; the outcomes
 #   validate_cases, sweep_tables what the validation compares; the tables
+#   validate_decide,             the verdicts; the paired summary
+#   sweep_paired
 #   validate_report, sweep_run   the validation's table and sentences; the
 #                                side-by-side sweep
 #   validate                     the validation's runs
@@ -125,6 +132,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--pin", choices=["auto", "yes", "no"], default="auto")
     ap.add_argument("--seconds", type=float, default=0,
                     help="seconds per echo point (default: the profile's)")
+    ap.add_argument("--repetitions", type=int, default=0,
+                    help="runs of the whole sweep, interleaved (default: "
+                         "the profile's)")
     ap.add_argument("--threads", default="",
                     help="server threads, comma-separated (default: the "
                          "profile's; header runs too)")
@@ -169,6 +179,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             ap.error("--%s takes whole numbers >= 1, comma-separated (got "
                      "%r)" % (name, text))
         setattr(args, name, values)
+    if args.repetitions < 0:
+        ap.error("--repetitions takes a whole number >= 0 (0: the "
+                 "profile's)")
     if args.validate_rounds < 0 or args.validate_budget_s < 0 or \
             args.validate_seconds < 0:
         ap.error("--validate_rounds, --validate_budget_s and "
@@ -252,6 +265,8 @@ def main(argv: list[str]) -> int:
     prof = dict(PROFILES[args.profile])
     if args.seconds > 0:
         prof["seconds"] = args.seconds
+    if args.repetitions > 0:
+        prof["repetitions"] = args.repetitions
     if args.threads:
         prof["threads"] = prof["header_threads"] = args.threads
     if args.sessions:

@@ -5,7 +5,9 @@
 # The ping-pong's side-by-side sweep (sweep.py's command line runs it): the
 # servers it compares (PEERS), the profiles, the points of one repetition,
 # every server at every point back to back with a progress line per point
-# (procs.run_point), then the tables (sweep_tables.py) and the JSON dict
+# (procs.run_point; each repetition starts one server later in the list, so
+# no server always runs first or after the same one), then the tables
+# (sweep_tables.py), the paired summary (sweep_paired.py) and the JSON dict
 # with the context of the run.
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import time
 from typing import Any
 
 import procs
+import sweep_paired
 import sweep_tables as T
 from procs import Server
 
@@ -123,8 +126,10 @@ def run_points(args: argparse.Namespace, prof: dict[str, Any],
     try:
         with tempfile.TemporaryDirectory(prefix="pingpong-") as tmp:
             for rep in range(prof["repetitions"]):
+                turn = rep % len(servers)
+                order = servers[turn:] + servers[:turn]
                 for p in todo:
-                    for s in servers:
+                    for s in order:
                         r = procs.run_point(s, client, tmp, p, args.pin)
                         r["repetition"] = rep
                         (echo if p.protocol == "echo" else header).append(r)
@@ -183,11 +188,14 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
                           sessions, args.client_threads, cores)
     lines += T.header_tables(header, names, prof["header_threads"],
                              prof["header_sessions"], prof["header_count"])
+    paired = sweep_paired.summarise(echo, names)
+    lines += sweep_paired.paired_lines(paired, prof["repetitions"])
     lines += T.closing_lines(echo + header)
     lines.append("\nnote: " + LIBEVENT_NOTE)
     print("\n".join(lines))
 
     data = dict(context=context, notes=notes, interrupted=interrupted,
                 elapsed_s=round(time.monotonic() - started, 1),
-                echo=echo, header=header)
+                echo=echo, header=header,
+                paired=[r.as_dict() for r in paired])
     return data, [r for r in echo + header if not r.get("ok")], interrupted

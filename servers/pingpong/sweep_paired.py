@@ -1,0 +1,140 @@
+# -----------------------------------------------------------------------------
+# servers/pingpong/sweep_paired.py
+# -----------------------------------------------------------------------------
+#
+# The sweep's paired summary (sweep_run.py prints it after the tables): one
+# server against another over every echo point and repetition at once. Two
+# runs at the same point and repetition ran back to back, so their ratio
+# cancels host states that last longer than a point; the ratios of all the
+# points and repetitions are then one sample, summarised by the
+# Hodges-Lehmann estimate with its exact 95% interval and signed-rank p
+# (validate_paired.py). That is the "median over the points" of a claim
+# like "ours costs 0.9x Asio's CPU per MiB", with the noise of the run
+# around it; a single point's ratio from one run carries little (runs of
+# identical code differ by 10-30% on a shared host, docs/methods.md).
+#
+# Pairs: every server against asio, then against libevent, as in the
+# tables; when neither ran, every server against the first. Each pair twice:
+# every point where both ran clean, and the server-bound points only (neither
+# run's client at its ceiling, "c" in the tables). Standard library only.
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Optional, Sequence
+
+import sweep_tables as T
+import validate_paired as VP
+
+Record = dict[str, Any]
+# (record key, label): the metrics summarised, each its own table.
+METRICS = (("server_cpu_ms_per_mib", "CPU ms/MiB (lower: cheaper)"),
+           ("mib_per_s", "MiB/s (higher: faster)"))
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedRow:
+    """A over B on one metric: at every clean point, and at the
+    server-bound ones."""
+
+    a: str
+    b: str
+    metric: str
+    every: VP.Paired
+    server_bound: VP.Paired
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(a=self.a, b=self.b, metric=self.metric,
+                    every=_json_safe(self.every.as_dict()),
+                    server_bound=_json_safe(self.server_bound.as_dict()))
+
+
+def _json_safe(d: dict[str, float | int]) -> dict[str, Optional[float]]:
+    """inf and nan (an unbounded interval, no ratio) as null."""
+    return {k: (v if math.isfinite(v) else None) for k, v in d.items()}
+
+
+def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
+    """(server, reference) pairs: the tables' ratio columns, else every
+    server against the first."""
+    cols = T.ratio_columns(names)
+    if cols or len(names) < 2:
+        return cols
+    return [(n, names[0]) for n in names[1:]]
+
+
+def _point(r: Record) -> tuple[Any, ...]:
+    return (r["server_threads"], r["client_threads"], r["blocksize"],
+            r["sessions"], r.get("repetition", 0))
+
+
+def log_ratios(echo: Sequence[Record], a: str, b: str, key: str,
+               server_bound: bool) -> list[float]:
+    """log(A / B) of `key` at each (point, repetition) where both ran
+    clean with a positive figure; with server_bound, only where neither
+    client was at its ceiling."""
+    at: dict[tuple[Any, ...], dict[str, Record]] = {}
+    for r in echo:
+        if r["server"] in (a, b):
+            at.setdefault(_point(r), {})[r["server"]] = r
+    out = []
+    for point in sorted(at):
+        ra, rb = at[point].get(a), at[point].get(b)
+        if ra is None or rb is None or not (ra.get("ok") and rb.get("ok")):
+            continue
+        if server_bound and (ra.get("client_bound") or
+                             rb.get("client_bound")):
+            continue
+        va, vb = ra.get(key) or 0.0, rb.get(key) or 0.0
+        if va > 0 and vb > 0:
+            out.append(math.log(va / vb))
+    return out
+
+
+def summarise(echo: Sequence[Record], names: Sequence[str]
+              ) -> list[PairedRow]:
+    """Every pair on every metric."""
+    rows = []
+    for key, _ in METRICS:
+        for a, b in pairs(names):
+            rows.append(PairedRow(
+                a, b, key, VP.paired(log_ratios(echo, a, b, key, False)),
+                VP.paired(log_ratios(echo, a, b, key, True))))
+    return rows
+
+
+def fmt_paired(x: VP.Paired) -> str:
+    """'0.97x [0.94, 1.01] p 0.21 n 48'; no interval below the rounds the
+    test needs; '-' without a ratio."""
+    if x.n == 0 and math.isnan(x.ratio):
+        return "-"
+    if x.n < VP.min_rounds():
+        return "%.2fx n %d (no interval below %d)" % (
+            x.ratio, x.n, VP.min_rounds())
+    return "%.2fx [%.2f, %.2f] p %s n %d" % (
+        x.ratio, x.low, x.high, "%.2g" % x.p if x.p >= 0.0001 else "< 0.0001",
+        x.n)
+
+
+def paired_lines(rows: Sequence[PairedRow], repetitions: int) -> list[str]:
+    """One table per metric (the first line blank), and how to read them."""
+    if not rows:
+        return []
+    lines = ["", "paired over every echo point and repetition (%d "
+             "repetition(s)): A/B as the Hodges-Lehmann estimate of the "
+             "per-point ratios [exact 95%% interval], signed-rank p, n "
+             "ratios" % repetitions]
+    for key, label in METRICS:
+        table = [["A/B", "every clean point", "server-bound points"]]
+        table += [["%s/%s" % (r.a, r.b), fmt_paired(r.every),
+                   fmt_paired(r.server_bound)]
+                  for r in rows if r.metric == key]
+        widths = [max(len(t[i]) for t in table) for i in range(3)]
+        lines += ["", label]
+        lines += ["  ".join([t[0].ljust(widths[0])] +
+                            [c.rjust(w) for c, w in zip(t[1:], widths[1:])])
+                  for t in table]
+    lines.append("\nAn interval that excludes 1 is a difference beyond the "
+                 "run's noise; server-bound points leave out those marked c.")
+    return lines

@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# servers/pingpong/sweep_paired_test.py
+# -----------------------------------------------------------------------------
+#
+# The sweep's paired summary (sweep_paired.py) on records built here with
+# known ratios, the rotated server order of its repetitions (sweep_run.py)
+# and the --repetitions flag (sweep.py).
+#
+#   sweep_paired_test.py [-v]    (//servers/pingpong:sweep_paired_test)
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import sys
+import unittest
+from typing import Any
+from unittest import mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import procs  # noqa: E402
+import sweep  # noqa: E402
+import sweep_paired as SP  # noqa: E402
+import sweep_run  # noqa: E402
+
+Record = dict[str, Any]
+
+
+def rec(server: str, sessions: int, rep: int, cpu: float, mib: float = 100.0,
+        ok: bool = True, client_bound: bool = False, block: int = 4096,
+        threads: int = 1) -> Record:
+    return dict(server=server, protocol="echo", server_threads=threads,
+                client_threads=threads, blocksize=block, sessions=sessions,
+                repetition=rep, ok=ok, client_bound=client_bound,
+                server_cpu_ms_per_mib=cpu, mib_per_s=mib)
+
+
+class LogRatiosTest(unittest.TestCase):
+    def test_pairs_runs_of_the_same_point_and_repetition(self) -> None:
+        # Listed out of order: A's figure at (sessions, rep) is 2 x, 3 x or
+        # 4 x B's at the same (sessions, rep) only.
+        echo = [rec("b", 10, 1, 1.0), rec("a", 1, 0, 2.0),
+                rec("a", 10, 1, 4.0), rec("b", 1, 0, 1.0),
+                rec("a", 10, 0, 3.0), rec("b", 10, 0, 1.0)]
+        got = SP.log_ratios(echo, "a", "b", "server_cpu_ms_per_mib", False)
+        self.assertEqual(sorted(round(math.exp(x), 9) for x in got),
+                         [2.0, 3.0, 4.0])
+
+    def test_leaves_out_unclean_missing_and_empty_figures(self) -> None:
+        echo = [rec("a", 1, 0, 2.0), rec("b", 1, 0, 1.0),
+                rec("a", 10, 0, 2.0, ok=False), rec("b", 10, 0, 1.0),
+                rec("a", 100, 0, 2.0),  # B never ran there
+                rec("a", 1000, 0, 0.0), rec("b", 1000, 0, 1.0),
+                rec("a", 1, 1, 2.0), rec("b", 1, 1, 1.0, ok=False)]
+        got = SP.log_ratios(echo, "a", "b", "server_cpu_ms_per_mib", False)
+        self.assertEqual(len(got), 1)
+        self.assertAlmostEqual(got[0], math.log(2.0))
+
+    def test_server_bound_leaves_out_either_client_at_its_ceiling(self
+                                                                  ) -> None:
+        echo = [rec("a", 1, 0, 2.0, client_bound=True), rec("b", 1, 0, 1.0),
+                rec("a", 10, 0, 2.0), rec("b", 10, 0, 1.0, client_bound=True),
+                rec("a", 100, 0, 3.0), rec("b", 100, 0, 1.0)]
+        key = "server_cpu_ms_per_mib"
+        self.assertEqual(len(SP.log_ratios(echo, "a", "b", key, False)), 3)
+        bound = SP.log_ratios(echo, "a", "b", key, True)
+        self.assertEqual([round(math.exp(x), 9) for x in bound], [3.0])
+
+
+class PairsTest(unittest.TestCase):
+    def test_against_the_references_when_they_ran(self) -> None:
+        self.assertEqual(SP.pairs(["ours", "asio", "libevent"]),
+                         [("ours", "asio"), ("libevent", "asio"),
+                          ("ours", "libevent")])
+
+    def test_against_the_first_without_references(self) -> None:
+        self.assertEqual(SP.pairs(["base", "new", "other"]),
+                         [("new", "base"), ("other", "base")])
+        self.assertEqual(SP.pairs(["alone"]), [])
+
+
+class SummaryTest(unittest.TestCase):
+    def test_a_steady_ratio_gives_a_tight_interval_below_one(self) -> None:
+        echo = []
+        for rep in range(2):
+            for n in (1, 10, 100, 1000):
+                echo += [rec("ours", n, rep, 0.9 * (1 + n / 1e4)),
+                         rec("asio", n, rep, 1.0 * (1 + n / 1e4), mib=90.0)]
+        rows = SP.summarise(echo, ["ours", "asio"])
+        self.assertEqual([(r.a, r.b, r.metric) for r in rows],
+                         [("ours", "asio", "server_cpu_ms_per_mib"),
+                          ("ours", "asio", "mib_per_s")])
+        cpu = rows[0].every
+        self.assertEqual(cpu.n, 8)
+        self.assertAlmostEqual(cpu.ratio, 0.9)
+        self.assertLess(cpu.high, 1.0)
+        self.assertAlmostEqual(cpu.p, 2 / 2 ** 8)
+        self.assertAlmostEqual(rows[1].every.ratio, 100 / 90)
+
+    def test_ratios_either_side_of_one_give_an_interval_across_it(self
+                                                                  ) -> None:
+        echo = []
+        for i, n in enumerate((1, 10, 100, 1000, 10000, 20000, 30000, 40000)):
+            r = 2.0 if i % 2 else 0.5
+            echo += [rec("ours", n, 0, r), rec("asio", n, 0, 1.0)]
+        x = SP.summarise(echo, ["ours", "asio"])[0].every
+        self.assertAlmostEqual(x.ratio, 1.0)
+        self.assertLess(x.low, 1.0)
+        self.assertGreater(x.high, 1.0)
+        self.assertAlmostEqual(x.p, 1.0)
+
+    def test_format_says_when_there_are_too_few_for_an_interval(self
+                                                                ) -> None:
+        echo = [rec("ours", n, 0, 0.5) for n in (1, 10, 100)]
+        echo += [rec("asio", n, 0, 1.0) for n in (1, 10, 100)]
+        row = SP.summarise(echo, ["ours", "asio"])[0]
+        self.assertEqual(SP.fmt_paired(row.every),
+                         "0.50x n 3 (no interval below 6)")
+        empty = SP.summarise([], ["ours", "asio"])[0]
+        self.assertEqual(SP.fmt_paired(empty.every), "-")
+        # The JSON has no inf or nan: an unbounded end is null.
+        doc = json.loads(json.dumps(row.as_dict(), allow_nan=False))
+        self.assertIsNone(doc["every"]["high"])
+        self.assertEqual(doc["every"]["low"], 0.0)
+
+    def test_lines_name_each_pair_under_each_metric(self) -> None:
+        echo = []
+        for n in range(1, 9):
+            echo += [rec("ours", n, 0, 0.8), rec("asio", n, 0, 1.0)]
+        lines = SP.paired_lines(SP.summarise(echo, ["ours", "asio"]), 1)
+        text = "\n".join(lines)
+        self.assertIn("1 repetition(s)", text)
+        self.assertIn("ours/asio  0.80x [0.80, 0.80] p 0.0078 n 8", text)
+        self.assertEqual(text.count("ours/asio"), 2)
+        self.assertEqual(SP.paired_lines([], 1), [])
+
+
+class RepetitionTest(unittest.TestCase):
+    def test_each_repetition_starts_one_server_later(self) -> None:
+        calls: list[tuple[int, str]] = []
+
+        def run_point(server: procs.Server, client: str, tmp: str,
+                      p: procs.Point, pin: str) -> Record:
+            calls.append((p.sessions, server.name))
+            return rec(server.name, p.sessions, 0, 1.0)
+
+        prof = dict(seconds=0.1, threads=[1], blocks=[4096], repetitions=3,
+                    header_threads=[1], header_sessions=[1], header_count=1,
+                    header_limit=1.0)
+        args = argparse.Namespace(client_threads=0, no_header=True,
+                                  pin="auto")
+        servers = [procs.Server(n, "/bin/true", []) for n in "abc"]
+        with mock.patch.object(procs, "run_point", run_point), \
+                mock.patch.object(procs, "stop_all", lambda: None), \
+                contextlib.redirect_stdout(io.StringIO()):
+            echo, _, interrupted = sweep_run.run_points(
+                args, prof, servers, "client", [1, 10])
+        self.assertFalse(interrupted)
+        self.assertEqual([c[1] for c in calls], [
+            "a", "b", "c", "a", "b", "c", "b", "c", "a", "b", "c", "a",
+            "c", "a", "b", "c", "a", "b"])
+        self.assertEqual([r["repetition"] for r in echo],
+                         [0] * 6 + [1] * 6 + [2] * 6)
+
+    def test_the_flag_sets_them_and_refuses_a_negative_count(self) -> None:
+        self.assertEqual(sweep.parse_args(["--repetitions=4"]).repetitions, 4)
+        self.assertEqual(sweep.parse_args([]).repetitions, 0)
+        with contextlib.redirect_stderr(io.StringIO()) as err, \
+                self.assertRaises(SystemExit):
+            sweep.parse_args(["--repetitions=-1"])
+        self.assertIn("--repetitions takes a whole number", err.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
