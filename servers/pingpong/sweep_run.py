@@ -150,7 +150,10 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
               ) -> tuple[dict[str, Any], list[Record], bool]:
     """The side-by-side sweep: runs it, prints its tables; returns
     (JSON dict, failed records, interrupted)."""
-    notes = [LIBEVENT_NOTE]
+    # Said only where libevent runs.
+    libevent = [LIBEVENT_NOTE] if any(s.name == "libevent"
+                                      for s in servers) else []
+    notes = list(libevent)
     sessions, skipped = sessions_within(prof["sessions"], soft)
     for note in skipped:
         notes.append(note)
@@ -171,7 +174,8 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
           "echo point, %d repetition(s)" % (
               args.profile, len(servers), ", ".join(s.name for s in servers),
               cores, prof["seconds"], prof["repetitions"]))
-    print("note: " + LIBEVENT_NOTE)
+    for note in libevent:
+        print("note: " + note)
     if load > cores:
         note = ("load average %.1f exceeds the %d cores at start: other work "
                 "shares the machine; absolute figures are noisy, read ratios" %
@@ -191,7 +195,7 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
     paired = sweep_paired.summarise(echo, names)
     lines += sweep_paired.paired_lines(paired, prof["repetitions"])
     lines += T.closing_lines(echo + header)
-    lines.append("\nnote: " + LIBEVENT_NOTE)
+    lines += ["\nnote: " + note for note in libevent]
     print("\n".join(lines))
 
     data = dict(context=context, notes=notes, interrupted=interrupted,

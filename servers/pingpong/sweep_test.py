@@ -234,12 +234,13 @@ class RunTest(unittest.TestCase):
                 mock.patch("platform.release", lambda: "test"):
             yield
 
-    def run_sweep(self, soft: int = 1024, **kw: Any
+    def run_sweep(self, soft: int = 1024, names: Optional[list[str]] = None,
+                  **kw: Any
                   ) -> tuple[str, str, dict[str, Any], list[Record], bool]:
         out, err = io.StringIO(), io.StringIO()
         with self.fake_host(), contextlib.redirect_stdout(out), \
                 contextlib.redirect_stderr(err):
-            servers = [procs.Server(n, n, []) for n in NAMES]
+            servers = [procs.Server(n, n, []) for n in names or NAMES]
             data, failed, interrupted = sweep_run.run_sweep(
                 args_of(**kw), dict(PROFILE), servers, "client", soft)
         return out.getvalue(), err.getvalue(), data, failed, interrupted
@@ -255,6 +256,11 @@ class RunTest(unittest.TestCase):
         self.assertEqual(data["context"]["servers"][3],
                          dict(name="ours-ring", path="ours-ring", flags=[]))
         self.assertEqual(data["notes"], [sweep_run.LIBEVENT_NOTE])
+
+    def test_no_libevent_note_without_libevent(self) -> None:
+        out, _, data, _, _ = self.run_sweep(names=["serverkit", "asio"])
+        self.assertNotIn("libevent", out)
+        self.assertEqual(data["notes"], [])
 
     def test_descriptor_limit(self) -> None:
         out, err, data, _, _ = self.run_sweep(soft=105)
