@@ -3,8 +3,9 @@
 # -----------------------------------------------------------------------------
 #
 # The Markdown pieces REPORT.md is written with (report.py and its sections,
-# report_details.py and report_pingpong.py): a table, and how numbers,
-# nanoseconds and coefficients of variation are printed in it.
+# report_details.py, report_pingpong.py and report_servers.py): a table, how
+# numbers, nanoseconds and coefficients of variation are printed in it, and
+# the end-to-end drivers' paired summaries as a table.
 
 from __future__ import annotations
 
@@ -41,3 +42,32 @@ def ns(x: Optional[float]) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
     return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
+
+
+def paired_table(entries: Sequence[Any],
+                 metrics: Sequence[tuple[str, str]]) -> Optional[str]:
+    """A driver's paired summary ("paired" in pingpong.json and chat.json:
+    a, b, metric, and the statistics at every clean point and at the
+    server-bound ones) as one table, metric by metric; None without
+    entries."""
+    rows = [["%s/%s" % (e["a"], e["b"]), label, paired_cell(e["every"]),
+             paired_cell(e["server_bound"])]
+            for key, label in metrics for e in entries
+            if e.get("metric") == key]
+    if not rows:
+        return None
+    return md_table(["A/B", "metric", "every clean point",
+                     "server-bound points"], rows)
+
+
+def paired_cell(d: Any) -> str:
+    """'0.97x [0.94, 1.00], p 0.061, n 48'; no interval below 6 ratios."""
+    if not d or d.get("ratio") is None:
+        return "-"
+    if d.get("low") is None or d.get("high") is None or d.get("n", 0) < 6:
+        return "%.2fx (n %d, no interval)" % (d["ratio"], d.get("n", 0))
+    p = d.get("p")
+    return "%.2fx [%.2f, %.2f], p %s, n %d" % (
+        d["ratio"], d["low"], d["high"],
+        "-" if p is None else "< 0.0001" if p < 0.0001 else "%.2g" % p,
+        d["n"])

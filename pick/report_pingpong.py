@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Optional
 
-from pick.markdown import md_table
+from pick.markdown import md_table, paired_table
 from pick.stats import fmt_ratio
 from pick.validation import validation_problem, validation_summary
 from pick.shapes import PingpongDoc, ValidationRow
@@ -97,32 +97,15 @@ PAIRED_METRICS = (("server_cpu_ms_per_mib", "CPU ms/MiB"),
 
 def _paired_lines(paired: list[Any]) -> list[str]:
     """The paired summary as one table; nothing for a sweep without it."""
-    rows = [["%s/%s" % (e["a"], e["b"]), label, _paired_cell(e["every"]),
-             _paired_cell(e["server_bound"])]
-            for key, label in PAIRED_METRICS for e in paired
-            if e.get("metric") == key]
-    if not rows:
+    table = paired_table(paired, PAIRED_METRICS)
+    if table is None:
         return []
     return ["", "Paired over every echo point and repetition: the ratio of "
             "two servers' runs at the same point and repetition, summarised "
             "by the Hodges-Lehmann estimate [exact 95% interval], "
             "signed-rank p and n ratios; server-bound points leave out "
             "those marked `c`. An interval that excludes 1 is a difference "
-            "beyond the run's noise.", "",
-            md_table(["A/B", "metric", "every clean point",
-                      "server-bound points"], rows)]
-
-
-def _paired_cell(d: Any) -> str:
-    if not d or d.get("ratio") is None:
-        return "-"
-    if d.get("low") is None or d.get("high") is None or d.get("n", 0) < 6:
-        return "%.2fx (n %d, no interval)" % (d["ratio"], d.get("n", 0))
-    p = d.get("p")
-    return "%.2fx [%.2f, %.2f], p %s, n %d" % (
-        d["ratio"], d["low"], d["high"],
-        "-" if p is None else "< 0.0001" if p < 0.0001 else "%.2g" % p,
-        d["n"])
+            "beyond the run's noise.", "", table]
 
 
 def validation_section(pp: Optional[PingpongDoc]) -> list[str]:

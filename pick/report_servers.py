@@ -19,7 +19,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from pick.markdown import md_table
+from pick.markdown import md_table, paired_table
 from pick.stats import fmt_ratio
 from pick.shapes import ChatDoc, ChatPoint, HttpDoc, HttpPoint
 
@@ -85,6 +85,10 @@ def _notes(doc: Doc) -> list[str]:
     return lines
 
 
+CHAT_PAIRED = (("server_cpu_us_per_delivery", "CPU us/delivery"),
+               ("round_ms", "round ms"))
+
+
 def chat_section(chat: Optional[ChatDoc]) -> list[str]:
     lines = ["## Chat broadcast", ""]
     if not chat:
@@ -132,6 +136,14 @@ def chat_section(chat: Optional[ChatDoc]) -> list[str]:
         head += ["%s/asio round" % s for s in ours]
         lines += ["", "%d server thread%s:" % (t, "" if t == 1 else "s"), "",
                   md_table(head, rows)]
+    table = paired_table(chat.get("paired", []), CHAT_PAIRED)
+    if table is not None:
+        lines += ["", "Paired over every (threads, K, repetition): the "
+                  "ratio of two servers' runs at the same point and "
+                  "repetition, summarised by the Hodges-Lehmann estimate "
+                  "[exact 95% interval], signed-rank p and n ratios; "
+                  "server-bound points leave out those marked `c`.", "",
+                  table]
     return lines + _notes(chat)
 
 

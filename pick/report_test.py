@@ -204,6 +204,21 @@ class ServerSectionsTest(unittest.TestCase):
         with open(os.path.join(HERE, "testdata", "servers", name)) as f:
             return json.load(f)
 
+    def test_chat_paired_summary(self) -> None:
+        chat = self.load("chat.json")
+        self.assertFalse(any("Paired" in ln for ln in chat_section(chat)))
+        stats = dict(ratio=0.8214, low=0.7411, high=0.9201, p=0.00049,
+                     n=12)
+        chat["paired"] = [dict(a="serverkit-uring", b="asio",
+                               metric="server_cpu_us_per_delivery",
+                               every=stats, server_bound=None)]
+        rows = table_rows(chat_section(chat))
+        self.assertEqual(rows[-2], "| A/B | metric | every clean point | "
+                         "server-bound points |")
+        self.assertEqual(rows[-1], "| serverkit-uring/asio | CPU "
+                         "us/delivery | 0.82x [0.74, 0.92], p 0.00049, n 12 "
+                         "| - |")
+
     def test_chat_medians_ratio_and_marks(self) -> None:
         lines = chat_section(self.load("chat.json"))
         rows = table_rows(lines)

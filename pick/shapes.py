@@ -184,6 +184,7 @@ class ChatDoc(TypedDict, total=False):
     points: list[ChatPoint]
     interrupted: bool
     notes: list[str]
+    paired: list[Json]
 
 
 class HttpDoc(TypedDict, total=False):

@@ -31,7 +31,8 @@
 # not enough, tries the hard limit too (a process with CAP_SYS_RESOURCE
 # may). With a hard limit of 20000, K = 20000 is skipped.
 #
-# Output: a progress line per run, then the table (chat_tables.py), notes,
+# Output: a progress line per run, then the table and the paired summary
+# (each of ours over asio with its 95% interval; chat_tables.py), notes,
 # failures; JSON at $BUILD_WORKSPACE_DIRECTORY/results/chat.json (else
 # ./results/chat.json, or --out). Every process it starts is stopped at the
 # end, also on failure, Ctrl-C or SIGTERM (procs.stop_all). Exit status 0
@@ -251,6 +252,10 @@ def main(argv: list[str]) -> int:
              doc["context"]["pin"]))
     print(chat_tables.table(doc["points"]))
     print(chat_tables.LEGEND)
+    pairs = chat_tables.paired(doc["points"])
+    doc["paired"] = chat_tables.paired_json(pairs)
+    for line in chat_tables.paired_lines(pairs):
+        print(line)
     for n in doc["notes"]:
         print("note: " + n)
     fails = chat_tables.failures(doc["points"])

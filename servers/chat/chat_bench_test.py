@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import unittest
@@ -33,6 +34,7 @@ import chat_bench  # noqa: E402
 import chat_codec  # noqa: E402
 import chat_run  # noqa: E402
 import chat_tables  # noqa: E402
+import validate_paired as VP  # noqa: E402
 import layering  # noqa: E402
 
 TESTDATA = os.path.join(HERE, "testdata")
@@ -154,6 +156,56 @@ class TableTest(unittest.TestCase):
         self.assertTrue(f[0].startswith("asio threads 1 clients 5000 rep 1:"))
 
 
+class PairedTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.points = fixture("chat.json")["points"]
+
+    def ratios(self, key: str, server_bound: bool) -> list[float]:
+        return [round(math.exp(x), 9) for x in chat_tables.paired_log_ratios(
+            self.points, "serverkit", key, server_bound)]
+
+    def test_pairs_runs_of_the_same_point_and_repetition(self) -> None:
+        # Asio's failed repetition and the point it never ran are left out.
+        cpu = "server_cpu_us_per_delivery"
+        self.assertEqual(self.ratios(cpu, False), [0.5, 1.0, 1.0])
+        # Ours' load test at its ceiling in repetition 1 of K = 1000.
+        self.assertEqual(self.ratios(cpu, True), [0.5, 1.0])
+        self.assertEqual(self.ratios("round_ms", False),
+                         [round(1 / 3, 9), round(2 / 3, 9), 0.5])
+
+    def test_summary_lines_and_json(self) -> None:
+        points = []
+        for rep in range(2):
+            for k in (1000, 2000, 5000, 10000):
+                for name, cpu in (("serverkit", 2.4), ("asio", 3.0)):
+                    points.append(dict(
+                        server=name, threads=1, clients=k, repetition=rep,
+                        ok=True, client_bound=False,
+                        server_cpu_us_per_delivery=cpu * k / 1000,
+                        round_ms=dict(p50=cpu)))
+        rows = chat_tables.paired(points)
+        self.assertEqual([(r["a"], r["metric"]) for r in rows],
+                         [("serverkit", "server_cpu_us_per_delivery"),
+                          ("serverkit", "round_ms")])
+        lines = chat_tables.paired_lines(rows)
+        self.assertIn("serverkit/asio", lines[2])
+        self.assertIn("every: 0.80x [0.80, 0.80] p 0.0078 n 8", lines[2])
+        doc = json.loads(json.dumps(chat_tables.paired_json(rows),
+                                    allow_nan=False))
+        self.assertAlmostEqual(doc[0]["every"]["ratio"], 0.8)
+        # Without asio there is nothing to pair.
+        self.assertEqual(chat_tables.paired(
+            [p for p in points if p["server"] != "asio"]), [])
+        self.assertEqual(chat_tables.paired_lines([]), [])
+
+    def test_too_few_for_an_interval(self) -> None:
+        rows = chat_tables.paired(self.points)
+        self.assertEqual(VP.fmt_paired(rows[0]["every"]),
+                         "0.84x n 1 (no interval below 6)")
+        doc = chat_tables.paired_json(rows)
+        self.assertIsNone(doc[0]["every"]["high"])
+
+
 class PlanTest(unittest.TestCase):
     SERVERS = [chat_run.ChatServer("serverkit", "/s", []),
                chat_run.ChatServer("asio", "/a", [])]
@@ -209,7 +261,8 @@ class CodecTest(unittest.TestCase):
 
 
 # The driver's modules, bottom first: each imports only lower layers.
-LAYERS = [["chat_codec", "procs"], ["chat_run", "chat_tables", "chat_peers"],
+LAYERS = [["chat_codec", "procs", "validate_paired"],
+          ["chat_run", "chat_tables", "chat_peers"],
           ["chat_bench"]]
 LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
 
@@ -221,7 +274,7 @@ def imports(name: str) -> set[str]:
 class LayoutTest(unittest.TestCase):
     def test_imports_go_down(self) -> None:
         for name in LAYER:
-            if name == "procs":
+            if name in ("procs", "validate_paired"):
                 continue  # servers/pingpong's, checked there
             for dep in sorted(imports(name) & set(LAYER)):
                 with self.subTest(module=name, imports=dep):

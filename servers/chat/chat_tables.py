@@ -31,13 +31,23 @@
 #                "deliveries", "seconds", "connect_seconds",
 #                "join_seconds", "join_probes"}]}
 #
-# Standard library only; no processes.
+# Then the paired summary (paired_lines): each of ours over asio, CPU per
+# delivery and round time, over every (threads, clients, repetition) with
+# its 95% interval. Standard library only (and servers/pingpong's
+# validate_paired); no processes.
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import statistics
+import sys
 from typing import Any, Optional
+
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pingpong"))
+import validate_paired as VP  # noqa: E402  (servers/pingpong's statistics)
 
 OURS = "serverkit"
 OURS_URING = "serverkit-uring"  # ours with --backend=uring
@@ -181,3 +191,79 @@ def failures(points: list[Record]) -> list[str]:
     return ["%s threads %d clients %d rep %d: %s" % (
         p["server"], p["threads"], p["clients"], p["repetition"],
         p.get("error", "?")) for p in points if not p.get("ok")]
+
+
+# The paired summary: each of ours against asio over every (threads,
+# clients, repetition) at once. Within a repetition the servers ran back to
+# back at the same point, so their ratio is one sample; validate_paired
+# gives the Hodges-Lehmann estimate with its exact 95% interval.
+PAIRED_METRICS = (("server_cpu_us_per_delivery", "CPU us per delivery"),
+                  ("round_ms", "round time p50"))
+
+
+def _metric(p: Record, key: str) -> Optional[float]:
+    v = p.get(key)
+    if isinstance(v, dict):
+        v = v.get("p50")
+    return float(v) if isinstance(v, (int, float)) and v > 0 else None
+
+
+def paired_log_ratios(points: list[Record], name: str, key: str,
+                      server_bound: bool) -> list[float]:
+    """log(ours / asio) of `key` at each (threads, clients, repetition)
+    where both ran clean; with server_bound, only where neither load test
+    was at its ceiling."""
+    at: dict[tuple[int, int, int], dict[str, Record]] = {}
+    for p in points:
+        if p["server"] in (name, PEER):
+            at.setdefault((p["threads"], p["clients"], p["repetition"]),
+                          {})[p["server"]] = p
+    out = []
+    for k in sorted(at):
+        a, b = at[k].get(name), at[k].get(PEER)
+        if a is None or b is None or not (a.get("ok") and b.get("ok")):
+            continue
+        if server_bound and (a.get("client_bound") or b.get("client_bound")):
+            continue
+        va, vb = _metric(a, key), _metric(b, key)
+        if va is not None and vb is not None:
+            out.append(math.log(va / vb))
+    return out
+
+
+def paired(points: list[Record]) -> list[dict[str, Any]]:
+    """Each of ours over asio on each metric, at every clean point and at
+    the server-bound ones (the JSON's "paired")."""
+    names = [n for n in (OURS, OURS_URING)
+             if any(p["server"] == n for p in points)]
+    if not any(p["server"] == PEER for p in points):
+        return []
+    return [dict(a=n, b=PEER, metric=key,
+                 every=VP.paired(paired_log_ratios(points, n, key, False)),
+                 server_bound=VP.paired(paired_log_ratios(points, n, key,
+                                                          True)))
+            for key, _ in PAIRED_METRICS for n in names]
+
+
+def paired_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with their statistics as dicts, inf and nan as null."""
+    def safe(x: VP.Paired) -> dict[str, Optional[float]]:
+        return {k: (v if math.isfinite(v) else None)
+                for k, v in x.as_dict().items()}
+    return [dict(r, every=safe(r["every"]),
+                 server_bound=safe(r["server_bound"])) for r in rows]
+
+
+def paired_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per (metric, ours): ratio [95% interval], p, n."""
+    if not rows:
+        return []
+    lines = ["", "paired over every (threads, clients, repetition): ours/"
+             "asio as the Hodges-Lehmann estimate [exact 95% interval], "
+             "signed-rank p, n ratios; server-bound leaves out c"]
+    labels = dict(PAIRED_METRICS)
+    for r in rows:
+        lines.append("  %-20s %-21s every: %s; server-bound: %s" % (
+            labels[r["metric"]], "%s/%s" % (r["a"], r["b"]),
+            VP.fmt_paired(r["every"]), VP.fmt_paired(r["server_bound"])))
+    return lines

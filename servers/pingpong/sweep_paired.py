@@ -104,19 +104,6 @@ def summarise(echo: Sequence[Record], names: Sequence[str]
     return rows
 
 
-def fmt_paired(x: VP.Paired) -> str:
-    """'0.97x [0.94, 1.01] p 0.21 n 48'; no interval below the rounds the
-    test needs; '-' without a ratio."""
-    if x.n == 0 and math.isnan(x.ratio):
-        return "-"
-    if x.n < VP.min_rounds():
-        return "%.2fx n %d (no interval below %d)" % (
-            x.ratio, x.n, VP.min_rounds())
-    return "%.2fx [%.2f, %.2f] p %s n %d" % (
-        x.ratio, x.low, x.high, "%.2g" % x.p if x.p >= 0.0001 else "< 0.0001",
-        x.n)
-
-
 def paired_lines(rows: Sequence[PairedRow], repetitions: int) -> list[str]:
     """One table per metric (the first line blank), and how to read them."""
     if not rows:
@@ -127,8 +114,8 @@ def paired_lines(rows: Sequence[PairedRow], repetitions: int) -> list[str]:
              "ratios" % repetitions]
     for key, label in METRICS:
         table = [["A/B", "every clean point", "server-bound points"]]
-        table += [["%s/%s" % (r.a, r.b), fmt_paired(r.every),
-                   fmt_paired(r.server_bound)]
+        table += [["%s/%s" % (r.a, r.b), VP.fmt_paired(r.every),
+                   VP.fmt_paired(r.server_bound)]
                   for r in rows if r.metric == key]
         widths = [max(len(t[i]) for t in table) for i in range(3)]
         lines += ["", label]

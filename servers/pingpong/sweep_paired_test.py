@@ -29,6 +29,7 @@ import procs  # noqa: E402
 import sweep  # noqa: E402
 import sweep_paired as SP  # noqa: E402
 import sweep_run  # noqa: E402
+import validate_paired as VP  # noqa: E402
 
 Record = dict[str, Any]
 
@@ -121,10 +122,10 @@ class SummaryTest(unittest.TestCase):
         echo = [rec("ours", n, 0, 0.5) for n in (1, 10, 100)]
         echo += [rec("asio", n, 0, 1.0) for n in (1, 10, 100)]
         row = SP.summarise(echo, ["ours", "asio"])[0]
-        self.assertEqual(SP.fmt_paired(row.every),
+        self.assertEqual(VP.fmt_paired(row.every),
                          "0.50x n 3 (no interval below 6)")
         empty = SP.summarise([], ["ours", "asio"])[0]
-        self.assertEqual(SP.fmt_paired(empty.every), "-")
+        self.assertEqual(VP.fmt_paired(empty.every), "-")
         # The JSON has no inf or nan: an unbounded end is null.
         doc = json.loads(json.dumps(row.as_dict(), allow_nan=False))
         self.assertIsNone(doc["every"]["high"])

@@ -34,6 +34,7 @@
 #   paired(d) -> Paired   all of it for one side: exp(HL) as the ratio, the
 #                         interval's ends as ratios, p, n (the nonzero d) and
 #                         the MDE
+#   fmt_paired(x)         one line of it: '0.97x [0.94, 1.01] p 0.21 n 48'
 #
 # Why these: the rounds of one case are few (5 to 30) and their
 # distribution is unknown, but a round's three runs share its conditions, so
@@ -313,3 +314,16 @@ def paired(d: Sequence[float]) -> Paired:
     return Paired(ratio=_exp(hodges_lehmann(xs)), low=_exp(lo), high=_exp(hi),
                   p=signed_rank_p(xs), n=sum(1 for x in xs if x != 0.0),
                   mde=mde(xs))
+
+
+def fmt_paired(x: Paired) -> str:
+    """'0.97x [0.94, 1.01] p 0.21 n 48'; no interval below min_rounds();
+    '-' without a ratio."""
+    if x.n == 0 and math.isnan(x.ratio):
+        return "-"
+    if x.n < min_rounds():
+        return "%.2fx n %d (no interval below %d)" % (x.ratio, x.n,
+                                                      min_rounds())
+    return "%.2fx [%.2f, %.2f] p %s n %d" % (
+        x.ratio, x.low, x.high, "%.2g" % x.p if x.p >= 0.0001 else "< 0.0001",
+        x.n)
