@@ -247,11 +247,8 @@ def paired(points: list[Record]) -> list[dict[str, Any]]:
 
 def paired_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows with their statistics as dicts, inf and nan as null."""
-    def safe(x: VP.Paired) -> dict[str, Optional[float]]:
-        return {k: (v if math.isfinite(v) else None)
-                for k, v in x.as_dict().items()}
-    return [dict(r, every=safe(r["every"]),
-                 server_bound=safe(r["server_bound"])) for r in rows]
+    return [dict(r, every=r["every"].as_json(),
+                 server_bound=r["server_bound"].as_json()) for r in rows]
 
 
 def paired_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -10,8 +10,8 @@
 # Hodges-Lehmann estimate with its exact 95% interval and signed-rank p
 # (validate_paired.py). That is the "median over the points" of a claim
 # like "ours costs 0.9x Asio's CPU per MiB", with the noise of the run
-# around it; a single point's ratio from one run carries little (runs of
-# identical code differ by 10-30% on a shared host, docs/methods.md).
+# around it; a single point's ratio from one run carries little on a shared
+# host (docs/servers.md).
 #
 # Pairs: every server against asio, then against libevent, as in the
 # tables; when neither ran, every server against the first. Each pair twice:
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import sweep_tables as T
 import validate_paired as VP
@@ -46,13 +46,8 @@ class PairedRow:
 
     def as_dict(self) -> dict[str, Any]:
         return dict(a=self.a, b=self.b, metric=self.metric,
-                    every=_json_safe(self.every.as_dict()),
-                    server_bound=_json_safe(self.server_bound.as_dict()))
-
-
-def _json_safe(d: dict[str, float | int]) -> dict[str, Optional[float]]:
-    """inf and nan (an unbounded interval, no ratio) as null."""
-    return {k: (v if math.isfinite(v) else None) for k, v in d.items()}
+                    every=self.every.as_json(),
+                    server_bound=self.server_bound.as_json())
 
 
 def pairs(names: Sequence[str]) -> list[tuple[str, str]]:

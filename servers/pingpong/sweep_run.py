@@ -6,7 +6,7 @@
 # servers it compares (PEERS), the profiles, the points of one repetition,
 # every server at every point back to back with a progress line per point
 # (procs.run_point; each repetition starts one server later in the list, so
-# no server always runs first or after the same one), then the tables
+# no server always runs first), then the tables
 # (sweep_tables.py), the paired summary (sweep_paired.py) and the JSON dict
 # with the context of the run.
 

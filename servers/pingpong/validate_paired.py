@@ -306,6 +306,12 @@ class Paired:
         return {"ratio": self.ratio, "low": self.low, "high": self.high,
                 "p": self.p, "n": self.n, "mde": self.mde}
 
+    def as_json(self) -> dict[str, float | int | None]:
+        """as_dict() with inf and nan (an unbounded end, no ratio) as
+        null, which JSON has."""
+        return {k: (v if math.isfinite(v) else None)
+                for k, v in self.as_dict().items()}
+
 
 def paired(d: Sequence[float]) -> Paired:
     """The ratio, interval, p, n and MDE of the per-round log ratios d."""
