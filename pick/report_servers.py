@@ -87,6 +87,12 @@ def _notes(doc: Doc) -> list[str]:
 
 CHAT_PAIRED = (("server_cpu_us_per_delivery", "CPU us/delivery"),
                ("round_ms", "round ms"))
+HTTP_PAIRED = (("server_cpu_us_per_request", "CPU us/request"),
+               ("p99_ms", "p99 latency"), ("requests_per_s", "requests/s"))
+PAIRED_HOW = ("the ratio of two servers' runs at the same point and "
+              "repetition, summarised by the Hodges-Lehmann estimate [exact "
+              "95% interval], signed-rank p and n ratios; server-bound points "
+              "leave out those marked `c`.")
 
 
 def chat_section(chat: Optional[ChatDoc]) -> list[str]:
@@ -138,12 +144,8 @@ def chat_section(chat: Optional[ChatDoc]) -> list[str]:
                   md_table(head, rows)]
     table = paired_table(chat.get("paired", []), CHAT_PAIRED)
     if table is not None:
-        lines += ["", "Paired over every (threads, K, repetition): the "
-                  "ratio of two servers' runs at the same point and "
-                  "repetition, summarised by the Hodges-Lehmann estimate "
-                  "[exact 95% interval], signed-rank p and n ratios; "
-                  "server-bound points leave out those marked `c`.", "",
-                  table]
+        lines += ["", "Paired over every (threads, K, repetition): " +
+                  PAIRED_HOW, "", table]
     return lines + _notes(chat)
 
 
@@ -196,4 +198,9 @@ def http_section(http: Optional[HttpDoc]) -> list[str]:
             t, "" if t == 1 else "s", c), "",
             md_table(["server", "access log", "requests/s", "p50 ms",
                       "p99 ms", "CPU us/request", "ratio to nginx"], rows)]
+    table = paired_table(http.get("paired", []), HTTP_PAIRED)
+    if table is not None:
+        lines += ["", "Paired over every (connections, repetition), each "
+                  "server over nginx with the same access-log setting: " +
+                  PAIRED_HOW, "", table]
     return lines + _notes(http)

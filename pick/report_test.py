@@ -219,6 +219,19 @@ class ServerSectionsTest(unittest.TestCase):
                          "us/delivery | 0.82x [0.74, 0.92], p 0.00049, n 12 "
                          "| - |")
 
+    def test_http_paired_summary(self) -> None:
+        http = self.load("http.json")
+        self.assertFalse(any("Paired" in ln for ln in http_section(http)))
+        http["paired"] = [dict(a="serverkit", b="nginx", metric="p99_ms",
+                               every=dict(ratio=0.9, low=None, high=None,
+                                          p=0.25, n=3),
+                               server_bound=None)]
+        lines = http_section(http)
+        self.assertTrue(any(ln.startswith("Paired over every (connections")
+                            for ln in lines))
+        self.assertEqual(table_rows(lines)[-1], "| serverkit/nginx | p99 "
+                         "latency | 0.90x (n 3, no interval) | - |")
+
     def test_chat_medians_ratio_and_marks(self) -> None:
         lines = chat_section(self.load("chat.json"))
         rows = table_rows(lines)

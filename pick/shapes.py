@@ -194,6 +194,7 @@ class HttpDoc(TypedDict, total=False):
     points: list[HttpPoint]
     interrupted: bool
     notes: list[str]
+    paired: list[Json]
 
 
 def load_doc(directory: str, name: str) -> Optional[dict[str, Any]]:

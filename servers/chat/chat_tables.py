@@ -39,7 +39,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import statistics
 import sys
@@ -201,7 +200,7 @@ PAIRED_METRICS = (("server_cpu_us_per_delivery", "CPU us per delivery"),
                   ("round_ms", "round time p50"))
 
 
-def _metric(p: Record, key: str) -> Optional[float]:
+def _metric(p: VP.Record, key: str) -> Optional[float]:
     v = p.get(key)
     if isinstance(v, dict):
         v = v.get("p50")
@@ -213,22 +212,10 @@ def paired_log_ratios(points: list[Record], name: str, key: str,
     """log(ours / asio) of `key` at each (threads, clients, repetition)
     where both ran clean; with server_bound, only where neither load test
     was at its ceiling."""
-    at: dict[tuple[int, int, int], dict[str, Record]] = {}
-    for p in points:
-        if p["server"] in (name, PEER):
-            at.setdefault((p["threads"], p["clients"], p["repetition"]),
-                          {})[p["server"]] = p
-    out = []
-    for k in sorted(at):
-        a, b = at[k].get(name), at[k].get(PEER)
-        if a is None or b is None or not (a.get("ok") and b.get("ok")):
-            continue
-        if server_bound and (a.get("client_bound") or b.get("client_bound")):
-            continue
-        va, vb = _metric(a, key), _metric(b, key)
-        if va is not None and vb is not None:
-            out.append(math.log(va / vb))
-    return out
+    return VP.side_by_side(
+        points, name, PEER,
+        lambda p: (p["threads"], p["clients"], p["repetition"]),
+        lambda p: _metric(p, key), server_bound)
 
 
 def paired(points: list[Record]) -> list[dict[str, Any]]:

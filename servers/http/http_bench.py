@@ -56,17 +56,20 @@
 # ratios to nginx with the same access-log setting; the server's CPU share;
 # the most CPU other work took; how many repetitions were wrk-bound: where
 # wrk is at its ceiling, CPU per request is the figure that still ranks
-# the servers), and JSON at $BUILD_WORKSPACE_DIRECTORY/results/
-# http.json (or --out). Exit status 0 when every point ran clean, 1 when
-# one failed, 2 on a usage or setup error, 130 when interrupted (the JSON
-# then holds the points run so far, "interrupted": true). Every process
+# the servers), then the paired summary (each server over its nginx across
+# every connection count and repetition, with its 95% interval), and JSON
+# at $BUILD_WORKSPACE_DIRECTORY/results/http.json (or --out). Exit status 0
+# when every point ran clean, 1 when one failed, 2 on a usage or setup
+# error, 130 when interrupted (the JSON then holds the points run so far,
+# "interrupted": true). Every process
 # started is stopped at the end, on failure and on Ctrl-C too.
 #
 # The modules, in layers (each imports only those below it):
 #   http_wrk, http_nginx    wrk's command line and output; nginx's config;
 #   http_loops              our server's per-loop stop lines
 #   http_run                one point (with ../pingpong/procs.py)
-#   http_tables             the summary tables
+#   http_tables             the summary tables and the paired summary
+#                           (with ../pingpong/validate_paired.py)
 #   http_bench              this command line
 
 from __future__ import annotations
@@ -338,6 +341,10 @@ def main(argv: list[str]) -> int:
             % (100 * max(other)))
     print()
     print(http_tables.tables(data["points"], data["context"]))
+    pairs = http_tables.paired(data["points"])
+    data["paired"] = http_tables.paired_json(pairs)
+    for line in http_tables.paired_lines(pairs):
+        print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)

@@ -12,14 +12,25 @@
 # repetitions had wrk at its CPU ceiling (the point may then measure wrk,
 # not the server).
 #
-# Layer 3 of servers/http: standard library only (it reads the points
-# http_run.PointRecord.to_json writes).
+# Then the paired summary (paired_lines): each server over its nginx
+# (requests/s, p99 latency, CPU per request) over every (connections,
+# repetition) at once, with its exact 95% interval
+# (../pingpong/validate_paired.py).
+#
+# Layer 3 of servers/http: standard library only, and validate_paired (it
+# reads the points http_run.PointRecord.to_json writes).
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import statistics
+import sys
 from typing import Any, Optional
+
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pingpong"))
+import validate_paired as VP  # noqa: E402  (servers/pingpong's statistics)
 
 # The order of the table's rows.
 SERVER_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
@@ -157,3 +168,56 @@ def failures(points: list[dict[str, Any]]) -> list[str]:
     return ["%s -c%d rep %d: %s" % (p["server"], p["connections"],
                                     p["repetition"], p.get("error", "?"))
             for p in points if not p["ok"]]
+
+
+# The paired summary's metrics: (key, label); "p99_ms" is latency_ms.p99.
+PAIRED_METRICS = (("server_cpu_us_per_request", "CPU us/request"),
+                  ("p99_ms", "p99 latency"),
+                  ("requests_per_s", "requests/s"))
+
+
+def _value(p: VP.Record, key: str) -> Optional[float]:
+    v = p.get("latency_ms", {}).get("p99") if key == "p99_ms" else p.get(key)
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def paired(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each server over its nginx on each metric, paired by (connections,
+    repetition), at every clean point and at the ones wrk did not bound:
+    rows of a, b, metric, every, server_bound (VP.Paired)."""
+    present = {p["server"]: bool(p["access_log"]) for p in points}
+    out = []
+    for key, _ in PAIRED_METRICS:
+        for a in sorted(present, key=_order):
+            b = nginx_peer(a, present[a])
+            if a == b or b not in present:
+                continue
+            d = [VP.side_by_side(points, a, b,
+                                 lambda p: (p["connections"],
+                                            p["repetition"]),
+                                 lambda p: _value(p, key), bound)
+                 for bound in (False, True)]
+            out.append(dict(a=a, b=b, metric=key, every=VP.paired(d[0]),
+                            server_bound=VP.paired(d[1])))
+    return out
+
+
+def paired_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with their statistics as JSON (an unbounded end null)."""
+    return [dict(r, every=r["every"].as_json(),
+                 server_bound=r["server_bound"].as_json()) for r in rows]
+
+
+def paired_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per (metric, server): ratio [95% interval], p, n."""
+    if not rows:
+        return []
+    labels = dict(PAIRED_METRICS)
+    lines = ["", "paired over every (connections, repetition): A/B as the "
+             "Hodges-Lehmann estimate [exact 95% interval], signed-rank p, "
+             "n ratios; wrk-free leaves out the repetitions wrk bound"]
+    for r in rows:
+        lines.append("  %-15s %-25s every: %s; wrk-free: %s" % (
+            labels[r["metric"]], "%s/%s" % (r["a"], r["b"]),
+            VP.fmt_paired(r["every"]), VP.fmt_paired(r["server_bound"])))
+    return lines

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import unittest
@@ -23,6 +24,7 @@ sys.path.insert(0, HERE)
 import http_loops  # noqa: E402
 import http_run  # noqa: E402
 import http_tables  # noqa: E402
+import validate_paired as VP  # noqa: E402
 
 POINT_KEYS = {"server", "access_log", "threads", "connections",
               "wrk_threads", "seconds", "repetition", "ok", "requests",
@@ -83,6 +85,53 @@ class RowsTest(unittest.TestCase):
             (50, "serverkit"), (50, "nginx"), (50, "serverkit-log"),
             (50, "nginx-log"), (200, "nginx"), (200, "beast"),
             (200, "evhttp")])
+
+
+class PairedTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.points = fixture("http_points.json")["points"]
+
+    def test_each_server_over_its_nginx(self) -> None:
+        rows = http_tables.paired(self.points)
+        cpu = [r for r in rows if r["metric"] == "server_cpu_us_per_request"]
+        self.assertEqual([(r["a"], r["b"]) for r in cpu], [
+            ("serverkit", "nginx"), ("beast", "nginx"),
+            ("evhttp", "nginx"), ("serverkit-log", "nginx-log")])
+        sk = cpu[0]
+        # 4.0 / 5.0 in all three repetitions at -c50; wrk bound two of them.
+        self.assertAlmostEqual(sk["every"].ratio, 0.8)
+        self.assertEqual(sk["every"].n, 3)
+        self.assertEqual(sk["server_bound"].n, 1)
+        # Beast's failed repetition is left out; evhttp never ran clean.
+        self.assertEqual(cpu[1]["every"].n, 2)
+        self.assertAlmostEqual(cpu[1]["every"].ratio, 8.0)
+        self.assertEqual(VP.fmt_paired(cpu[2]["every"]), "-")
+        self.assertAlmostEqual(cpu[3]["every"].ratio, 7.0 / 6.0)
+
+    def test_p99_and_requests(self) -> None:
+        rows = {(r["a"], r["metric"]): r
+                for r in http_tables.paired(self.points)}
+        self.assertAlmostEqual(rows[("serverkit", "p99_ms")]["every"].ratio,
+                               0.9)
+        d = VP.side_by_side(self.points, "serverkit", "nginx",
+                            lambda p: (p["connections"], p["repetition"]),
+                            lambda p: p["requests_per_s"], False)
+        self.assertEqual([round(math.exp(x), 6) for x in d],
+                         [1.5, round(160 / 110, 6), round(140 / 90, 6)])
+
+    def test_lines_and_json(self) -> None:
+        rows = http_tables.paired(self.points)
+        lines = http_tables.paired_lines(rows)
+        self.assertEqual(len(lines), 2 + len(rows))
+        self.assertIn("serverkit/nginx", lines[2])
+        self.assertIn("0.80x n 3 (no interval below 6)", lines[2])
+        doc = json.loads(json.dumps(http_tables.paired_json(rows),
+                                    allow_nan=False))
+        self.assertIsNone(doc[0]["every"]["high"])
+        self.assertEqual(http_tables.paired_lines([]), [])
+        self.assertEqual(http_tables.paired(
+            [p for p in self.points if not p["server"].startswith("nginx")]),
+            [])
 
 
 class TablesTest(unittest.TestCase):

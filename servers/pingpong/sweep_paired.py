@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, Sequence
 
 import sweep_tables as T
@@ -59,7 +58,7 @@ def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     return [(n, names[0]) for n in names[1:]]
 
 
-def _point(r: Record) -> tuple[Any, ...]:
+def _point(r: VP.Record) -> tuple[Any, ...]:
     return (r["server_threads"], r["client_threads"], r["blocksize"],
             r["sessions"], r.get("repetition", 0))
 
@@ -69,22 +68,8 @@ def log_ratios(echo: Sequence[Record], a: str, b: str, key: str,
     """log(A / B) of `key` at each (point, repetition) where both ran
     clean with a positive figure; with server_bound, only where neither
     client was at its ceiling."""
-    at: dict[tuple[Any, ...], dict[str, Record]] = {}
-    for r in echo:
-        if r["server"] in (a, b):
-            at.setdefault(_point(r), {})[r["server"]] = r
-    out = []
-    for point in sorted(at):
-        ra, rb = at[point].get(a), at[point].get(b)
-        if ra is None or rb is None or not (ra.get("ok") and rb.get("ok")):
-            continue
-        if server_bound and (ra.get("client_bound") or
-                             rb.get("client_bound")):
-            continue
-        va, vb = ra.get(key) or 0.0, rb.get(key) or 0.0
-        if va > 0 and vb > 0:
-            out.append(math.log(va / vb))
-    return out
+    return VP.side_by_side(echo, a, b, _point, lambda r: r.get(key),
+                           server_bound)
 
 
 def summarise(echo: Sequence[Record], names: Sequence[str]
