@@ -187,22 +187,23 @@ class PairedTest(unittest.TestCase):
         self.assertEqual([(r["a"], r["metric"]) for r in rows],
                          [("serverkit", "server_cpu_us_per_delivery"),
                           ("serverkit", "round_ms")])
-        lines = chat_tables.paired_lines(rows)
+        lines = VP.summary_lines(rows, dict(chat_tables.PAIRED_METRICS),
+                                 chat_tables.PAIRED_INTRO, "server-bound")
         self.assertIn("serverkit/asio", lines[2])
         self.assertIn("every: 0.80x [0.80, 0.80] p 0.0078 n 8", lines[2])
-        doc = json.loads(json.dumps(chat_tables.paired_json(rows),
+        doc = json.loads(json.dumps(VP.summary_json(rows),
                                     allow_nan=False))
         self.assertAlmostEqual(doc[0]["every"]["ratio"], 0.8)
         # Without asio there is nothing to pair.
         self.assertEqual(chat_tables.paired(
             [p for p in points if p["server"] != "asio"]), [])
-        self.assertEqual(chat_tables.paired_lines([]), [])
+        self.assertEqual(VP.summary_lines([], {}, "", ""), [])
 
     def test_too_few_for_an_interval(self) -> None:
         rows = chat_tables.paired(self.points)
         self.assertEqual(VP.fmt_paired(rows[0]["every"]),
                          "0.84x n 1 (no interval below 6)")
-        doc = chat_tables.paired_json(rows)
+        doc = VP.summary_json(rows)
         self.assertIsNone(doc[0]["every"]["high"])
 
 

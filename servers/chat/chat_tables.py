@@ -31,7 +31,8 @@
 #                "deliveries", "seconds", "connect_seconds",
 #                "join_seconds", "join_probes"}]}
 #
-# Then the paired summary (paired_lines): each of ours over asio, CPU per
+# Then the paired summary (`paired`, printed with validate_paired's
+# summary_lines): each of ours over asio, CPU per
 # delivery and round time, over every (threads, clients, repetition) with
 # its 95% interval. Standard library only (and servers/pingpong's
 # validate_paired); no processes.
@@ -198,6 +199,9 @@ def failures(points: list[Record]) -> list[str]:
 # gives the Hodges-Lehmann estimate with its exact 95% interval.
 PAIRED_METRICS = (("server_cpu_us_per_delivery", "CPU us per delivery"),
                   ("round_ms", "round time p50"))
+PAIRED_INTRO = ("paired over every (threads, clients, repetition): ours/asio "
+                "as the Hodges-Lehmann estimate [exact 95% interval], "
+                "signed-rank p, n ratios; server-bound leaves out c")
 
 
 def _metric(p: VP.Record, key: str) -> Optional[float]:
@@ -230,24 +234,3 @@ def paired(points: list[Record]) -> list[dict[str, Any]]:
                  server_bound=VP.paired(paired_log_ratios(points, n, key,
                                                           True)))
             for key, _ in PAIRED_METRICS for n in names]
-
-
-def paired_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows with their statistics as dicts, inf and nan as null."""
-    return [dict(r, every=r["every"].as_json(),
-                 server_bound=r["server_bound"].as_json()) for r in rows]
-
-
-def paired_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per (metric, ours): ratio [95% interval], p, n."""
-    if not rows:
-        return []
-    lines = ["", "paired over every (threads, clients, repetition): ours/"
-             "asio as the Hodges-Lehmann estimate [exact 95% interval], "
-             "signed-rank p, n ratios; server-bound leaves out c"]
-    labels = dict(PAIRED_METRICS)
-    for r in rows:
-        lines.append("  %-20s %-21s every: %s; server-bound: %s" % (
-            labels[r["metric"]], "%s/%s" % (r["a"], r["b"]),
-            VP.fmt_paired(r["every"]), VP.fmt_paired(r["server_bound"])))
-    return lines

@@ -95,6 +95,7 @@ import http_nginx  # noqa: E402
 import http_run  # noqa: E402
 import http_tables  # noqa: E402
 import procs  # noqa: E402  (servers/pingpong, on the path http_run set)
+import validate_paired as VP  # noqa: E402  (likewise)
 from http_run import PointSpec, ServerSpec  # noqa: E402
 
 WRK = "/usr/bin/wrk"
@@ -342,8 +343,9 @@ def main(argv: list[str]) -> int:
     print()
     print(http_tables.tables(data["points"], data["context"]))
     pairs = http_tables.paired(data["points"])
-    data["paired"] = http_tables.paired_json(pairs)
-    for line in http_tables.paired_lines(pairs):
+    data["paired"] = VP.summary_json(pairs)
+    for line in VP.summary_lines(pairs, dict(http_tables.PAIRED_METRICS),
+                                 http_tables.PAIRED_INTRO, "wrk-free"):
         print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)

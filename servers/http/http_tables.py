@@ -12,7 +12,8 @@
 # repetitions had wrk at its CPU ceiling (the point may then measure wrk,
 # not the server).
 #
-# Then the paired summary (paired_lines): each server over its nginx
+# Then the paired summary (`paired`, printed with validate_paired's
+# summary_lines): each server over its nginx
 # (requests/s, p99 latency, CPU per request) over every (connections,
 # repetition) at once, with its exact 95% interval
 # (../pingpong/validate_paired.py).
@@ -174,6 +175,9 @@ def failures(points: list[dict[str, Any]]) -> list[str]:
 PAIRED_METRICS = (("server_cpu_us_per_request", "CPU us/request"),
                   ("p99_ms", "p99 latency"),
                   ("requests_per_s", "requests/s"))
+PAIRED_INTRO = ("paired over every (connections, repetition): A/B as the "
+                "Hodges-Lehmann estimate [exact 95% interval], signed-rank "
+                "p, n ratios; wrk-free leaves out the repetitions wrk bound")
 
 
 def _value(p: VP.Record, key: str) -> Optional[float]:
@@ -200,24 +204,3 @@ def paired(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append(dict(a=a, b=b, metric=key, every=VP.paired(d[0]),
                             server_bound=VP.paired(d[1])))
     return out
-
-
-def paired_json(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows with their statistics as JSON (an unbounded end null)."""
-    return [dict(r, every=r["every"].as_json(),
-                 server_bound=r["server_bound"].as_json()) for r in rows]
-
-
-def paired_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per (metric, server): ratio [95% interval], p, n."""
-    if not rows:
-        return []
-    labels = dict(PAIRED_METRICS)
-    lines = ["", "paired over every (connections, repetition): A/B as the "
-             "Hodges-Lehmann estimate [exact 95% interval], signed-rank p, "
-             "n ratios; wrk-free leaves out the repetitions wrk bound"]
-    for r in rows:
-        lines.append("  %-15s %-25s every: %s; wrk-free: %s" % (
-            labels[r["metric"]], "%s/%s" % (r["a"], r["b"]),
-            VP.fmt_paired(r["every"]), VP.fmt_paired(r["server_bound"])))
-    return lines

@@ -121,14 +121,15 @@ class PairedTest(unittest.TestCase):
 
     def test_lines_and_json(self) -> None:
         rows = http_tables.paired(self.points)
-        lines = http_tables.paired_lines(rows)
+        lines = VP.summary_lines(rows, dict(http_tables.PAIRED_METRICS),
+                                 http_tables.PAIRED_INTRO, "wrk-free")
         self.assertEqual(len(lines), 2 + len(rows))
         self.assertIn("serverkit/nginx", lines[2])
         self.assertIn("0.80x n 3 (no interval below 6)", lines[2])
-        doc = json.loads(json.dumps(http_tables.paired_json(rows),
+        doc = json.loads(json.dumps(VP.summary_json(rows),
                                     allow_nan=False))
         self.assertIsNone(doc[0]["every"]["high"])
-        self.assertEqual(http_tables.paired_lines([]), [])
+        self.assertEqual(VP.summary_lines([], {}, "", ""), [])
         self.assertEqual(http_tables.paired(
             [p for p in self.points if not p["server"].startswith("nginx")]),
             [])

@@ -39,6 +39,9 @@
 #                         the d of two servers from a side-by-side driver's
 #                         records: log(A / B) at each point where both ran
 #                         clean (the ping-pong sweep, chat and HTTP)
+#   summary_json(rows), summary_lines(rows, ...)
+#                         the chat and HTTP drivers' summary rows as JSON
+#                         and as text
 #
 # Why these: the rounds of one case are few (5 to 30) and their
 # distribution is unknown, but a round's three runs share its conditions, so
@@ -366,3 +369,25 @@ def side_by_side(records: Sequence[Record], a: str, b: str,
         if va is not None and vb is not None and va > 0 and vb > 0:
             out.append(math.log(va / vb))
     return out
+
+
+def summary_json(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Summary rows (a, b, metric, and Paired under "every" and
+    "server_bound") with their statistics as JSON."""
+    return [dict(r, every=r["every"].as_json(),
+                 server_bound=r["server_bound"].as_json()) for r in rows]
+
+
+def summary_lines(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
+                  intro: str, bound: str) -> list[str]:
+    """The rows a line each, after a blank line and `intro`: the metric's
+    label, A/B, then every clean point and the `bound` ones; nothing
+    without rows."""
+    if not rows:
+        return []
+    names = ["%s/%s" % (r["a"], r["b"]) for r in rows]
+    lw = max(len(labels[r["metric"]]) for r in rows)
+    nw = max(len(n) for n in names)
+    return ["", intro] + ["  %-*s  %-*s  every: %s; %s: %s" % (
+        lw, labels[r["metric"]], nw, n, fmt_paired(r["every"]), bound,
+        fmt_paired(r["server_bound"])) for r, n in zip(rows, names)]
