@@ -66,7 +66,7 @@ import chat_run  # noqa: E402
 import chat_tables  # noqa: E402
 from chat_run import ChatServer, Point, Record  # noqa: E402
 import procs  # noqa: E402  (put on the path by chat_run)
-import validate_paired as VP  # noqa: E402  (likewise)
+import side_by_side as SBS  # noqa: E402  (likewise)
 
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(clients=[100, 500], threads=[1], rounds=20,
@@ -254,9 +254,9 @@ def main(argv: list[str]) -> int:
     print(chat_tables.table(doc["points"]))
     print(chat_tables.LEGEND)
     pairs = chat_tables.paired(doc["points"])
-    doc["paired"] = VP.summary_json(pairs)
-    for line in VP.summary_lines(pairs, dict(chat_tables.PAIRED_METRICS),
-                                 chat_tables.PAIRED_INTRO, "server-bound"):
+    doc["paired"] = [r.as_json() for r in pairs]
+    for line in SBS.summary_lines(pairs, dict(chat_tables.PAIRED_METRICS),
+                                  chat_tables.PAIRED_INTRO, "server-bound"):
         print(line)
     for n in doc["notes"]:
         print("note: " + n)

@@ -34,6 +34,7 @@ import chat_bench  # noqa: E402
 import chat_codec  # noqa: E402
 import chat_run  # noqa: E402
 import chat_tables  # noqa: E402
+import side_by_side as SBS  # noqa: E402
 import validate_paired as VP  # noqa: E402
 import layering  # noqa: E402
 
@@ -184,26 +185,26 @@ class PairedTest(unittest.TestCase):
                         server_cpu_us_per_delivery=cpu * k / 1000,
                         round_ms=dict(p50=cpu)))
         rows = chat_tables.paired(points)
-        self.assertEqual([(r["a"], r["metric"]) for r in rows],
+        self.assertEqual([(r.a, r.metric) for r in rows],
                          [("serverkit", "server_cpu_us_per_delivery"),
                           ("serverkit", "round_ms")])
-        lines = VP.summary_lines(rows, dict(chat_tables.PAIRED_METRICS),
-                                 chat_tables.PAIRED_INTRO, "server-bound")
+        lines = SBS.summary_lines(rows, dict(chat_tables.PAIRED_METRICS),
+                                  chat_tables.PAIRED_INTRO, "server-bound")
         self.assertIn("serverkit/asio", lines[2])
         self.assertIn("every: 0.80x [0.80, 0.80] p 0.0078 n 8", lines[2])
-        doc = json.loads(json.dumps(VP.summary_json(rows),
+        doc = json.loads(json.dumps([r.as_json() for r in rows],
                                     allow_nan=False))
         self.assertAlmostEqual(doc[0]["every"]["ratio"], 0.8)
         # Without asio there is nothing to pair.
         self.assertEqual(chat_tables.paired(
             [p for p in points if p["server"] != "asio"]), [])
-        self.assertEqual(VP.summary_lines([], {}, "", ""), [])
+        self.assertEqual(SBS.summary_lines([], {}, "", ""), [])
 
     def test_too_few_for_an_interval(self) -> None:
         rows = chat_tables.paired(self.points)
-        self.assertEqual(VP.fmt_paired(rows[0]["every"]),
+        self.assertEqual(VP.fmt_paired(rows[0].every),
                          "0.84x n 1 (no interval below 6)")
-        doc = VP.summary_json(rows)
+        doc = [r.as_json() for r in rows]
         self.assertIsNone(doc[0]["every"]["high"])
 
 
@@ -262,7 +263,7 @@ class CodecTest(unittest.TestCase):
 
 
 # The driver's modules, bottom first: each imports only lower layers.
-LAYERS = [["chat_codec", "procs", "validate_paired"],
+LAYERS = [["chat_codec", "procs", "side_by_side"],
           ["chat_run", "chat_tables", "chat_peers"],
           ["chat_bench"]]
 LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
@@ -275,7 +276,7 @@ def imports(name: str) -> set[str]:
 class LayoutTest(unittest.TestCase):
     def test_imports_go_down(self) -> None:
         for name in LAYER:
-            if name in ("procs", "validate_paired"):
+            if name in ("procs", "side_by_side"):
                 continue  # servers/pingpong's, checked there
             for dep in sorted(imports(name) & set(LAYER)):
                 with self.subTest(module=name, imports=dep):

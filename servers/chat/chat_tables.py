@@ -31,11 +31,10 @@
 #                "deliveries", "seconds", "connect_seconds",
 #                "join_seconds", "join_probes"}]}
 #
-# Then the paired summary (`paired`, printed with validate_paired's
-# summary_lines): each of ours over asio, CPU per
-# delivery and round time, over every (threads, clients, repetition) with
-# its 95% interval. Standard library only (and servers/pingpong's
-# validate_paired); no processes.
+# Then the paired summary (`paired`, printed with side_by_side's
+# summary_lines): each of ours over asio, CPU per delivery and round time,
+# over every (threads, clients, repetition) with its 95% interval. Standard
+# library only (and servers/pingpong's side_by_side); no processes.
 
 from __future__ import annotations
 
@@ -47,7 +46,7 @@ from typing import Any, Optional
 
 sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "pingpong"))
-import validate_paired as VP  # noqa: E402  (servers/pingpong's statistics)
+import side_by_side as SBS  # noqa: E402  (servers/pingpong's)
 
 OURS = "serverkit"
 OURS_URING = "serverkit-uring"  # ours with --backend=uring
@@ -195,8 +194,8 @@ def failures(points: list[Record]) -> list[str]:
 
 # The paired summary: each of ours against asio over every (threads,
 # clients, repetition) at once. Within a repetition the servers ran back to
-# back at the same point, so their ratio is one sample; validate_paired
-# gives the Hodges-Lehmann estimate with its exact 95% interval.
+# back at the same point, so their ratio is one sample; side_by_side gives
+# the Hodges-Lehmann estimate with its exact 95% interval.
 PAIRED_METRICS = (("server_cpu_us_per_delivery", "CPU us per delivery"),
                   ("round_ms", "round time p50"))
 PAIRED_INTRO = ("paired over every (threads, clients, repetition): ours/asio "
@@ -204,11 +203,15 @@ PAIRED_INTRO = ("paired over every (threads, clients, repetition): ours/asio "
                 "signed-rank p, n ratios; server-bound leaves out c")
 
 
-def _metric(p: VP.Record, key: str) -> Optional[float]:
+def _metric(p: SBS.Record, key: str) -> Optional[float]:
     v = p.get(key)
     if isinstance(v, dict):
         v = v.get("p50")
-    return float(v) if isinstance(v, (int, float)) and v > 0 else None
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def _point(p: SBS.Record) -> tuple[int, int, int]:
+    return (p["threads"], p["clients"], p["repetition"])
 
 
 def paired_log_ratios(points: list[Record], name: str, key: str,
@@ -216,21 +219,16 @@ def paired_log_ratios(points: list[Record], name: str, key: str,
     """log(ours / asio) of `key` at each (threads, clients, repetition)
     where both ran clean; with server_bound, only where neither load test
     was at its ceiling."""
-    return VP.side_by_side(
-        points, name, PEER,
-        lambda p: (p["threads"], p["clients"], p["repetition"]),
-        lambda p: _metric(p, key), server_bound)
+    return SBS.log_ratios(points, name, PEER, _point,
+                          lambda p: _metric(p, key), server_bound)
 
 
-def paired(points: list[Record]) -> list[dict[str, Any]]:
+def paired(points: list[Record]) -> list[SBS.SideBySide]:
     """Each of ours over asio on each metric, at every clean point and at
     the server-bound ones (the JSON's "paired")."""
     names = [n for n in (OURS, OURS_URING)
              if any(p["server"] == n for p in points)]
     if not any(p["server"] == PEER for p in points):
         return []
-    return [dict(a=n, b=PEER, metric=key,
-                 every=VP.paired(paired_log_ratios(points, n, key, False)),
-                 server_bound=VP.paired(paired_log_ratios(points, n, key,
-                                                          True)))
+    return [SBS.compare(points, n, PEER, key, _point, _metric)
             for key, _ in PAIRED_METRICS for n in names]

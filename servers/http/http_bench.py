@@ -69,7 +69,7 @@
 #   http_loops              our server's per-loop stop lines
 #   http_run                one point (with ../pingpong/procs.py)
 #   http_tables             the summary tables and the paired summary
-#                           (with ../pingpong/validate_paired.py)
+#                           (with ../pingpong/side_by_side.py)
 #   http_bench              this command line
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ import http_nginx  # noqa: E402
 import http_run  # noqa: E402
 import http_tables  # noqa: E402
 import procs  # noqa: E402  (servers/pingpong, on the path http_run set)
-import validate_paired as VP  # noqa: E402  (likewise)
+import side_by_side as SBS  # noqa: E402  (likewise)
 from http_run import PointSpec, ServerSpec  # noqa: E402
 
 WRK = "/usr/bin/wrk"
@@ -343,9 +343,9 @@ def main(argv: list[str]) -> int:
     print()
     print(http_tables.tables(data["points"], data["context"]))
     pairs = http_tables.paired(data["points"])
-    data["paired"] = VP.summary_json(pairs)
-    for line in VP.summary_lines(pairs, dict(http_tables.PAIRED_METRICS),
-                                 http_tables.PAIRED_INTRO, "wrk-free"):
+    data["paired"] = [r.as_json() for r in pairs]
+    for line in SBS.summary_lines(pairs, dict(http_tables.PAIRED_METRICS),
+                                  http_tables.PAIRED_INTRO, "wrk-free"):
         print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)

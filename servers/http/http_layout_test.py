@@ -7,7 +7,7 @@
 # module imports only modules of the layers below its own (imports inside
 # functions included, parsed with ast), so http_bench, the script, is never
 # imported back; each module imports alone in a fresh interpreter; procs and
-# validate_paired are the modules taken from servers/pingpong; every module
+# side_by_side are the modules taken from servers/pingpong; every module
 # name starts with http_ (none may shadow the standard library's http
 # package); no Python file here is over 400 lines. The helpers are
 # pick/layering.py's, shared with the layer tests of pick, servers/pingpong
@@ -26,13 +26,13 @@ import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
-    ["procs", "validate_paired", "http_wrk", "http_nginx", "http_loops"],
+    ["procs", "side_by_side", "http_wrk", "http_nginx", "http_loops"],
     ["http_run"],
     ["http_tables"],
     ["http_bench"],
 ]
 LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
-FROM_PINGPONG = {"procs", "validate_paired"}
+FROM_PINGPONG = {"procs", "side_by_side"}
 MAX_LINES = 400
 
 

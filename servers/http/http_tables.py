@@ -12,13 +12,12 @@
 # repetitions had wrk at its CPU ceiling (the point may then measure wrk,
 # not the server).
 #
-# Then the paired summary (`paired`, printed with validate_paired's
-# summary_lines): each server over its nginx
-# (requests/s, p99 latency, CPU per request) over every (connections,
-# repetition) at once, with its exact 95% interval
-# (../pingpong/validate_paired.py).
+# Then the paired summary (`paired`, printed with side_by_side's
+# summary_lines): each server over its nginx (requests/s, p99 latency, CPU
+# per request) over every (connections, repetition) at once, with its exact
+# 95% interval (../pingpong/side_by_side.py).
 #
-# Layer 3 of servers/http: standard library only, and validate_paired (it
+# Layer 3 of servers/http: standard library only, and side_by_side (it
 # reads the points http_run.PointRecord.to_json writes).
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from typing import Any, Optional
 
 sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "pingpong"))
-import validate_paired as VP  # noqa: E402  (servers/pingpong's statistics)
+import side_by_side as SBS  # noqa: E402  (servers/pingpong's)
 
 # The order of the table's rows.
 SERVER_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
@@ -180,27 +179,21 @@ PAIRED_INTRO = ("paired over every (connections, repetition): A/B as the "
                 "p, n ratios; wrk-free leaves out the repetitions wrk bound")
 
 
-def _value(p: VP.Record, key: str) -> Optional[float]:
+def _value(p: SBS.Record, key: str) -> Optional[float]:
     v = p.get("latency_ms", {}).get("p99") if key == "p99_ms" else p.get(key)
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def paired(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def paired(points: list[dict[str, Any]]) -> list[SBS.SideBySide]:
     """Each server over its nginx on each metric, paired by (connections,
-    repetition), at every clean point and at the ones wrk did not bound:
-    rows of a, b, metric, every, server_bound (VP.Paired)."""
+    repetition), at every clean point and at the ones wrk did not bound."""
     present = {p["server"]: bool(p["access_log"]) for p in points}
     out = []
     for key, _ in PAIRED_METRICS:
         for a in sorted(present, key=_order):
             b = nginx_peer(a, present[a])
-            if a == b or b not in present:
-                continue
-            d = [VP.side_by_side(points, a, b,
-                                 lambda p: (p["connections"],
-                                            p["repetition"]),
-                                 lambda p: _value(p, key), bound)
-                 for bound in (False, True)]
-            out.append(dict(a=a, b=b, metric=key, every=VP.paired(d[0]),
-                            server_bound=VP.paired(d[1])))
+            if a != b and b in present:
+                out.append(SBS.compare(
+                    points, a, b, key,
+                    lambda p: (p["connections"], p["repetition"]), _value))
     return out

@@ -24,6 +24,7 @@ sys.path.insert(0, HERE)
 import http_loops  # noqa: E402
 import http_run  # noqa: E402
 import http_tables  # noqa: E402
+import side_by_side as SBS  # noqa: E402
 import validate_paired as VP  # noqa: E402
 
 POINT_KEYS = {"server", "access_log", "threads", "connections",
@@ -93,43 +94,43 @@ class PairedTest(unittest.TestCase):
 
     def test_each_server_over_its_nginx(self) -> None:
         rows = http_tables.paired(self.points)
-        cpu = [r for r in rows if r["metric"] == "server_cpu_us_per_request"]
-        self.assertEqual([(r["a"], r["b"]) for r in cpu], [
+        cpu = [r for r in rows if r.metric == "server_cpu_us_per_request"]
+        self.assertEqual([(r.a, r.b) for r in cpu], [
             ("serverkit", "nginx"), ("beast", "nginx"),
             ("evhttp", "nginx"), ("serverkit-log", "nginx-log")])
         sk = cpu[0]
         # 4.0 / 5.0 in all three repetitions at -c50; wrk bound two of them.
-        self.assertAlmostEqual(sk["every"].ratio, 0.8)
-        self.assertEqual(sk["every"].n, 3)
-        self.assertEqual(sk["server_bound"].n, 1)
+        self.assertAlmostEqual(sk.every.ratio, 0.8)
+        self.assertEqual(sk.every.n, 3)
+        self.assertEqual(sk.server_bound.n, 1)
         # Beast's failed repetition is left out; evhttp never ran clean.
-        self.assertEqual(cpu[1]["every"].n, 2)
-        self.assertAlmostEqual(cpu[1]["every"].ratio, 8.0)
-        self.assertEqual(VP.fmt_paired(cpu[2]["every"]), "-")
-        self.assertAlmostEqual(cpu[3]["every"].ratio, 7.0 / 6.0)
+        self.assertEqual(cpu[1].every.n, 2)
+        self.assertAlmostEqual(cpu[1].every.ratio, 8.0)
+        self.assertEqual(VP.fmt_paired(cpu[2].every), "-")
+        self.assertAlmostEqual(cpu[3].every.ratio, 7.0 / 6.0)
 
     def test_p99_and_requests(self) -> None:
-        rows = {(r["a"], r["metric"]): r
+        rows = {(r.a, r.metric): r
                 for r in http_tables.paired(self.points)}
-        self.assertAlmostEqual(rows[("serverkit", "p99_ms")]["every"].ratio,
+        self.assertAlmostEqual(rows[("serverkit", "p99_ms")].every.ratio,
                                0.9)
-        d = VP.side_by_side(self.points, "serverkit", "nginx",
-                            lambda p: (p["connections"], p["repetition"]),
-                            lambda p: p["requests_per_s"], False)
+        d = SBS.log_ratios(self.points, "serverkit", "nginx",
+                           lambda p: (p["connections"], p["repetition"]),
+                           lambda p: p["requests_per_s"], False)
         self.assertEqual([round(math.exp(x), 6) for x in d],
                          [1.5, round(160 / 110, 6), round(140 / 90, 6)])
 
     def test_lines_and_json(self) -> None:
         rows = http_tables.paired(self.points)
-        lines = VP.summary_lines(rows, dict(http_tables.PAIRED_METRICS),
-                                 http_tables.PAIRED_INTRO, "wrk-free")
+        lines = SBS.summary_lines(rows, dict(http_tables.PAIRED_METRICS),
+                                  http_tables.PAIRED_INTRO, "wrk-free")
         self.assertEqual(len(lines), 2 + len(rows))
         self.assertIn("serverkit/nginx", lines[2])
         self.assertIn("0.80x n 3 (no interval below 6)", lines[2])
-        doc = json.loads(json.dumps(VP.summary_json(rows),
+        doc = json.loads(json.dumps([r.as_json() for r in rows],
                                     allow_nan=False))
         self.assertIsNone(doc[0]["every"]["high"])
-        self.assertEqual(VP.summary_lines([], {}, "", ""), [])
+        self.assertEqual(SBS.summary_lines([], {}, "", ""), [])
         self.assertEqual(http_tables.paired(
             [p for p in self.points if not p["server"].startswith("nginx")]),
             [])

@@ -25,7 +25,7 @@ import layering  # noqa: E402
 LAYERS = [
     ["procs", "pick.outcome", "validate_paired", "msgcost_parse",
      "uring_skip", "hostile_peer"],
-    ["validate_cases", "validate_kinds", "sweep_tables"],
+    ["validate_cases", "validate_kinds", "sweep_tables", "side_by_side"],
     ["validate_decide", "sweep_paired"],
     ["validate_report", "sweep_run"],
     ["validate_case"],

@@ -68,7 +68,8 @@
 #
 # The modules, in layers (each imports only those below it):
 #   procs, ../pick/outcome       processes, paths, one point; the outcomes
-#   validate_cases, sweep_tables what the validation compares; the tables
+#   validate_cases, sweep_tables what the validation compares; the tables;
+#   side_by_side                 two servers' runs paired (also for chat, HTTP)
 #   validate_decide,             the verdicts; the paired summary
 #   sweep_paired
 #   validate_report, sweep_run   the validation's table and sentences; the

@@ -8,10 +8,10 @@
 # cancels host states that last longer than a point; the ratios of all the
 # points and repetitions are then one sample, summarised by the
 # Hodges-Lehmann estimate with its exact 95% interval and signed-rank p
-# (validate_paired.py). That is the "median over the points" of a claim
-# like "ours costs 0.9x Asio's CPU per MiB", with the noise of the run
-# around it; a single point's ratio from one run carries little on a shared
-# host (docs/servers.md).
+# (side_by_side.py, validate_paired.py). That is the "median over the
+# points" of a claim like "ours costs 0.9x Asio's CPU per MiB", with the
+# noise of the run around it; a single point's ratio from one run carries
+# little on a shared host (docs/servers.md).
 #
 # Pairs: every server against asio, then against libevent, as in the
 # tables; when neither ran, every server against the first. Each pair twice:
@@ -20,9 +20,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Sequence
 
+import side_by_side as SBS
 import sweep_tables as T
 import validate_paired as VP
 
@@ -30,23 +30,6 @@ Record = dict[str, Any]
 # (record key, label): the metrics summarised, each its own table.
 METRICS = (("server_cpu_ms_per_mib", "CPU ms/MiB (lower: cheaper)"),
            ("mib_per_s", "MiB/s (higher: faster)"))
-
-
-@dataclasses.dataclass(frozen=True)
-class PairedRow:
-    """A over B on one metric: at every clean point, and at the
-    server-bound ones."""
-
-    a: str
-    b: str
-    metric: str
-    every: VP.Paired
-    server_bound: VP.Paired
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(a=self.a, b=self.b, metric=self.metric,
-                    every=self.every.as_json(),
-                    server_bound=self.server_bound.as_json())
 
 
 def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
@@ -58,7 +41,7 @@ def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     return [(n, names[0]) for n in names[1:]]
 
 
-def _point(r: VP.Record) -> tuple[Any, ...]:
+def _point(r: SBS.Record) -> tuple[Any, ...]:
     return (r["server_threads"], r["client_threads"], r["blocksize"],
             r["sessions"], r.get("repetition", 0))
 
@@ -68,23 +51,19 @@ def log_ratios(echo: Sequence[Record], a: str, b: str, key: str,
     """log(A / B) of `key` at each (point, repetition) where both ran
     clean with a positive figure; with server_bound, only where neither
     client was at its ceiling."""
-    return VP.side_by_side(echo, a, b, _point, lambda r: r.get(key),
-                           server_bound)
+    return SBS.log_ratios(echo, a, b, _point, lambda r: r.get(key),
+                          server_bound)
 
 
 def summarise(echo: Sequence[Record], names: Sequence[str]
-              ) -> list[PairedRow]:
+              ) -> list[SBS.SideBySide]:
     """Every pair on every metric."""
-    rows = []
-    for key, _ in METRICS:
-        for a, b in pairs(names):
-            rows.append(PairedRow(
-                a, b, key, VP.paired(log_ratios(echo, a, b, key, False)),
-                VP.paired(log_ratios(echo, a, b, key, True))))
-    return rows
+    return [SBS.compare(echo, a, b, key, _point, lambda r, k: r.get(k))
+            for key, _ in METRICS for a, b in pairs(names)]
 
 
-def paired_lines(rows: Sequence[PairedRow], repetitions: int) -> list[str]:
+def paired_lines(rows: Sequence[SBS.SideBySide],
+                 repetitions: int) -> list[str]:
     """One table per metric (the first line blank), and how to read them."""
     if not rows:
         return []

@@ -127,7 +127,7 @@ class SummaryTest(unittest.TestCase):
         empty = SP.summarise([], ["ours", "asio"])[0]
         self.assertEqual(VP.fmt_paired(empty.every), "-")
         # The JSON has no inf or nan: an unbounded end is null.
-        doc = json.loads(json.dumps(row.as_dict(), allow_nan=False))
+        doc = json.loads(json.dumps(row.as_json(), allow_nan=False))
         self.assertIsNone(doc["every"]["high"])
         self.assertEqual(doc["every"]["low"], 0.0)
 

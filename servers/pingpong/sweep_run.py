@@ -201,5 +201,5 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
     data = dict(context=context, notes=notes, interrupted=interrupted,
                 elapsed_s=round(time.monotonic() - started, 1),
                 echo=echo, header=header,
-                paired=[r.as_dict() for r in paired])
+                paired=[r.as_json() for r in paired])
     return data, [r for r in echo + header if not r.get("ok")], interrupted

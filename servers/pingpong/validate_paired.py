@@ -35,13 +35,6 @@
 #                         interval's ends as ratios, p, n (the nonzero d) and
 #                         the MDE
 #   fmt_paired(x)         one line of it: '0.97x [0.94, 1.01] p 0.21 n 48'
-#   side_by_side(records, a, b, point, value, server_bound)
-#                         the d of two servers from a side-by-side driver's
-#                         records: log(A / B) at each point where both ran
-#                         clean (the ping-pong sweep, chat and HTTP)
-#   summary_json(rows), summary_lines(rows, ...)
-#                         the chat and HTTP drivers' summary rows as JSON
-#                         and as text
 #
 # Why these: the rounds of one case are few (5 to 30) and their
 # distribution is unknown, but a round's three runs share its conditions, so
@@ -77,7 +70,7 @@ import itertools
 import math
 import random
 import statistics
-from typing import Any, Callable, Hashable, Mapping, Optional, Sequence
+from typing import Sequence
 
 ALPHA = 0.05
 POWER = 0.8
@@ -340,54 +333,3 @@ def fmt_paired(x: Paired) -> str:
     return "%.2fx [%.2f, %.2f] p %s n %d" % (
         x.ratio, x.low, x.high, "%.2g" % x.p if x.p >= 0.0001 else "< 0.0001",
         x.n)
-
-
-Record = Mapping[str, Any]
-
-
-def side_by_side(records: Sequence[Record], a: str, b: str,
-                 point: Callable[[Record], Hashable],
-                 value: Callable[[Record], Optional[float]],
-                 server_bound: bool) -> list[float]:
-    """log(value(A) / value(B)) at each point(r) (the same point and
-    repetition: runs made back to back) where both "server"s ran "ok" with
-    a positive value, in the points' order; with server_bound, only where
-    neither was "client_bound"."""
-    at: dict[Any, dict[str, Record]] = {}
-    for r in records:
-        if r["server"] in (a, b):
-            at.setdefault(point(r), {})[r["server"]] = r
-    out = []
-    for k in sorted(at):
-        ra, rb = at[k].get(a), at[k].get(b)
-        if ra is None or rb is None or not (ra.get("ok") and rb.get("ok")):
-            continue
-        if server_bound and (ra.get("client_bound") or
-                             rb.get("client_bound")):
-            continue
-        va, vb = value(ra), value(rb)
-        if va is not None and vb is not None and va > 0 and vb > 0:
-            out.append(math.log(va / vb))
-    return out
-
-
-def summary_json(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Summary rows (a, b, metric, and Paired under "every" and
-    "server_bound") with their statistics as JSON."""
-    return [dict(r, every=r["every"].as_json(),
-                 server_bound=r["server_bound"].as_json()) for r in rows]
-
-
-def summary_lines(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, str],
-                  intro: str, bound: str) -> list[str]:
-    """The rows a line each, after a blank line and `intro`: the metric's
-    label, A/B, then every clean point and the `bound` ones; nothing
-    without rows."""
-    if not rows:
-        return []
-    names = ["%s/%s" % (r["a"], r["b"]) for r in rows]
-    lw = max(len(labels[r["metric"]]) for r in rows)
-    nw = max(len(n) for n in names)
-    return ["", intro] + ["  %-*s  %-*s  every: %s; %s: %s" % (
-        lw, labels[r["metric"]], nw, n, fmt_paired(r["every"]), bound,
-        fmt_paired(r["server_bound"])) for r, n in zip(rows, names)]
