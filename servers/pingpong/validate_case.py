@@ -255,13 +255,6 @@ def control_measured_ns(row: Row) -> Optional[float]:
     return statistics.median(diffs) if diffs else None
 
 
-def finite(d: dict[str, Any]) -> dict[str, Any]:
-    """The dict with None for an infinite or undefined figure (JSON has
-    neither)."""
-    return {k: None if isinstance(v, float) and not math.isfinite(v) else v
-            for k, v in d.items()}
-
-
 def decide_row(row: Row) -> None:
     """The metric, the paired ratios and the outcome from the row's rounds."""
     use_cpu, why = metric_choice(row)
@@ -282,8 +275,8 @@ def decide_row(row: Row) -> None:
                                  if row[side + "_runs"] else None)
     d = decide(log_ratios(row, "winner", use_cpu),
                log_ratios(row, "control", use_cpu))
-    row["e2e"] = finite(d.winner.as_dict()) if d.winner else None
-    row["control_e2e"] = finite(d.control.as_dict()) if d.control else None
+    row["e2e"] = d.winner.as_json() if d.winner else None
+    row["control_e2e"] = d.control.as_json() if d.control else None
     row["e2e_ratio"] = d.winner.ratio if d.winner else None
     row["mde"] = None if math.isinf(d.mde) or math.isnan(d.mde) else d.mde
     row["reason"] = d.reason
