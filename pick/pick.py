@@ -21,8 +21,10 @@
 # The modules, in layers: each imports only modules of the layers below it
 # (layers_test.py checks this), bottom first:
 #
-#   records, outcome, shapes     Cell, Rule, FloorSummary, group names;
-#                                the validation's outcome vocabulary; the
+#   records, outcome, margin,    Cell, Rule, FloorSummary, group names;
+#   shapes                       the validation's outcome vocabulary; the
+#                                words an interval supports against a
+#                                margin (ahead, equivalent, ...); the
 #                                JSON read, typed (TypedDict): a result
 #                                file's context, pingpong.json and its
 #                                validation rows, chat.json, http.json, and
