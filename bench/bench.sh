@@ -36,9 +36,9 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # of the full sizes; not measured end to end). Chat and HTTP were measured
 # without serverkit-uring and are scaled for it (3 servers for 2; 7 for 6).
 case "$PROFILE" in
-  smoke)   est=(1 1 1 1 4 42 9 22 3) ;;
-  default) est=(201 111 111 80 1 585 138 172 9) ;;
-  full)    est=(1800 1250 1800 480 20 2000 600 700 20) ;;
+  smoke)   est=(1 1 1 1 4 42 9 22 3 20) ;;
+  default) est=(201 111 111 80 1 585 138 172 9 90) ;;
+  full)    est=(1800 1250 1800 480 20 2000 600 700 20 300) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
 esac
@@ -54,6 +54,26 @@ merge_all() {
   for f in "${families[@]}"; do bench/sweep.sh --merge "$f" || return 1; done
 }
 
+# The confirmation (pick/confirm.py): each family's leaders, runners-up and
+# baselines once more, in a fresh process, for a fixed number of rounds;
+# pick takes every margin from these rounds, not from those that chose.
+confirm_all() {
+  local f flags
+  rm -rf results/confirm
+  mkdir -p results/confirm || return 1
+  for f in "${families[@]}"; do
+    flags=$(/usr/bin/python3 pick/pick.py --results=results $PICK_FLAGS \
+      --confirm-filter "$f") || return 1
+    if [[ -z "$flags" ]]; then
+      echo "[confirm $f: nothing to confirm]"
+      continue
+    fi
+    echo "[confirm $f: $(echo "$flags" | cut -c1-120)...]"
+    # shellcheck disable=SC2086  # the flags are words without spaces
+    PROCESSES=1 bench/sweep.sh "$f" "results/confirm/$f.json" -- $flags || return 1
+  done
+}
+
 # The steps: every family's process 1, then every family's process 2, ...;
 # the merge; pick; the ping-pong; pick again. What a failure of each step
 # means: stop (1), or go on to the report (0).
@@ -66,17 +86,21 @@ for ((k = 1; k <= procs; k++)); do
     step_est+=($(( (est[j] + procs - 1) / procs )))
   done
 done
-names+=("merge the processes" "pick" "ping-pong + validation" "chat broadcast"
-       "HTTP under wrk" "report (pick again)")
+names+=("merge the processes" "pick" "confirm the leaders in a fresh process"
+       "pick on the confirmation rounds" "ping-pong + validation"
+       "chat broadcast" "HTTP under wrk" "report (pick again)")
 cmds+=("merge_all"
+       "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
+       "confirm_all"
        "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
        "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
        "$BAZEL run -c opt //bench:chat -- --profile=$PROFILE"
        "$BAZEL run -c opt //bench:http -- --profile=$PROFILE"
        "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS")
-fatal+=(1 1 0 0 0 0)
-pick_step=$((procs * 4 + 2))  # exit 3 there (charts not drawn) is not fatal
-step_est+=(2 "${est[4]}" "${est[5]}" "${est[6]}" "${est[7]}" "${est[8]}")
+fatal+=(1 1 1 1 0 0 0 0)
+pick_steps=" $((procs * 4 + 2)) $((procs * 4 + 4)) "  # exit 3 (no charts): not fatal
+step_est+=(2 "${est[4]}" "${est[9]}" "${est[4]}" "${est[5]}" "${est[6]}" "${est[7]}"
+           "${est[8]}")
 
 mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
@@ -98,7 +122,7 @@ for ((i = 0; i < n; i++)); do
   now=$(date +%s)
   took=$((now - start))
   if [[ $rc -ne 0 ]]; then
-    if [[ ${fatal[$i]} -eq 1 && ! ( $step -eq $pick_step && $rc -eq 3 ) ]]; then
+    if [[ ${fatal[$i]} -eq 1 && ! ( "$pick_steps" == *" $step "* && $rc -eq 3 ) ]]; then
       echo "[$step/$n] ${names[$i]} FAILED (exit $rc) after $(mmss "$took"); stopping." >&2
       exit 1
     fi

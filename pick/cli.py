@@ -6,8 +6,9 @@
 #
 #   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
 #       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
-#       [--alpha=0.05] [--min-margin=0.05] [--drift-threshold=0.2]
+#       [--alpha=0.05] [--margin=0.05] [--drift-threshold=0.2]
 #       [--no-charts]
+#   bazel run //bench:pick -- --confirm-filter FAMILY
 #   bazel run //bench:pick -- --compare DIR_A DIR_B
 #   bazel run //bench:pick -- --repro RUN1.json RUN2.json
 #   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
@@ -15,13 +16,15 @@
 # Reads results/<family>.json (Google Benchmark's JSON from //bench:queues,
 # :threadpool, :logger, :buffer; results.py) and results/pingpong.json, and
 # for each family and workload class (spec.py) names the winner, its margin
-# over the runner-up and over the family's baseline, and whether the margin
-# is larger than the noise (picking.py, stats.py). Writes
+# over the runner-up and over the family's baseline, and what the interval
+# shows against the margin (picking.py, rounds.py, margin.py); the margins
+# come from results/confirm/<family>.json when bench.sh's confirmation
+# wrote it (confirm.py; --confirm-filter prints its sweep flags). Writes
 # results/winners.json (the reactor policy the ping-pong validation runs:
 # the "reactor" object; winners.py), results/REPORT.md (report.py) and its
 # charts (results/*.png, drawn by charts.py with matplotlib).
 #
-# --alpha, --min-margin: the noise rule's (stats.noise()).
+# --alpha; --margin (alias --min-margin): the margin m of every answer.
 # --drift-threshold: replaces every file's drift threshold (stats.drift()),
 # passed down explicitly to pick_all() and repro(), never through a global.
 # Workload flags (--producers, --consumers, --payload, --latency-bound):
@@ -51,6 +54,7 @@ from pick.merge import MergeError, merge_parts
 from pick.plotting import ChartsUnavailable
 from pick.repro import repro
 from pick.spec import Workload
+from pick.confirm import confirm_flags
 from pick.stats import MIN_MARGIN, fmt_ratio
 from pick.tables import recommendation_rows, text_table
 from pick.validation import validation_summary
@@ -107,10 +111,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="rank by latency where a family measures it")
     ap.add_argument("--alpha", type=float, default=0.05,
                     help="significance level of the U-test (default 0.05)")
-    ap.add_argument("--min-margin", "--min_margin", dest="min_margin",
+    ap.add_argument("--margin", "--min-margin", "--min_margin",
+                    dest="min_margin",
                     type=float, default=MIN_MARGIN,
-                    help="smallest margin above the noise, a fraction "
-                    "(default %g)" % MIN_MARGIN)
+                    help="the margin m of every answer (ahead by more "
+                    "than m, equivalent within ±m), a fraction (default %g)"
+                    % MIN_MARGIN)
     ap.add_argument("--no-charts", "--no_charts", dest="no_charts",
                     action="store_true", help="write the report without "
                     "charts")
@@ -125,6 +131,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     "interleaved CV) before a family's winners are withheld, "
                     "a fraction (default: the file's, 0.2); a larger one "
                     "names winners on a host that moves, at your risk")
+    ap.add_argument("--confirm-filter", "--confirm_filter",
+                    dest="confirm_filter", metavar="FAMILY",
+                    choices=R.FAMILIES,
+                    help="print the sweep flags (rounds and filter) that "
+                    "confirm the family's choices in a fresh process "
+                    "(bench.sh), or nothing when there is none; writes no "
+                    "file")
     ap.add_argument("--merge", nargs="+", metavar="FILE",
                     help="OUT PART1 ... PARTN: join the files of one sweep "
                     "run as N processes (--part=K/N) into OUT instead")
@@ -133,8 +146,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         ap.error("--compare, --repro and --merge: one at a time")
     if args.merge and len(args.merge) < 2:
         ap.error("--merge OUT PART1 [PART2 ...]: at least one part")
-    if not 0 <= args.min_margin < 1:
-        ap.error("--min-margin must be a fraction in [0, 1)")
+    if not 0 < args.min_margin < 1:
+        ap.error("--margin must be a fraction in (0, 1)")
     if args.drift_threshold is not None and not args.drift_threshold > 0:
         ap.error("--drift-threshold must be a positive fraction")
     for k in ("producers", "consumers", "payload"):
@@ -182,6 +195,9 @@ def main(argv: list[str]) -> int:
     except R.VocabularyError as e:
         print("pick: %s" % e, file=sys.stderr)
         return 2
+    if args.confirm_filter:
+        print(confirm_flags(picked, args.confirm_filter))
+        return 0
     os.makedirs(out_dir, exist_ok=True)
     doc = winners_json(picked, workload, results_dir, loaded, pingpong)
     winners_path = os.path.join(out_dir, "winners.json")

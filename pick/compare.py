@@ -13,7 +13,7 @@ import sys
 from typing import Optional, TextIO
 
 from pick import results as R
-from pick.stats import better_ratio, fmt_ratio, scipy_available, utest
+from pick.stats import better_ratio, fmt_ratio, utest
 from pick.tables import text_table
 
 
@@ -70,9 +70,8 @@ def compare_dirs(a: str, b: str, alpha: float,
         print(text_table(rows, ["benchmark", "metric", "A median",
                                 "B median", "B vs A", "p", "significant"]),
               file=out)
-    print("\n%d of %d comparisons significant at alpha %.2f%s" % (
-        n_sig, n_all, alpha, "" if scipy_available() else
-        " (scipy missing: no U-test)"), file=out)
+    print("\n%d of %d comparisons significant at alpha %.2f" % (
+        n_sig, n_all, alpha), file=out)
     for f in R.FAMILIES:
         if (f in la) != (f in lb):
             print("note: %s.json only in %s" % (f, a if f in la else b),

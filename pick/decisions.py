@@ -37,7 +37,7 @@ class Noise(TypedDict, total=False):
     ratio: float             # cw over cr, > 1: cw better
     cv: Optional[float]      # the larger of the two CVs
     reps: int                # the fewer repetitions of the two
-    p: Optional[float]       # the U-test's, None without scipy
+    p: Optional[float]       # the U-test's; None under 2 repetitions
     processes: int           # processes both ran in (merged files)
     split: Optional[str]     # where cw is not ahead in every process
     state: str               # "above", "within" or "unknown"
@@ -58,6 +58,7 @@ class PairedStats(TypedDict, total=False):
     hi: Optional[float]
     coverage: Optional[float]
     p: Optional[float]
+    standing: str            # margin.Standing's value at the margin
     states: Optional[HostStatesDict]
 
 
@@ -118,6 +119,8 @@ class ClassPick(TypedDict, total=False):
     host_note: Optional[str]
     paired_notes: list[str]
     paired: PairedStats
+    confirmed: bool          # paired's margins from confirmation rounds
+    selection_paired: PairedStats   # the rounds that chose the pair
     baseline_paired: Optional[PairedStats]
     group_paired: list[PairedStats]
 

@@ -30,10 +30,11 @@ PACKAGE = "pick"
 LAYERS = [
     ["records", "outcome", "margin", "shapes"],
     ["results", "decisions"],
-    ["merge", "spec", "stats", "validation", "paired"],
+    ["merge", "spec", "stats", "validation", "paired", "confirm"],
     ["rounds"],
     ["picking", "tables", "markdown", "plotting"],
     ["winners", "compare", "repro", "report_details", "report_pingpong",
+     "calibration",
      "report_servers", "charts_micro", "charts_servers"],
     ["report", "charts"],
     ["cli"],

@@ -5,12 +5,15 @@
 # The Markdown pieces REPORT.md is written with (report.py and its sections,
 # report_details.py, report_pingpong.py and report_servers.py): a table, how
 # numbers, nanoseconds and coefficients of variation are printed in it, and
-# the end-to-end drivers' paired summaries as a table.
+# the end-to-end drivers' paired summaries as a table, each interval with
+# what it says against the driver's margin (pick/margin.py's words).
 
 from __future__ import annotations
 
 import math
 from typing import Any, Optional, Sequence
+
+from pick.margin import MARGIN, Standing, standing, words
 
 
 def md_table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -46,18 +49,49 @@ def ns(x: Optional[float]) -> str:
 
 def paired_table(entries: Sequence[Any],
                  metrics: Sequence[tuple[str, str]]) -> Optional[str]:
-    """A driver's paired summary ("paired" in pingpong.json and chat.json:
-    a, b, metric, and the statistics at every clean point and at the
-    server-bound ones) as one table, metric by metric; None without
-    entries."""
-    rows = [["%s/%s" % (e["a"], e["b"]), label, paired_cell(e["every"]),
-             paired_cell(e["server_bound"])]
-            for key, label in metrics for e in entries
-            if e.get("metric") == key]
-    if not rows:
+    """A driver's paired summary ("paired" in pingpong.json, chat.json and
+    http.json: a, b, metric, better, margin, and the statistics at every
+    clean point and at the server-bound ones) as one table, metric by
+    metric, each side followed by its standing; None without entries."""
+    chosen = [(label, e) for key, label in metrics for e in entries
+              if e.get("metric") == key]
+    if not chosen:
         return None
-    return md_table(["A/B", "metric", "every clean point",
-                     "server-bound points"], rows)
+    rows = [["%s/%s" % (e["a"], e["b"]), label, paired_cell(e["every"]),
+             standing_cell(e, "every"), paired_cell(e["server_bound"]),
+             standing_cell(e, "server_bound")] for label, e in chosen]
+    margins = {_margin(e) for _, e in chosen}
+    head = "standing" if len(margins) != 1 else \
+        "standing at ±%g%%" % round(100 * margins.pop(), 2)
+    return md_table(["A/B", "metric", "every clean point", head,
+                     "server-bound points", head], rows)
+
+
+def _margin(e: Any) -> float:
+    m = e.get("margin")
+    return float(m) if isinstance(m, (int, float)) and m > 0 else MARGIN
+
+
+def _inverse(x: Optional[float]) -> Optional[float]:
+    return None if x is None or x <= 0 else 1.0 / x
+
+
+def standing_cell(e: Any, side: str) -> str:
+    """What e[side]'s interval says of A against B at e's margin, in
+    pick.margin's words, turned so that ahead is better ("better":
+    "lower" inverts it): 'serverkit ahead of asio by 2.0-6.1%'; 'no
+    interval'; '-' for an entry written without "better"."""
+    d = e.get(side)
+    better = e.get("better")
+    if not d or better not in ("lower", "higher"):
+        return "-"
+    lo, hi = d.get("low"), d.get("high")
+    if better == "lower":
+        lo, hi = _inverse(hi), _inverse(lo)
+    m = _margin(e)
+    if standing(lo, hi, m) == Standing.UNKNOWN:
+        return "no interval"
+    return words(e["a"], e["b"], lo, hi, m)
 
 
 def paired_cell(d: Any) -> str:

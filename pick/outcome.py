@@ -9,10 +9,17 @@
 #
 #   held                 the candidate (the micro pick, or the best
 #                        alternative to a kept baseline) is better end to
-#                        end (paired signed-rank p < 0.05), and the rounds
+#                        end (its 95% interval against the baseline lies
+#                        above 1: signed-rank p < 0.05), and the rounds
 #                        detected the positive control
-#   no-difference        the control was detected, the candidate was not
-#   refuted              the candidate is worse end to end (p < 0.05)
+#   equivalent           the control was detected, and the candidate's
+#                        interval lies inside [1/(1+m), 1+m] (m the
+#                        validation's margin, pick/margin.py)
+#   not-told-apart       the control was detected; the candidate's interval
+#                        holds 1 and reaches past the margin: neither
+#                        better, worse nor equivalent
+#   refuted              the candidate is worse end to end (its interval
+#                        lies below 1)
 #   too-weak             the rounds could not tell the positive control
 #                        (the baseline slowed on purpose) from the
 #                        baseline: no verdict on the candidate; the row
@@ -20,6 +27,9 @@
 #   nothing-to-validate  no implementation but the baseline: nothing ran
 #   error                a run failed (or the validation was interrupted):
 #                        no ratio
+#
+# A file written before equivalent / not-told-apart (its rows say
+# "no-difference") is refused as an unknown outcome: rerun the validation.
 #
 # Here, at pick's bottom layer (standard library only), because both sides
 # import it: pick's modules, and servers/pingpong/validate.py, which puts
@@ -34,7 +44,8 @@ from typing import Any, Final
 
 class Outcome(str, enum.Enum):
     HELD = "held"
-    NO_DIFFERENCE = "no-difference"
+    EQUIVALENT = "equivalent"
+    NOT_TOLD_APART = "not-told-apart"
     REFUTED = "refuted"
     TOO_WEAK = "too-weak"
     NOTHING_TO_VALIDATE = "nothing-to-validate"

@@ -13,7 +13,10 @@
 #     from order statistics: the sign-test interval [x_(k), x_(n-k+1)], k
 #     the largest with 2 * BinomCDF(k - 1; n, 1/2) <= alpha. At alpha 0.05
 #     none exists below 6 rounds (2 / 2^5 = 0.0625);
-#   - the exact two-sided sign test (ratios of exactly 1 dropped);
+#   - the exact two-sided sign test, ratios of exactly 1 counted against
+#     the rejection (the interval keeps them too, so the two never
+#     disagree: no p of 0.016 beside an interval whose lower end is 1.00);
+#   - the standing of the interval against a margin (margin.py);
 #   - the 1-D two-means split of a list of values (host states: rounds
 #     split by the log of the floor measured before them).
 #
@@ -28,6 +31,7 @@ import statistics
 from typing import Optional
 
 from pick.decisions import PairedStats
+from pick.margin import Standing, standing, words
 
 # The fewest rounds with a 95% sign-test interval.
 MIN_ROUNDS = 6
@@ -50,14 +54,16 @@ def interval_rank(n: int, alpha: float = 0.05) -> Optional[int]:
 
 
 def sign_test_p(ratios: list[float]) -> Optional[float]:
-    """The exact two-sided sign test of "the median ratio is 1": ratios of
-    exactly 1 are dropped; None when none is left."""
+    """The exact two-sided sign test of "the median ratio is 1", ratios of
+    exactly 1 counted on the side of the fewer (conservative, and
+    consistent with the interval, which keeps them); None without
+    ratios."""
     above = sum(1 for x in ratios if x > 1)
     below = sum(1 for x in ratios if x < 1)
-    n = above + below
+    n = len(ratios)
     if n == 0:
         return None
-    return min(1.0, 2 * binom_cdf(min(above, below), n))
+    return min(1.0, 2 * binom_cdf(min(above, below) + n - above - below, n))
 
 
 def log_median(xs: list[float]) -> float:
@@ -93,17 +99,15 @@ class Paired:
             return None
         return max(abs(self.lo - 1), abs(self.hi - 1))
 
-    def outcome(self, min_margin: float) -> str:
-        """"a": A is better above the noise (the interval above 1 and the
-        median above 1 + min_margin); "b": B is, the same way; "tie"
-        otherwise; "unknown" without an interval."""
-        if self.lo is None or self.hi is None:
-            return "unknown"
-        if self.lo > 1 and self.ratio > 1 + min_margin:
-            return "a"
-        if self.hi < 1 and 1 / self.ratio > 1 + min_margin:
-            return "b"
-        return "tie"
+    def standing(self, margin: float) -> Standing:
+        """What the interval says of A against B at the margin
+        (margin.standing(): ahead by more than it, ahead, equivalent
+        within it, not told apart, or behind); UNKNOWN without one."""
+        return standing(self.lo, self.hi, margin)
+
+    def words(self, a: str, b: str, margin: float) -> str:
+        """The standing in words (margin.words())."""
+        return words(a, b, self.lo, self.hi, margin)
 
     def as_dict(self) -> PairedStats:
         return PairedStats(n=self.n, ratio=self.ratio, lo=self.lo,

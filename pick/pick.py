@@ -7,8 +7,9 @@
 #
 #   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
 #       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
-#       [--alpha=0.05] [--min-margin=0.05] [--drift-threshold=0.2]
+#       [--alpha=0.05] [--margin=0.05] [--drift-threshold=0.2]
 #       [--no-charts]
+#   bazel run //bench:pick -- --confirm-filter FAMILY
 #   bazel run //bench:pick -- --compare DIR_A DIR_B
 #   bazel run //bench:pick -- --repro RUN1.json RUN2.json
 #   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
@@ -33,8 +34,9 @@
 #                                read through it); what pick decides, typed:
 #                                ClassPick, Picked (standard library only)
 #   merge, spec, stats,          --merge; the workload classes; U-test,
-#   validation, paired           noise and drift; pingpong.json's validation;
-#                                paired rounds' median, interval, sign test
+#   validation, paired, confirm  noise and drift; pingpong.json's validation;
+#                                paired rounds' median, interval, sign test;
+#                                the confirmation's filter
 #   rounds                       a class decided from paired rounds, with
 #                                its host states
 #   picking, tables, markdown,   one class decided; the recommendation

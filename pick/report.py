@@ -23,7 +23,7 @@ from pick.report_pingpong import pingpong_section, validation_section
 from pick.report_servers import chat_section, http_section
 from pick.paired import MIN_ROUNDS
 from pick.spec import FAMILY_SPECS, Workload
-from pick.stats import MIN_MARGIN, fmt_ratio, scipy_available
+from pick.stats import MIN_MARGIN, fmt_ratio
 from pick.tables import HEADER, recommendation_rows
 from pick.validation import validation_summary
 from pick.decisions import Picked
@@ -169,14 +169,9 @@ def _how_to_read(picked: Picked) -> str:
 def _how_to_read_old(picked: Picked) -> str:
     alpha = picked.get("alpha", 0.05)
     min_margin = picked.get("min_margin", MIN_MARGIN)
-    rule = ("the two-sided Mann-Whitney U test over the repetitions (as "
-            "Google Benchmark's compare.py runs it) gives p < %.2f and the "
-            "margin exceeds both the larger coefficient of variation and "
-            "%.0f%%" % (alpha, 100 * min_margin)
-            if scipy_available() else
-            "the margin exceeds twice the larger coefficient of variation "
-            "and %.0f%% (scipy is missing, so no U-test)" % (
-                100 * min_margin))
+    rule = ("the two-sided Mann-Whitney U test over the repetitions gives "
+            "p < %.2f and the margin exceeds both the larger coefficient of "
+            "variation and %.0f%%" % (alpha, 100 * min_margin))
     return ("How to read it: a class is one or more benchmark groups, "
             "ranked by the metric the sweep's own rules name; "
             "margins are geometric means over them of the winner's median "

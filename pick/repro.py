@@ -16,10 +16,10 @@
 #
 # Two runs in paired rounds (context.serverkit.rounds) are compared by their
 # paired ratios (rounds.py): each row gives each run's rounds and the
-# median paired ratio of the leading pair with its interval; X beats Y when
-# the interval of X over Y lies above 1 and the median clears the minimum
-# margin, and a contradiction is X beating Y in one run and Y beating X in
-# the other with two intervals that exclude each other's median.
+# leading pair's standing in margin.py's words with its interval. A
+# contradiction is two answers that point different ways (margin.conflict:
+# X ahead in one run and Y in the other, or ahead and equivalent) with
+# intervals that do not overlap.
 #
 # A run whose host drifted is compared all the same (its classes decided as
 # if it had not drifted), and the output says which run drifted: the check
@@ -37,7 +37,8 @@ from typing import Any, Optional, TextIO
 from pick import results as R
 from pick.paired import Paired, fmt_interval, paired
 from pick.picking import pick_class
-from pick.rounds import fmt_band, paired_rule, round_ratios
+from pick.margin import conflict
+from pick.rounds import paired_rule, round_ratios
 from pick.decisions import ClassPick
 from pick.spec import FAMILY_SPECS, ClassDef, Workload
 from pick.stats import (MIN_MARGIN, drift, drift_veto, floor_detail,
@@ -71,13 +72,9 @@ def pair_stats(fr: R.FamilyResults, res: ClassPick, x: str, y: str,
                                higher).ratios, alpha)
 
 
-def _excludes(a: Paired, m: float) -> bool:
-    return a.lo is not None and a.hi is not None and not a.lo <= m <= a.hi
-
-
-def paired_state(res: ClassPick) -> str:
-    """One run's paired decision: 'x 1.50x [1.40, 1.62] over y (15
-    rounds)', 'tie: x / y within ±2% (12 rounds)'."""
+def paired_state(res: ClassPick, margin: float) -> str:
+    """One run's paired decision in margin.py's words: 'x ahead of y by
+    more than 5% (by 40.0-62.0%): 1.50x [1.40, 1.62] (15 rounds)'."""
     x = res["paired"]
     st = Paired(x["n"], x["ratio"], x["lo"], x["hi"], x["coverage"], x["p"])
     n = "%d paired rounds" % st.n
@@ -85,22 +82,20 @@ def paired_state(res: ClassPick) -> str:
     if rounds is not None:
         n = "%d rounds%s" % (rounds, ", budget ended"
                              if res.get("budget_ended") else "")
-    if res["noise"] == "above":
-        return "%s %s over %s (%s)" % (x["a"], fmt_interval(st), x["b"], n)
-    if res["noise"] == "within":
-        return "tie: %s / %s %s, within %s (%s)" % (
-            x["a"], x["b"], fmt_interval(st), fmt_band(st.band()), n)
+    if res["noise"] in ("above", "within"):
+        return "%s: %s (%s)" % (st.words(x["a"], x["b"], margin),
+                                fmt_interval(st), n)
     if res["noise"] == "unknown":
         return "%s %s over %s, no interval (%s)" % (
             x["a"], fmt_interval(st), x["b"], n)
     return "%s: %s (%s)" % (res["noise"], res["verdict"], n)
 
 
-def repro_state(res: ClassPick) -> str:
+def repro_state(res: ClassPick, margin: float) -> str:
     """One run's decision in a word or two: 'spsc-ring (above, 1.41x over
     bounded-mpmc)', 'tie: a / b'."""
     if res.get("paired"):
-        return paired_state(res)
+        return paired_state(res, margin)
     w, r = res.get("winner"), res.get("runner_up")
     if w is None:
         return str(res.get("verdict") or "-")
@@ -118,14 +113,23 @@ def repro_state(res: ClassPick) -> str:
     return "%s (%s)" % (w, res.get("verdict"))
 
 
-def _half(o1: str, o2: str) -> Optional[str]:
-    """'run 1' when only run 1 is confident and run 2 ties, and so on."""
-    sure = ("a", "b")
-    if o1 in sure and o2 == "tie":
+def _half(o1: int, o2: int) -> Optional[str]:
+    """'confident in run 1, a tie in run 2' when only run 1 names a
+    direction (+1 or -1; 0: none), and so on."""
+    if o1 and not o2:
         return "confident in run 1, a tie in run 2"
-    if o2 in sure and o1 == "tie":
+    if o2 and not o1:
         return "confident in run 2, a tie in run 1"
     return None
+
+
+def _apart(x: Paired, y: Paired) -> bool:
+    """The two intervals do not overlap."""
+    if None in (x.lo, x.hi, y.lo, y.hi):
+        return False
+    assert x.lo is not None and x.hi is not None
+    assert y.lo is not None and y.hi is not None
+    return x.hi < y.lo or y.hi < x.lo
 
 
 def paired_compare(runs: list[tuple[R.FamilyResults, ClassPick]], x: str,
@@ -134,10 +138,9 @@ def paired_compare(runs: list[tuple[R.FamilyResults, ClassPick]], x: str,
     """(contradiction, half-disagreement) of X over Y between two runs in
     paired rounds."""
     st = [pair_stats(fr, res, x, y, alpha) for fr, res in runs]
-    o = [s.outcome(min_margin) for s in st]
-    contra = ({o[0], o[1]} == {"a", "b"} and _excludes(st[0], st[1].ratio)
-              and _excludes(st[1], st[0].ratio))
-    return contra, _half(o[0], o[1])
+    o = [s.standing(min_margin) for s in st]
+    contra = conflict(o[0], o[1]) and _apart(st[0], st[1])
+    return contra, _half(o[0].points(), o[1].points())
 
 
 def half_disagreement(res: list[ClassPick], fr: list[R.FamilyResults],
@@ -151,8 +154,9 @@ def half_disagreement(res: list[ClassPick], fr: list[R.FamilyResults],
                 return "%s (%s vs %s)" % (half, r["paired"]["a"],
                                           r["paired"]["b"])
         return None
-    o = ["a" if r.get("noise") == "above" else
-         "tie" if r.get("noise") == "within" else "-" for r in res]
+    o = [1 if r.get("noise") == "above" else 0 for r in res]
+    if any(r.get("noise") not in ("above", "within") for r in res):
+        return None
     return _half(o[0], o[1])
 
 
@@ -164,7 +168,8 @@ def repro_class(fr1: R.FamilyResults, fr2: R.FamilyResults, cdef: ClassDef,
     half-disagreements)."""
     res = [pick_class(fr, cdef, Workload(), alpha, min_margin)
            for fr in (fr1, fr2)]
-    row = [cdef.key, repro_state(res[0]), repro_state(res[1])]
+    row = [cdef.key, repro_state(res[0], min_margin),
+           repro_state(res[1], min_margin)]
     if not (res[0]["group_keys"] and res[1]["group_keys"] and
             res[0]["ranking"] and res[1]["ranking"]):
         return row + ["not compared (not ranked in both runs)"], 0, [], 0, \

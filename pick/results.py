@@ -91,6 +91,11 @@ class FamilyResults:
     sk: ServerkitContext = dataclasses.field(init=False, repr=False)
     _rules: Optional[dict[str, Rule]] = dataclasses.field(
         default=None, init=False, repr=False)
+    # The confirmation rounds (CONFIRM_DIR/<family>.json): the leaders run
+    # again in a fresh process; confirm_note says why a file was not used.
+    confirm: Optional[FamilyResults] = dataclasses.field(
+        default=None, repr=False)
+    confirm_note: Optional[str] = dataclasses.field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.sk = self.context.get("serverkit") or {}
@@ -370,8 +375,25 @@ def load_dir(directory: str) -> tuple[dict[str, FamilyResults], list[str]]:
             continue
         try:
             out[family] = load_family(path, family)
+            _attach_confirmation(out[family], directory)
         except ValueError as e:
             problems.append(str(e))
         except (OSError, KeyError) as e:
             problems.append("%s: %s" % (path, e))
     return out, problems
+
+
+# Where bench.sh's confirmation step writes each family's rounds.
+CONFIRM_DIR = "confirm"
+
+
+def _attach_confirmation(fr: FamilyResults, directory: str) -> None:
+    """fr.confirm from DIR/confirm/<family>.json when it was written after
+    fr's file (an older one confirmed another sweep: fr.confirm_note)."""
+    path = os.path.join(directory, CONFIRM_DIR, fr.family + ".json")
+    if not os.path.exists(path):
+        return
+    if os.path.getmtime(path) < os.path.getmtime(fr.path):
+        fr.confirm_note = "%s is older than %s: not used" % (path, fr.path)
+        return
+    fr.confirm = load_family(path, fr.family)

@@ -10,22 +10,27 @@
 #
 # Paired ratios (round_ratios()): for every key present for both A and B in
 # every group of the class, the geometric mean over the groups of A's
-# metric over B's (> 1: A is better). Their median, sign-test interval and
-# p (paired.py) decide:
-#   above     the interval's lower bound > 1 and the median > 1 + min margin;
-#   within    a tie: otherwise, "within ±x%" (x: the interval's farther end);
+# metric over B's (> 1: A is better). The file's rounds choose the leading
+# pair; when the family has confirmation rounds (results/confirm/, the pair
+# and the baseline run again in a fresh process), those give every margin,
+# so that no margin is estimated on the rounds that selected it (the
+# winner's curse). Their median, sign-test interval and p (paired.py)
+# decide, in margin.py's words against the margin m:
+#   above     the interval's lower end > 1: the leader is "ahead" (by more
+#             than m when the lower end clears 1 + m); the reactor adopts it
+#   within    otherwise: "equivalent within ±m" or "not told apart";
 #   unknown   fewer than 6 paired rounds (no interval).
 # Host states (host_states()): each key's floor is the median round_floor_ns
 # of A's and B's runs in it; the log floors split in two (two-means); the
 # host is bimodal when each state has >= 3 rounds and their medians differ
-# by more than the drift threshold. Then the log ratios of the two states
-# are compared (U-test, p < alpha; without scipy: disjoint intervals). When
-# they do not differ, or differ with the same answer, the verdict stands
-# with a note; when the answers differ, the class is "split" (both answers,
-# no winner adopted); when they differ and a state has fewer than 6 rounds,
-# the verdict stands if that state's median points the other state's way
-# (a difference in size), else "inconsistent" (rerun): the only refusal
-# left, and it says why. The floor
+# by more than the drift threshold. The log ratios of the two states are
+# compared with the U-test (stats.utest(), the same on every machine). A
+# test that does not reject is "no evidence that the states differ". The
+# class is "split" (both answers, nothing adopted) only when the states
+# differ (p < alpha) and their answers point different ways (margin.
+# conflict(): one ahead and one behind, or one ahead and one equivalent);
+# a state too short for an interval claims nothing and splits nothing, so
+# one more round cannot withdraw a verdict every state supports. The floor
 # never vetoes on its own here (stats.drift() is for files without rounds).
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from pick import results as R
 from pick.paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p, paired, \
     two_means_split
 from pick.decisions import ClassPick, HostStatesDict, PairedStats
+from pick.margin import conflict
 from pick.stats import better_ratio, geomean, utest
 
 
@@ -121,13 +127,7 @@ def host_states(rr: RoundRatios, threshold: float,
     pn = paired([x for _, x in near], alpha)
     pf = paired([x for _, x in far], alpha)
     p = utest([math.log(x) for _, x in near], [math.log(x) for _, x in far])
-    if p is not None:
-        differ = p < alpha
-    else:
-        differ = (pn.lo is not None and pn.hi is not None and
-                  pf.lo is not None and pf.hi is not None and
-                  (pn.lo > pf.hi or pf.lo > pn.hi))
-    return HostStates(fn, ff, pn, pf, p, differ)
+    return HostStates(fn, ff, pn, pf, p, p is not None and p < alpha)
 
 
 def fmt_band(band: Optional[float]) -> str:
@@ -137,68 +137,57 @@ def fmt_band(band: Optional[float]) -> str:
         "±%.1f%%" % (100 * band)
 
 
-def answer(a: str, b: str, x: Paired, min_margin: float,
-           state: str) -> str:
-    """One state's answer: 'a in the near state (1.30x [1.20, 1.40] over b,
-    9 rounds)' or 'a tie in the far state (within ±3%, 7 rounds)'."""
-    o = x.outcome(min_margin)
-    if o in ("a", "b"):
-        first, second, y = (a, b, x) if o == "a" else (b, a, x.inverted())
-        return "%s in the %s state (%s over %s, %d rounds)" % (
-            first, state, fmt_interval(y), second, x.n)
-    return "a tie in the %s state (within %s, %d rounds)" % (
-        state, fmt_band(x.band()), x.n)
+def answer(a: str, b: str, x: Paired, margin: float, state: str) -> str:
+    """One state's answer: 'in the near state, a ahead of b by 8.0-20.0%
+    (1.13x [1.08, 1.20], 9 rounds)'; 'no interval' under MIN_ROUNDS."""
+    if x.lo is None or x.hi is None:
+        return "in the %s state, no interval (median %.2fx, %d rounds)" % (
+            state, x.ratio, x.n)
+    return "in the %s state, %s (%s, %d rounds)" % (
+        state, x.words(a, b, margin), fmt_interval(x), x.n)
 
 
-def point_outcome(x: Paired, min_margin: float) -> str:
-    """Paired.outcome() from the median alone, for a state too short for an
-    interval: "a", "b" or "tie"."""
-    if x.ratio > 1 + min_margin:
-        return "a"
-    if x.ratio > 0 and 1 / x.ratio > 1 + min_margin:
-        return "b"
-    return "tie"
-
-
-def tie_verdict(a: str, b: str, x: Paired, min_margin: float,
-                level: str) -> str:
-    """A paired comparison that is not above the noise, in words."""
-    if x.lo is not None and x.hi is not None and (x.lo > 1 or x.hi < 1):
-        first, second, y = (a, b, x) if x.lo > 1 else (b, a, x.inverted())
-        return ("%s ahead of %s by %s, less than the minimum margin %.0f%%: "
-                "a tie in practice (%s, %d rounds)" % (
-                    first, second, fmt_interval(y), 100 * min_margin, level,
-                    x.n))
-    return "a tie: %s and %s within %s (%s, %d rounds)" % (
-        a, b, fmt_band(x.band()), level, x.n)
-
-
-def _stats_dict(a: str, b: str, x: Paired) -> PairedStats:
+def _stats_dict(a: str, b: str, x: Paired, margin: float) -> PairedStats:
     out = PairedStats(a=a, b=b)
     out.update(x.as_dict())
+    out["standing"] = x.standing(margin).value
     return out
 
 
-def _group_dict(group: str, x: Paired) -> PairedStats:
+def _group_dict(group: str, x: Paired, margin: float) -> PairedStats:
     out = PairedStats(group=group)
     out.update(x.as_dict())
+    out["standing"] = x.standing(margin).value
     return out
+
+
+def _confirmed(fr: R.FamilyResults, groups: list[R.Group], metric: str,
+               w: str, r: str) -> Optional[R.FamilyResults]:
+    """fr's confirmation file when it ran w and r in every group for at
+    least MIN_ROUNDS paired rounds, else None."""
+    conf = fr.confirm
+    if conf is None or any(g not in conf.cells for g in groups):
+        return None
+    if len(round_ratios(conf, groups, w, r, metric, True).keys) < MIN_ROUNDS:
+        return None
+    return conf
 
 
 def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
                   higher: bool, w: str, r: str, baseline: Optional[str],
-                  complete: list[str], alpha: float, min_margin: float,
+                  complete: list[str], alpha: float, margin: float,
                   threshold: Optional[float] = None) -> ClassPick:
     """The class's verdict from paired rounds between the leader `w` and
     the runner-up `r` (picking.decide()'s keys, and paired, baseline_paired,
-    group_paired, host_note, paired_notes). `threshold`: the drift
+    group_paired, host_note, paired_notes, confirmed, selection_paired).
+    The file's rounds choose the pair; the confirmation rounds (fr.confirm,
+    a fresh process) give its margins when they ran it, else the choosing
+    rounds do and the verdict says "unconfirmed". `threshold`: the drift
     threshold that makes two floors two host states (the file's unless
     given)."""
     if threshold is None:
         threshold = fr.floor_summary().threshold
-    level = "%.0f%%" % (100 * (1 - alpha))
-    rr = round_ratios(fr, groups, w, r, metric, higher)
-    st = paired(rr.ratios, alpha)
+    st = paired(round_ratios(fr, groups, w, r, metric, higher).ratios, alpha)
     out = ClassPick(host_note=None, paired_notes=[])
     if st.n >= MIN_ROUNDS and st.ratio < 1:
         # The paired median, not the pooled score, orders the pair: a tie
@@ -207,84 +196,80 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
             "the paired rounds put %s ahead of %s, which leads on the class "
             "score" % (r, w))
         w, r = r, w
-        rr = round_ratios(fr, groups, w, r, metric, higher)
-        st = paired(rr.ratios, alpha)
-    lead = _stats_dict(w, r, st)
+        st = paired(round_ratios(fr, groups, w, r, metric, higher).ratios,
+                    alpha)
+    out["selection_paired"] = _stats_dict(w, r, st, margin)
+    conf = _confirmed(fr, groups, metric, w, r)
+    out["confirmed"] = conf is not None
+    src = conf or fr
+    if conf is None:
+        out["paired_notes"].append(
+            "unconfirmed: no confirmation rounds of %s and %s in a fresh "
+            "process%s, so the margins come from the rounds that chose them "
+            "(biased up: the winner's curse)" % (
+                w, r, " (%s)" % fr.confirm_note if fr.confirm_note else ""))
+    rr = round_ratios(src, groups, w, r, metric, higher)
+    st = paired(rr.ratios, alpha)
+    lead = _stats_dict(w, r, st, margin)
     lead["states"] = None
     out.update(ClassPick(winner=w, runner_up=r, p_max=st.p, paired=lead))
     out["group_paired"] = [
         _group_dict(R.group_name(fr.family, g[0], g[1]), paired(
-            round_ratios(fr, [g], w, r, metric, higher).ratios, alpha))
+            round_ratios(src, [g], w, r, metric, higher).ratios, alpha),
+            margin)
         for g in groups]
     out["baseline_paired"] = None
     if baseline and baseline != w and baseline in complete:
         out["baseline_paired"] = _stats_dict(w, baseline, paired(
-            round_ratios(fr, groups, w, baseline, metric, higher).ratios,
-            alpha))
+            round_ratios(src, groups, w, baseline, metric, higher).ratios,
+            alpha), margin)
+    where = "confirmation rounds" if conf else "rounds, unconfirmed"
     if st.n < MIN_ROUNDS:
         out.update(ClassPick(noise="unknown", verdict=(
             "noise unknown: %d paired round%s of %s and %s; %d are needed "
             "for an interval" % (st.n, "" if st.n == 1 else "s", w, r,
                                  MIN_ROUNDS))))
         return out
-    if st.outcome(min_margin) == "a":
-        out.update(ClassPick(noise="above", verdict=(
-            "%s over %s, %d paired rounds, sign test p %s" % (
-                fmt_interval(st), r, st.n, fmt_p(st.p)))))
-    else:
-        out.update(ClassPick(noise="within",
-                   verdict=tie_verdict(w, r, st, min_margin, level)))
+    ahead = st.standing(margin).points() > 0
+    out.update(ClassPick(
+        noise="above" if ahead else "within",
+        verdict="%s: %s, %d %s, sign test p %s" % (
+            st.words(w, r, margin), fmt_interval(st), st.n, where,
+            fmt_p(st.p))))
     hs = host_states(rr, threshold, alpha)
     if hs is None:
         return out
     out["paired"]["states"] = hs.as_dict()
-    test = "p %s" % fmt_p(hs.p) if hs.p is not None else \
-        "the intervals overlap" if not hs.differ else "disjoint intervals"
+    test = "U-test p %s, %d and %d rounds" % (fmt_p(hs.p), hs.near.n,
+                                              hs.far.n)
     if not hs.differ:
-        out["host_note"] = ("%s; the paired ratio did not differ between "
-                            "the states (%s): the drift did not matter" % (
-                                hs.describe(), test))
+        out["host_note"] = ("%s; no evidence that the states differ (%s)" % (
+            hs.describe(), test))
         return out
-    (short, short_name), (long, _) = sorted(
-        ((hs.near, "near"), (hs.far, "far")), key=lambda s: s[0].n)
-    if short.n < MIN_ROUNDS:
-        # Too few rounds for the short state's own interval: its median
-        # either points to the long state's answer (a difference in size
-        # only) or not, and then nothing can be said.
-        if point_outcome(short, min_margin) == long.outcome(min_margin):
-            out["host_note"] = (
-                "%s; the paired ratio differs between the states (%s) in "
-                "size, not in answer: the %s state's %d rounds (median "
-                "%.2fx) point the same way as the other's (%s)" % (
-                    hs.describe(), test, short_name, short.n, short.ratio,
-                    fmt_interval(long)))
-            return out
-        out.update(ClassPick(noise="inconsistent", winner=None, verdict=(
-            "the paired ratios differ between host states (%s) and the %s "
-            "state has only %d rounds, which point another way (median "
-            "%.2fx): rerun" % (test, short_name, short.n, short.ratio))))
-        out["host_note"] = hs.describe()
-        return out
-    near = answer(w, r, hs.near, min_margin, "near")
-    far = answer(w, r, hs.far, min_margin, "far")
-    if hs.near.outcome(min_margin) == hs.far.outcome(min_margin):
+    near = answer(w, r, hs.near, margin, "near")
+    far = answer(w, r, hs.far, margin, "far")
+    if not conflict(hs.near.standing(margin), hs.far.standing(margin)):
         out["host_note"] = (
-            "%s; the paired ratio differs between the states (%s) but the "
-            "answer is the same: %s, %s" % (hs.describe(), test, near, far))
+            "%s; the paired ratio differs between the states (%s), but "
+            "their answers do not point different ways: %s; %s" % (
+                hs.describe(), test, near, far))
         return out
     out.update(ClassPick(noise="split", winner=None,
-                         verdict="%s, %s" % (near, far)))
-    out["host_note"] = "%s; the paired ratio differs between the states " \
+                         verdict="%s; %s" % (near, far)))
+    out["host_note"] = "%s; the states' answers point different ways " \
         "(%s)" % (hs.describe(), test)
     return out
 
 
-def paired_rule(alpha: float, min_margin: float) -> str:
+def paired_rule(alpha: float, margin: float) -> str:
     """The rule for a file of paired rounds, in words."""
-    return ("paired rounds: the median per-round ratio's %.0f%% sign-test "
-            "interval excludes 1 and the median exceeds 1 + min margin %g "
-            "(a tie otherwise; under %d rounds unknown)" % (
-                100 * (1 - alpha), min_margin, MIN_ROUNDS))
+    return ("paired rounds: the leader is adopted when the %.0f%% sign-test "
+            "interval of its per-round ratio over the runner-up, from "
+            "confirmation rounds in a fresh process, lies above 1 (ahead); "
+            "the words say what the interval shows against the margin %g "
+            "(ahead by more than it, ahead, equivalent within it, not told "
+            "apart); under %d rounds unknown" % (
+                100 * (1 - alpha), margin, MIN_ROUNDS))
 
 
 def class_rounds(fr: R.FamilyResults, scenarios: list[str]

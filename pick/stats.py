@@ -7,15 +7,14 @@
 #
 # Noise (noise(), the one place the rule lives): in each group the winner's
 # repetitions are tested against the runner-up's with the two-sided
-# Mann-Whitney U test, the test Google Benchmark's compare.py runs
-# (scipy.stats.mannwhitneyu); the margin is "above noise" in a group when
-# p < alpha, the margin exceeds the larger of the two coefficients of
-# variation, and it exceeds MIN_MARGIN (5%; --min-margin). Without scipy the
-# CV rule is margin > 2 x CV (and > the minimum margin). With one repetition
-# (--profile=smoke) the noise is unknown and the table says so. A file
-# merged from a sweep run as N processes (merge.py) adds one condition: the
-# winner's median must be ahead in every process, so that a process-level
-# effect makes a tie, never a confident winner.
+# Mann-Whitney U test (utest(): our own, exact up to 80 values, so that no
+# verdict depends on whether scipy is installed); the margin is "above
+# noise" in a group when p < alpha, the margin exceeds the larger of the two
+# coefficients of variation, and it exceeds MIN_MARGIN (5%; --min-margin).
+# With one repetition (--profile=smoke) the noise is unknown and the table
+# says so. A file merged from a sweep run as N processes (merge.py) adds one
+# condition: the winner's median must be ahead in every process, so that a
+# process-level effect makes a tie, never a confident winner.
 #
 # The floor and drift: every family file has a reference row
 # <family>/floor/cache-line (two pinned threads bouncing cache lines, the
@@ -29,22 +28,21 @@
 # A drifted family of a file without paired rounds names no winner ("host
 # drifted: rerun") and the reactor keeps its baselines for it
 # (drift_veto(), the one place that decides the veto).
-#
-# scipy is imported on first use and remembered here (_mannwhitneyu()), the
-# one cache of pick's; without it the rules fall back as described.
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Callable, Optional, TypedDict
+from typing import Optional, TypedDict
 
 from pick import results as R
 from pick.decisions import Noise as Noise
+from pick.margin import MARGIN
 
-# The noise rule's minimum margin: a winner must also beat the runner-up by
-# more than this fraction (--min-margin overrides it).
-MIN_MARGIN = 0.05
+# The margin m (margin.py's, the one source): the noise rule's minimum
+# margin for files without rounds, and the band of every standing
+# (--margin overrides it).
+MIN_MARGIN = MARGIN
 
 
 # noise()'s verdict on one group: shapes.Noise (ClassPick lists them).
@@ -79,32 +77,81 @@ def fmt_ratio(x: Optional[float]) -> str:
     return "%.2fx" % x
 
 
-@functools.lru_cache(maxsize=None)
-def _mannwhitneyu() -> Optional[Callable[..., Any]]:
-    """scipy.stats.mannwhitneyu, imported once; None without scipy."""
-    try:
-        from scipy.stats import mannwhitneyu
-    except ImportError:
-        return None
-    found: Callable[..., Any] = mannwhitneyu
-    return found
+def _doubled_midranks(values: list[float]) -> list[int]:
+    """Twice the 1-based mid-ranks of values, in their order (integers,
+    so that ties need no fractions)."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    out = [0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == \
+                values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = i + j + 2
+        i = j + 1
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _rank_sum_counts(ranks2: tuple[int, ...], m: int) -> tuple[int, ...]:
+    """counts[s]: how many of the C(N, m) equally likely ways to pick m of
+    the N (doubled) ranks have a doubled rank sum of s. One big integer
+    per subset size holds the counts as fields wide enough never to
+    carry."""
+    width = len(ranks2) + 1            # bits: every count is <= 2^N
+    total = sum(ranks2)
+    poly = [1] + [0] * m
+    for i, r in enumerate(ranks2):
+        for k in range(min(i + 1, m), 0, -1):
+            poly[k] += poly[k - 1] << (width * r)
+    mask = (1 << width) - 1
+    return tuple((poly[m] >> (width * s)) & mask for s in range(total + 1))
+
+
+# Above this many values in all, the U-test uses the normal approximation
+# (with the tie correction): the exact count grows as N^3 and is within
+# 0.005 of it there.
+EXACT_MAX = 80
 
 
 def utest(xs: list[float], ys: list[float]) -> Optional[float]:
-    """Two-sided Mann-Whitney U p-value, as compare.py computes it; None when
-    scipy is missing or there are too few repetitions."""
+    """The two-sided Mann-Whitney U test's p, the same on every machine:
+    exact (the permutation null over the mid-ranks, ties included) up to
+    EXACT_MAX values in all, else the normal approximation with the tie
+    and continuity corrections. None with fewer than 2 values a side."""
     if len(xs) < 2 or len(ys) < 2:
         return None
-    test = _mannwhitneyu()
-    if test is None:
-        return None
-    if len(set(xs) | set(ys)) == 1:
+    vals = list(xs) + list(ys)
+    ranks2 = _doubled_midranks(vals)
+    n, m = len(vals), len(xs)
+    total = sum(ranks2)
+    observed = sum(ranks2[:m])
+    mean2 = total * m / n                 # doubled rank sum's mean
+    dev = abs(observed - mean2)
+    if dev == 0:
         return 1.0
-    return float(test(xs, ys, alternative="two-sided").pvalue)
+    if n <= EXACT_MAX:
+        counts = _rank_sum_counts(tuple(sorted(ranks2)), m)
+        hit = sum(c for s, c in enumerate(counts) if abs(s - mean2) >=
+                  dev - 1e-9)
+        return min(1.0, hit / math.comb(n, m))
+    # Normal approximation on the (undoubled) rank sum.
+    ranks = [r / 2 for r in ranks2]
+    ties = sum(t ** 3 - t for t in _tie_sizes(ranks))
+    var = m * (n - m) / 12 * ((n + 1) - ties / (n * (n - 1)))
+    if var <= 0:
+        return 1.0
+    z = (dev / 2 - 0.5) / math.sqrt(var)
+    return min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2)))
 
 
-def scipy_available() -> bool:
-    return _mannwhitneyu() is not None
+def _tie_sizes(ranks: list[float]) -> list[int]:
+    seen: dict[float, int] = {}
+    for r in ranks:
+        seen[r] = seen.get(r, 0) + 1
+    return [t for t in seen.values() if t > 1]
 
 
 def noise(cw: R.Cell, cr: R.Cell, metric: str, higher: bool, alpha: float,
@@ -112,7 +159,7 @@ def noise(cw: R.Cell, cr: R.Cell, metric: str, higher: bool, alpha: float,
     """Is cw's margin over cr in one group above noise? (The winner's over
     the runner-up's, or one implementation's over another's.) Above: the
     U-test's p < alpha, and the margin exceeds both the larger CV and
-    `min_margin`; without scipy, 2 x the larger CV and `min_margin`. In a
+    `min_margin`. In a
     file merged from several processes, also: cw's median is better than
     cr's in every process (else "split" says where it is not)."""
     sw, sr = cw.reps(metric), cr.reps(metric)
@@ -127,10 +174,8 @@ def noise(cw: R.Cell, cr: R.Cell, metric: str, higher: bool, alpha: float,
     p = utest(sw, sr)
     out["p"] = p
     margin = ratio - 1 if not math.isnan(ratio) else 0.0
-    if p is not None:
-        above = p < alpha and margin > max(cvmax or 0.0, min_margin)
-    else:
-        above = margin > max(2 * (cvmax or 0.0), min_margin)
+    above = p is not None and p < alpha and \
+        margin > max(cvmax or 0.0, min_margin)
     # A sweep run as several processes: every process must agree.
     pw, pr = cw.process_medians(metric), cr.process_medians(metric)
     procs = sorted(set(pw) & set(pr))
@@ -148,12 +193,9 @@ def noise(cw: R.Cell, cr: R.Cell, metric: str, higher: bool, alpha: float,
 
 
 def noise_rule(alpha: float, min_margin: float) -> str:
-    every = "; and ahead in every process of a sweep run as several"
-    if scipy_available():
-        return ("U-test p < %g and margin > max(the larger CV, min margin "
-                "%g)%s" % (alpha, min_margin, every))
-    return ("margin > max(2 x the larger CV, min margin %g) (no scipy)%s" %
-            (min_margin, every))
+    return ("U-test p < %g and margin > max(the larger CV, min margin %g); "
+            "and ahead in every process of a sweep run as several" % (
+                alpha, min_margin))
 
 
 # --- the floor: did the host drift? ------------------------------------

@@ -2,9 +2,9 @@
 # pick/tables.py
 # -----------------------------------------------------------------------------
 #
-# The recommendation table (one row per family and workload class: winner,
-# margins, whether the margin is above the noise, and the paired rounds that
-# decided it), shared by pick's output (plain text, text_table()) and
+# The recommendation table (one row per family and workload class: the
+# leader, margins, the answer in margin.py's words, and the paired rounds
+# that decided it; "(leads a tie)" marks a leader that is not ahead), shared by pick's output (plain text, text_table()) and
 # REPORT.md (Markdown, report.py), and the plain-text table that --compare
 # and --repro print too. From paired rounds a margin is the median paired
 # ratio with its interval ("1.32x [1.21, 1.45]"); from an older file the
@@ -16,13 +16,14 @@ from typing import Any, Optional, Sequence
 
 from pick import results as R
 from pick.paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p
-from pick.rounds import fmt_band, rounds_text
+from pick.margin import short
+from pick.rounds import rounds_text
 from pick.spec import FAMILY_SPECS
 from pick.stats import fmt_ratio
 from pick.decisions import ClassPick, PairedStats, Picked
 
-HEADER = ["family", "workload class", "winner", "margin over runner-up",
-          "margin over baseline", "above noise?", "rounds"]
+HEADER = ["family", "workload class", "leader", "margin over runner-up",
+          "margin over baseline", "answer", "rounds"]
 
 
 def as_paired(d: Optional[PairedStats]) -> Optional[Paired]:
@@ -33,30 +34,31 @@ def as_paired(d: Optional[PairedStats]) -> Optional[Paired]:
                   coverage=d.get("coverage"), p=d.get("p"))
 
 
-def _paired_noise_cell(res: ClassPick, x: Paired) -> str:
+def _paired_noise_cell(res: ClassPick, x: Paired, margin: float) -> str:
     n = res.get("noise")
-    if n == "above":
-        return "yes (sign test p %s)" % fmt_p(x.p)
-    if n == "within":
-        apart = x.lo is not None and x.hi is not None and (x.lo > 1 or
-                                                           x.hi < 1)
-        if apart:
-            return "no: ahead by less than the minimum margin"
-        return "no: tie within %s" % fmt_band(x.band())
+    where = "" if res.get("confirmed", True) else "; unconfirmed"
+    if n in ("above", "within"):
+        text = short(x.standing(margin), margin)
+        if n == "above":
+            text += ": adopted" if res.get("confirmed", True) else \
+                ": not adopted"
+        return "%s (sign test p %s%s)" % (text, fmt_p(x.p), where)
     if n == "unknown":
         return "unknown (%d round%s; %d needed)" % (
             x.n, "" if x.n == 1 else "s", MIN_ROUNDS)
     if n == "split":
         return "split by host state"
-    return "paired ratios inconsistent: rerun"
+    return str(res.get("verdict") or "-")
 
 
-def noise_cell(res: ClassPick) -> str:
-    """The "above noise?" column for one class's decision."""
+def noise_cell(res: ClassPick, margin: float) -> str:
+    """The "answer" column for one class's decision: from paired rounds,
+    the standing of the leader over the runner-up against the margin
+    (margin.short()); from an older file, the noise rule's verdict."""
     n = res.get("noise")
     x = as_paired(res.get("paired"))
     if x is not None:
-        return _paired_noise_cell(res, x)
+        return _paired_noise_cell(res, x, margin)
     if n == "above":
         extra = []
         p_max, cv = res.get("p_max"), res.get("cv")
@@ -80,6 +82,7 @@ def noise_cell(res: ClassPick) -> str:
 def recommendation_rows(picked: Picked) -> list[list[str]]:
     """The recommendation's rows (HEADER's columns) from winners.pick_all()."""
     rows = []
+    margin = picked["min_margin"]
     for family in R.FAMILIES:
         fam = picked["families"][family]
         title = FAMILY_SPECS[family].title
@@ -97,8 +100,8 @@ def recommendation_rows(picked: Picked) -> list[list[str]]:
                 continue
             if res.get("noise") in ("split", "inconsistent"):
                 rows.append([title, cls, "none adopted: " +
-                             res["verdict"], "-", "-", noise_cell(res),
-                             n_rounds])
+                             res["verdict"], "-", "-",
+                             noise_cell(res, margin), n_rounds])
                 continue
             winner = res.get("winner")
             if winner is None:
@@ -117,6 +120,8 @@ def recommendation_rows(picked: Picked) -> list[list[str]]:
                 vs_base += " " + res["baseline"]
             else:
                 vs_base = "- (%s not run)" % res["baseline"]
+            if res.get("noise") != "above":
+                winner += " (leads a tie)"
             runner = fmt_ratio(res.get("margin_over_runner_up"))
             x = as_paired(res.get("paired"))
             if x is not None and x.n:
@@ -127,7 +132,7 @@ def recommendation_rows(picked: Picked) -> list[list[str]]:
             else:
                 runner = "- (only one)"
             rows.append([title, cls, winner, runner, vs_base,
-                         noise_cell(res), n_rounds])
+                         noise_cell(res, margin), n_rounds])
     return rows
 
 

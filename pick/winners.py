@@ -14,11 +14,11 @@
 # latency-bound class's among the loggers the server accepts ("server":
 # true). Without its family's file (or the file's rule) a component has no
 # entry and the validation uses its own default. A component is adopted only
-# when its class's leader is above the noise (noise "above": in a file of
-# paired rounds, the interval over the runner-up excludes 1 and the median
-# clears the minimum margin); a tie, a split by host state, an unknown noise
-# or a drifted family (files without rounds) keeps the baseline, and the
-# entry's note says why.
+# when its class's leader is ahead of the runner-up (noise "above": in a
+# file of paired rounds, the interval from the confirmation rounds lies
+# above 1; rounds.py); an unconfirmed leader, a tie, a split by host state,
+# an unknown noise or a drifted family (files without rounds) keeps the
+# baseline, and the entry's note says why.
 
 from __future__ import annotations
 
@@ -96,13 +96,18 @@ def _kept_why(res: ClassPick) -> str:
     lead = res["winner"] or (res.get("paired") or {}).get("a")
     if lead is None:
         return str(res.get("verdict") or "no leader")
-    return "%s leads, not above the noise (%s: %s)" % (
+    if res.get("noise") == "above" and not res.get("confirmed", True):
+        return "%s leads, unconfirmed: no confirmation rounds (%s)" % (
+            lead, res.get("verdict"))
+    return "%s leads, not ahead (%s: %s)" % (
         lead, res.get("noise"), res.get("verdict"))
 
 
 def _entry_from_class(res: ClassPick, groups: list[R.Group]
                       ) -> ReactorEntry:
-    adopted = res["winner"] is not None and res.get("noise") == "above"
+    # Paired rounds: adopted on the confirmation rounds' interval alone.
+    adopted = res["winner"] is not None and res.get("noise") == "above" and \
+        res.get("confirmed", True)
     base = res["baseline"]
     e = ReactorEntry(
         winner=res["winner"] if adopted else (base or res["winner"]),

@@ -46,9 +46,7 @@ std::optional<RatioInterval> MedianInterval(std::vector<double> ratios,
 }
 
 double HalfWidth(const RatioInterval& interval) {
-  return std::max(interval.hi / interval.median,
-                  interval.median / interval.lo) -
-         1;
+  return std::sqrt(interval.hi / interval.lo) - 1;
 }
 
 std::optional<LeadingPair> Leading(

@@ -47,8 +47,10 @@ struct RatioInterval {
 std::optional<RatioInterval> MedianInterval(std::vector<double> ratios,
                                             double alpha = 0.05);
 
-// How far the interval reaches from its median, as a fraction:
-// max(hi / median, median / lo) - 1 (0.05 is "within ±5%").
+// The interval's half-width on a log scale, as a fraction: sqrt(hi / lo) -
+// 1. At most m exactly when the interval is narrow enough to lie inside
+// the equivalence band [1/(1+m), 1+m] were it centred on 1: the same "±m"
+// as pick's answers (pick/margin.py).
 double HalfWidth(const RatioInterval& interval);
 
 // The median of the values that are not NaN (the mean of the middle two
@@ -77,7 +79,8 @@ struct RoundsConfig {
   int min_rounds = 1;   // every unit runs these, whatever the budget
   int max_rounds = 1;
   double target = 0.05;  // a unit is done when its widest leading-pair
-                         // interval reaches ±target
+                         // interval is narrow enough to decide
+                         // equivalence at ±target (HalfWidth)
 };
 
 // Where one unit stands. `stop` is empty while it may run again, else why

@@ -56,9 +56,11 @@ TEST(MedianIntervalTest, RefusesNonPositive) {
   EXPECT_FALSE(MedianInterval({1, 1, 1, NAN, 1, 1, 1}).has_value());
 }
 
-TEST(HalfWidthTest, TheFartherEnd) {
-  EXPECT_NEAR(HalfWidth({6, 1.0, 0.9, 1.05}), 1.0 / 0.9 - 1, 1e-12);
-  EXPECT_NEAR(HalfWidth({6, 1.0, 0.99, 1.2}), 0.2, 1e-12);
+TEST(HalfWidthTest, HalfTheLogWidth) {
+  EXPECT_NEAR(HalfWidth({6, 1.0, 0.9, 1.05}), std::sqrt(1.05 / 0.9) - 1,
+              1e-12);
+  // The equivalence band at ±5% is exactly 5% wide by this measure.
+  EXPECT_NEAR(HalfWidth({6, 1.0, 1 / 1.05, 1.05}), 0.05, 1e-12);
 }
 
 TEST(LeadingTest, PairsByRoundAndSkipsReferences) {

@@ -1,0 +1,102 @@
+# -----------------------------------------------------------------------------
+# pick/confirm.py
+# -----------------------------------------------------------------------------
+#
+# The confirmation plan: which runs confirm the choices of a family's sweep.
+# A class's leader is the best of up to 15 implementations, so its margin,
+# estimated on the rounds that chose it, is biased up (the winner's curse).
+# bench.sh therefore runs, after the first pick, each family once more in a
+# fresh process: the leader, the runner-up and the baseline of every class
+# and of the reactor's classes, over the class's groups, for a fixed number
+# of rounds (CONFIRM_ROUNDS), into results/confirm/<family>.json. pick then
+# takes every margin from those rounds (rounds.py). A fresh process also
+# brings process-to-process variation into the interval.
+#
+#   confirm_filter(picked, family)   the sweep's --benchmark_filter: one
+#                                    POSIX extended regular expression
+#                                    (the harness's std::regex), or None
+#                                    when the family has nothing to confirm
+#   confirm_flags(picked, family)    the sweep flags bench.sh passes: the
+#                                    rounds (one in the smoke profile) and
+#                                    the filter; "" when nothing to confirm
+#
+# Standard library and the layers below (results, decisions).
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pick.decisions import ClassPick, Picked
+
+# Rounds of the confirmation: 10 give the sign test's interval [x_(2),
+# x_(9)] at 97.9% coverage; bench.sh passes it as --min_rounds and
+# --max_rounds.
+CONFIRM_ROUNDS = 10
+
+_SPECIAL = set(".[]()*+?{}|^$\\")
+
+
+def _escape(text: str) -> str:
+    """text as a literal in a POSIX extended regular expression."""
+    return "".join("\\" + c if c in _SPECIAL else c for c in text)
+
+
+def _impls(res: ClassPick) -> set[str]:
+    """The class's leading pair (as its rounds chose it) and baseline."""
+    out: set[str] = set()
+    for key in ("selection_paired", "paired"):
+        x = res.get(key)
+        if x:
+            out |= {x["a"], x["b"]}
+            break
+    else:
+        out |= {i for i in (res.get("winner"), res.get("runner_up")) if i}
+    if res.get("baseline"):
+        out.add(str(res["baseline"]))
+    return out
+
+
+def _alternatives(family: str, groups: list[str], impls: set[str]
+                  ) -> list[str]:
+    """One alternative per group name (family/scenario[/params]): the
+    benchmark names family/scenario/IMPL[/params] for impls."""
+    out = []
+    which = "(%s)" % "|".join(_escape(i) for i in sorted(impls))
+    for g in groups:
+        parts = g.split("/")
+        if len(parts) < 2 or parts[0] != family:
+            continue
+        rest = "/".join(parts[2:])
+        out.append("%s/%s/%s%s" % (_escape(parts[0]), _escape(parts[1]),
+                                   which, "/" + _escape(rest) if rest else ""))
+    return out
+
+
+def confirm_filter(picked: Picked, family: str) -> Optional[str]:
+    """The filter that runs the family's confirmation (the header)."""
+    fam = picked["families"].get(family)
+    if not fam or fam.get("missing"):
+        return None
+    alts: list[str] = []
+    for res in fam.get("classes", []):
+        impls = _impls(res)
+        if len(impls) >= 2 and res.get("groups"):
+            alts += _alternatives(family, res["groups"], impls)
+    for entry in picked["reactor"].values():
+        impls = {i for i in (entry.get("leader"), entry.get("runner_up"),
+                             entry.get("baseline")) if i}
+        if len(impls) >= 2 and entry.get("groups"):
+            alts += _alternatives(family, entry["groups"], impls)
+    alts = sorted(set(alts))
+    return "^(%s)$" % "|".join(alts) if alts else None
+
+
+def confirm_flags(picked: Picked, family: str) -> str:
+    """The confirmation's sweep flags (the header); "" when none."""
+    flt = confirm_filter(picked, family)
+    if flt is None:
+        return ""
+    fam = picked["families"][family]
+    n = 1 if fam.get("profile") == "smoke" else CONFIRM_ROUNDS
+    return "--min_rounds=%d --max_rounds=%d --benchmark_filter=%s" % (n, n,
+                                                                     flt)
