@@ -8,14 +8,17 @@
 #   bazel run -c opt //bench:chat -- [--profile=smoke|default|full]
 #       [--out=PATH] [--server_flags='--task_queue=... --buffer=...']
 #       [--clients=K,K] [--threads=T,T] [--rounds=R] [--repetitions=N]
-#       [--message_size=N] [--timeout=S] [--no_uring]
+#       [--message_size=N] [--timeout=S] [--no_uring] [--margin=M]
 #
 # For each server thread count and each K, ours (`serverkit`,
 # //servers/chat:server with --server_flags), ours over io_uring
 # (`serverkit-uring`, the same with --backend=uring; not with --no_uring)
 # and `asio` (//servers/chat:asio_server) run in turn, R rounds each
 # (chat_run.py: one server, the load test //servers/chat:loadtest against it),
-# repetitions interleaved (the servers in order, then reversed, ...). On 2+
+# repetitions interleaved: each block of back-to-back runs (a thread count,
+# a K, a repetition) takes the next order of a Williams design
+# (side_by_side.order; with two servers, in turn and reversed), so each
+# server follows every other equally often. On 2+
 # cores the server and the load test are pinned to disjoint cores, and the
 # output says which.
 #
@@ -32,7 +35,9 @@
 # may). With a hard limit of 20000, K = 20000 is skipped.
 #
 # Output: a progress line per run, then the table and the paired summary
-# (each of ours over asio with its 95% interval; chat_tables.py), notes,
+# (each of ours over asio with its 95% interval, and what the interval says
+# against the margin m, --margin, default 5%: ahead by more than m, ahead,
+# equivalent within ±m, or not told apart; chat_tables.py), notes,
 # failures; JSON at $BUILD_WORKSPACE_DIRECTORY/results/chat.json (else
 # ./results/chat.json, or --out). Every process it starts is stopped at the
 # end, also on failure, Ctrl-C or SIGTERM (procs.stop_all). Exit status 0
@@ -109,6 +114,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--message_size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=20.0,
                     help="seconds a load test phase may make no progress")
+    ap.add_argument("--margin", type=SBS.margin_arg, default=SBS.MARGIN,
+                    help="the paired summary's margin m as a fraction "
+                         "(default %(default)s): ahead by more than m, "
+                         "ahead, equivalent within ±m, or not told apart")
     return ap.parse_args(argv)
 
 
@@ -133,8 +142,9 @@ def fd_limit(need: int) -> int:
 
 def plan(prof: dict[str, Any], servers: list[ChatServer], limit: int,
          message_size: int) -> tuple[list[Point], list[str]]:
-    """The runs in order (repetitions interleaved, the servers' order
-    alternating), and notes on what was skipped."""
+    """The runs in order (repetitions interleaved, each block of
+    back-to-back runs in the next order of side_by_side's Williams
+    design), and notes on what was skipped."""
     notes: list[str] = []
     ks = []
     for k in prof["clients"]:
@@ -145,10 +155,12 @@ def plan(prof: dict[str, Any], servers: list[ChatServer], limit: int,
         else:
             ks.append(k)
     points = []
+    block = 0
     for t in prof["threads"]:
         for k in ks:
             for rep in range(prof["repetitions"]):
-                order = servers if rep % 2 == 0 else servers[::-1]
+                order = SBS.order(servers, block)
+                block += 1
                 for s in order:
                     points.append(Point(s.name, t, k, prof["rounds"],
                                         message_size, rep))
@@ -164,7 +176,7 @@ def context(args: argparse.Namespace, prof: dict[str, Any],
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
         "fd_limit": limit, "pin": pin.text, "rounds": prof["rounds"],
         "message_size": args.message_size,
-        "repetitions": prof["repetitions"],
+        "repetitions": prof["repetitions"], "margin": args.margin,
         "clients": prof["clients"], "threads": prof["threads"],
         "servers": [{"name": s.name, "path": s.path, "flags": s.flags}
                     for s in servers],
@@ -253,7 +265,7 @@ def main(argv: list[str]) -> int:
              doc["context"]["pin"]))
     print(chat_tables.table(doc["points"]))
     print(chat_tables.LEGEND)
-    pairs = chat_tables.paired(doc["points"])
+    pairs = chat_tables.paired(doc["points"], args.margin)
     doc["paired"] = [r.as_json() for r in pairs]
     for line in SBS.summary_lines(pairs, dict(chat_tables.PAIRED_METRICS),
                                   chat_tables.PAIRED_INTRO, "server-bound"):

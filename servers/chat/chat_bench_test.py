@@ -6,8 +6,9 @@
 # The chat driver's pure parts on fixture files (testdata/): a record from
 # the load test's JSON (clean and failed), the document's keys (`problems`),
 # the table (medians over repetitions, the serverkit/asio ratio, the "c"
-# and "!" marks, a missing peer), the run plan (interleaving, alternating
-# order, a K skipped for descriptors), the pinning text, and the Python
+# and "!" marks, a missing peer), the paired summary and what it says
+# against the margin, the run plan (interleaving, the Williams orders, a K
+# skipped for descriptors), the pinning text, and the Python
 # codec (frames split at every byte boundary, the load test's body), and
 # the modules' layers (each imports only those below it; files under 400
 # lines).
@@ -192,9 +193,19 @@ class PairedTest(unittest.TestCase):
                                   chat_tables.PAIRED_INTRO, "server-bound")
         self.assertIn("serverkit/asio", lines[2])
         self.assertIn("every: 0.80x [0.80, 0.80] p 0.0078 n 8", lines[2])
+        # Less CPU and a shorter round are ahead: 0.8x is 25% ahead.
+        self.assertEqual(lines[4], "")
+        self.assertIn("against a margin of ±5%", lines[5])
+        self.assertEqual(lines[6], "  serverkit ahead of asio by more than "
+                         "5% (by 25.0-25.0%) in CPU us per delivery (every "
+                         "clean point, and server-bound)")
         doc = json.loads(json.dumps([r.as_json() for r in rows],
                                     allow_nan=False))
         self.assertAlmostEqual(doc[0]["every"]["ratio"], 0.8)
+        self.assertEqual([(d["better"], d["margin"], d["every"]["standing"])
+                          for d in doc], [("lower", 0.05, "ahead-beyond")] * 2)
+        wide = chat_tables.paired(points, 0.3)[0]
+        self.assertEqual(wide.as_json()["every"]["standing"], "ahead")
         # Without asio there is nothing to pair.
         self.assertEqual(chat_tables.paired(
             [p for p in points if p["server"] != "asio"]), [])
@@ -221,6 +232,17 @@ class PlanTest(unittest.TestCase):
             (1, 0, "serverkit"), (1, 0, "asio"), (1, 1, "asio"),
             (1, 1, "serverkit"), (2, 0, "serverkit"), (2, 0, "asio"),
             (2, 1, "asio"), (2, 1, "serverkit")])
+
+    def test_three_servers_take_the_williams_orders(self) -> None:
+        servers = self.SERVERS + [chat_run.ChatServer("serverkit-uring",
+                                                      "/s", [])]
+        prof = dict(clients=[100, 200, 300], threads=[1], rounds=5,
+                    repetitions=2)
+        points, _ = chat_bench.plan(prof, servers, 20000, 64)
+        names = ["".join(p.server[-1] for p in points[i:i + 3])
+                 for i in range(0, len(points), 3)]
+        # serverkit, asio, serverkit-uring by their last letters: t, o, g.
+        self.assertEqual(names, ["tog", "got", "ogt", "tgo", "gto", "otg"])
 
     def test_skips_what_does_not_fit(self) -> None:
         prof = dict(clients=[1000, 20000], threads=[1], rounds=5,

@@ -15,7 +15,7 @@
 # The document (results/chat.json):
 #   {"context": {"profile", "cores", "kernel", "loadavg_at_start",
 #                "fd_limit", "pin", "rounds", "message_size", "repetitions",
-#                "clients", "threads",
+#                "clients", "threads", "margin",
 #                "servers": [{"name", "path", "flags"}]},
 #    "notes": [str], "interrupted": bool, "elapsed_s": float,
 #    "points": [{"server": "serverkit"|"serverkit-uring"|"asio", "threads",
@@ -33,8 +33,10 @@
 #
 # Then the paired summary (`paired`, printed with side_by_side's
 # summary_lines): each of ours over asio, CPU per delivery and round time,
-# over every (threads, clients, repetition) with its 95% interval. Standard
-# library only (and servers/pingpong's side_by_side); no processes.
+# over every (threads, clients, repetition) with its 95% interval, and what
+# that interval says against the margin (--margin; less CPU, a shorter
+# round is ahead). Standard library only (and servers/pingpong's
+# side_by_side); no processes.
 
 from __future__ import annotations
 
@@ -198,6 +200,8 @@ def failures(points: list[Record]) -> list[str]:
 # the Hodges-Lehmann estimate with its exact 95% interval.
 PAIRED_METRICS = (("server_cpu_us_per_delivery", "CPU us per delivery"),
                   ("round_ms", "round time p50"))
+# Both metrics: lower is better.
+LOWER_BETTER = {"server_cpu_us_per_delivery", "round_ms"}
 PAIRED_INTRO = ("paired over every (threads, clients, repetition): ours/asio "
                 "as the Hodges-Lehmann estimate [exact 95% interval], "
                 "signed-rank p, n ratios; server-bound leaves out c")
@@ -223,12 +227,14 @@ def paired_log_ratios(points: list[Record], name: str, key: str,
                           lambda p: _metric(p, key), server_bound)
 
 
-def paired(points: list[Record]) -> list[SBS.SideBySide]:
+def paired(points: list[Record], margin: float = SBS.MARGIN
+           ) -> list[SBS.SideBySide]:
     """Each of ours over asio on each metric, at every clean point and at
-    the server-bound ones (the JSON's "paired")."""
+    the server-bound ones, read against `margin` (the JSON's "paired")."""
     names = [n for n in (OURS, OURS_URING)
              if any(p["server"] == n for p in points)]
     if not any(p["server"] == PEER for p in points):
         return []
-    return [SBS.compare(points, n, PEER, key, _point, _metric)
+    return [SBS.compare(points, n, PEER, key, _point, _metric,
+                        lower_better=key in LOWER_BETTER, margin=margin)
             for key, _ in PAIRED_METRICS for n in names]

@@ -8,6 +8,7 @@
 #   bazel run -c opt //bench:http -- [--profile=smoke|default|full]
 #       [--out=PATH] [--server_flags='--buffer=ring ...'] [--servers=a,b]
 #       [--seconds=S] [--repetitions=N] [--threads=N] [--wrk_threads=N]
+#       [--margin=M]
 #
 # Servers, each started fresh for every point on a free loopback port and
 # stopped (its whole process group) after it:
@@ -32,8 +33,10 @@
 # server's threads and wrk's fit on disjoint cores, the server is pinned to
 # the upper half of the cores and wrk to the lower half (on 2 cores: server
 # cpu 1, wrk cpu 0), and the output says so. Repetitions interleave the
-# servers (each repetition runs every server once per connection count, in
-# an order rotated by the repetition).
+# servers: each repetition runs every server once per connection count, and
+# each such block of back-to-back runs takes the next order of a Williams
+# design (side_by_side.order), so each server follows every other equally
+# often.
 #
 # Profiles (7 servers x connection counts x repetitions x seconds):
 #   smoke    -c50 only, 1 repetition of 1 s: about 12 s
@@ -57,7 +60,9 @@
 # the most CPU other work took; how many repetitions were wrk-bound: where
 # wrk is at its ceiling, CPU per request is the figure that still ranks
 # the servers), then the paired summary (each server over its nginx across
-# every connection count and repetition, with its 95% interval), and JSON
+# every connection count and repetition, with its 95% interval and what
+# the interval says against the margin m, --margin, default 5%: ahead by
+# more than m, ahead, equivalent within ±m, or not told apart), and JSON
 # at $BUILD_WORKSPACE_DIRECTORY/results/http.json (or --out). Exit status 0
 # when every point ran clean, 1 when one failed, 2 on a usage or setup
 # error, 130 when interrupted (the JSON then holds the points run so far,
@@ -158,6 +163,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="wrk's threads (default %d)" % WRK_THREADS)
     ap.add_argument("--wrk", default=WRK)
     ap.add_argument("--nginx", default=http_nginx.NGINX)
+    ap.add_argument("--margin", type=SBS.margin_arg, default=SBS.MARGIN,
+                    help="the paired summary's margin m as a fraction "
+                         "(default %(default)s): ahead by more than m, "
+                         "ahead, equivalent within ±m, or not told apart")
     return ap.parse_args(argv)
 
 
@@ -218,6 +227,7 @@ def context(args: argparse.Namespace, prof: Profile,
         pin=pin.describe(), seconds_per_point=prof.seconds,
         repetitions=prof.repetitions, wrk_threads=args.wrk_threads,
         connections=list(prof.connections), threads=args.threads,
+        margin=args.margin,
         nginx_version=http_nginx.version(args.nginx)
         if any(s.kind == "nginx" for s in specs) else "",
         body=http_run.BODY,
@@ -282,9 +292,9 @@ def run(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec],
     """Every point, appended to data["points"] as it finishes."""
     plan = []
     for rep in range(prof.repetitions):
-        for conns in prof.connections:
-            k = rep % len(specs)
-            for spec in specs[k:] + specs[:k]:
+        for c, conns in enumerate(prof.connections):
+            block = rep * len(prof.connections) + c
+            for spec in SBS.order(specs, block):
                 plan.append((spec, PointSpec(conns, args.wrk_threads,
                                              prof.seconds, args.threads,
                                              rep)))
@@ -342,7 +352,7 @@ def main(argv: list[str]) -> int:
             % (100 * max(other)))
     print()
     print(http_tables.tables(data["points"], data["context"]))
-    pairs = http_tables.paired(data["points"])
+    pairs = http_tables.paired(data["points"], args.margin)
     data["paired"] = [r.as_json() for r in pairs]
     for line in SBS.summary_lines(pairs, dict(http_tables.PAIRED_METRICS),
                                   http_tables.PAIRED_INTRO, "wrk-free"):

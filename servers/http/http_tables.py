@@ -15,7 +15,9 @@
 # Then the paired summary (`paired`, printed with side_by_side's
 # summary_lines): each server over its nginx (requests/s, p99 latency, CPU
 # per request) over every (connections, repetition) at once, with its exact
-# 95% interval (../pingpong/side_by_side.py).
+# 95% interval (../pingpong/side_by_side.py) and what that interval says
+# against the margin (--margin; less CPU, a lower p99 or more requests/s
+# is ahead).
 #
 # Layer 3 of servers/http: standard library only, and side_by_side (it
 # reads the points http_run.PointRecord.to_json writes).
@@ -174,6 +176,8 @@ def failures(points: list[dict[str, Any]]) -> list[str]:
 PAIRED_METRICS = (("server_cpu_us_per_request", "CPU us/request"),
                   ("p99_ms", "p99 latency"),
                   ("requests_per_s", "requests/s"))
+# The metrics where a lower figure is better.
+LOWER_BETTER = {"server_cpu_us_per_request", "p99_ms"}
 PAIRED_INTRO = ("paired over every (connections, repetition): A/B as the "
                 "Hodges-Lehmann estimate [exact 95% interval], signed-rank "
                 "p, n ratios; wrk-free leaves out the repetitions wrk bound")
@@ -184,9 +188,11 @@ def _value(p: SBS.Record, key: str) -> Optional[float]:
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def paired(points: list[dict[str, Any]]) -> list[SBS.SideBySide]:
+def paired(points: list[dict[str, Any]], margin: float = SBS.MARGIN
+           ) -> list[SBS.SideBySide]:
     """Each server over its nginx on each metric, paired by (connections,
-    repetition), at every clean point and at the ones wrk did not bound."""
+    repetition), at every clean point and at the ones wrk did not bound,
+    read against `margin`."""
     present = {p["server"]: bool(p["access_log"]) for p in points}
     out = []
     for key, _ in PAIRED_METRICS:
@@ -195,5 +201,6 @@ def paired(points: list[dict[str, Any]]) -> list[SBS.SideBySide]:
             if a != b and b in present:
                 out.append(SBS.compare(
                     points, a, b, key,
-                    lambda p: (p["connections"], p["repetition"]), _value))
+                    lambda p: (p["connections"], p["repetition"]), _value,
+                    lower_better=key in LOWER_BETTER, margin=margin))
     return out

@@ -6,7 +6,8 @@
 # The summary tables on fixture files: testdata/http_smoke.json (a real
 # --profile=smoke run) and testdata/http_points.json (made up: 3
 # repetitions, two connection counts, a failed repetition, a server that
-# never ran clean, client-bound repetitions); a point's JSON
+# never ran clean, client-bound repetitions), the paired summary and what
+# each interval says against the margin; a point's JSON
 # (http_run.PointRecord.to_json) and the cores split (http_run.pinning).
 
 from __future__ import annotations
@@ -124,16 +125,54 @@ class PairedTest(unittest.TestCase):
         rows = http_tables.paired(self.points)
         lines = SBS.summary_lines(rows, dict(http_tables.PAIRED_METRICS),
                                   http_tables.PAIRED_INTRO, "wrk-free")
-        self.assertEqual(len(lines), 2 + len(rows))
+        # A line per row, then a head and the rows in words: two lines
+        # where every point and the wrk-free ones differ.
+        self.assertEqual(len(lines), 2 + len(rows) + 2 + len(rows) + sum(
+            r.words(r.every, "") != r.words(r.server_bound, "")
+            for r in rows))
         self.assertIn("serverkit/nginx", lines[2])
         self.assertIn("0.80x n 3 (no interval below 6)", lines[2])
+        self.assertEqual(lines[4 + len(rows)], "  serverkit and nginx in CPU "
+                         "us/request: no interval (n 3) (every clean point)")
+        self.assertEqual(lines[5 + len(rows)], "  serverkit and nginx in CPU "
+                         "us/request: no interval (n 1) (wrk-free)")
         doc = json.loads(json.dumps([r.as_json() for r in rows],
                                     allow_nan=False))
         self.assertIsNone(doc[0]["every"]["high"])
+        self.assertEqual(doc[0]["every"]["standing"], "unknown")
+        self.assertEqual({(d["metric"], d["better"]) for d in doc}, {
+            ("server_cpu_us_per_request", "lower"), ("p99_ms", "lower"),
+            ("requests_per_s", "higher")})
         self.assertEqual(SBS.summary_lines([], {}, "", ""), [])
         self.assertEqual(http_tables.paired(
             [p for p in self.points if not p["server"].startswith("nginx")]),
             [])
+
+    def test_standing_at_eight_repetitions(self) -> None:
+        """Eight (connections, repetition) pairs: an interval, read with
+        less CPU and more requests/s as ahead."""
+        points = []
+        for rep in range(8):
+            # p99: ours within 1% of nginx's, either side.
+            wobble = 1.0 + (-1) ** rep * 0.01 * (rep + 1) / 8
+            for name, us, per_s, ms in (("serverkit", 4.0, 110.0, wobble),
+                                        ("nginx", 5.0, 100.0 + rep, 1.0)):
+                points.append(dict(server=name, access_log=False,
+                                   connections=50, repetition=rep, ok=True,
+                                   client_bound=False, requests_per_s=per_s,
+                                   server_cpu_us_per_request=us,
+                                   latency_ms=dict(p99=ms)))
+        rows = {r.metric: r for r in http_tables.paired(points, 0.05)}
+        cpu, p99, rps = (rows[k] for k in ("server_cpu_us_per_request",
+                                           "p99_ms", "requests_per_s"))
+        self.assertEqual(cpu.standing(cpu.every), SBS.Standing.AHEAD_BEYOND)
+        self.assertEqual(p99.standing(p99.every), SBS.Standing.EQUIVALENT)
+        # 110 over 100 .. 107 (+2.8% to +10%): the interval 3.8-8.9%, ahead
+        # but not beyond 5%.
+        self.assertEqual(rps.standing(rps.every), SBS.Standing.AHEAD)
+        self.assertEqual(rps.words(rps.every, "requests/s"),
+                         "serverkit ahead of nginx by 3.8-8.9% in "
+                         "requests/s")
 
 
 class TablesTest(unittest.TestCase):

@@ -8,7 +8,7 @@
 #   bazel run -c opt //bench:pingpong -- [--profile=smoke|default|full]
 #       [--server 'NAME=PATH-OR-TARGET [server flags...]'] ... [--no_peers]
 #       [--client_threads=N] [--pin=auto|yes|no] [--seconds=S] [--out=PATH]
-#       [--repetitions=N]
+#       [--repetitions=N] [--margin=M]
 #       [--threads=1,4,8] [--sessions=1,100,1000]
 #       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
 #       [--validate_rounds=N] [--validate_budget_s=S]
@@ -45,8 +45,9 @@
 # Sweep. echo: sessions 1/10/100/1000 (+10000 when RLIMIT_NOFILE allows) x
 # server threads 1, 2 x blocks 4 KiB, 16 KiB; header: a few session counts per
 # server. The servers run back to back at each point (ratios come from
-# neighbouring runs), each repetition (--repetitions, default the
-# profile's: full 3, else 1) in an order rotated by one. The client gets as
+# neighbouring runs), each point of each repetition (--repetitions, default
+# the profile's: full 3, else 1) in the next order of a Williams design, so
+# each server follows every other equally often. The client gets as
 # many threads as the server unless --client_threads says otherwise.
 # --pin=auto pins the server and the client to disjoint cores when their
 # threads fit the cores (taskset -c 1 / -c 0 in chenshuo/recipes), and says
@@ -56,11 +57,14 @@
 # MiB/s (header: messages/s and p99 session time) and ratios to asio and
 # libevent (sweep_tables.py), then the paired summary: each server against
 # asio and libevent over every echo point and repetition, as one ratio with
-# its 95% interval (sweep_paired.py); a figure marked "!" ran unclean (connect
-# failures, errors), one marked "c" had the client at >= 90% of the CPU it
-# could use, so it may be the client's ceiling (on 2 cores client and server
-# get one core each). JSON in $BUILD_WORKSPACE_DIRECTORY/results/pingpong.json
-# (else ./results/pingpong.json, or --out), with the client's and the
+# its 95% interval and what that interval says against the margin m
+# (--margin, default 5%: ahead by more than m, ahead, equivalent within
+# ±m, or not told apart; sweep_paired.py); a figure marked "!" ran unclean
+# (connect failures, errors), one marked "c" had the client at >= 90% of the
+# CPU it could use, so it may be the client's ceiling (on 2 cores client and
+# server get one core each). JSON in
+# $BUILD_WORKSPACE_DIRECTORY/results/pingpong.json (else
+# ./results/pingpong.json, or --out), with the client's and the
 # server's CPU seconds per point, and the validation under "validation".
 # Winners come from results/winners.json beside it (or --winners). Exit
 # status 0 when every point and every validation run ran clean (a "refuted"
@@ -100,7 +104,8 @@ import validate  # noqa: E402
 import validate_cases  # noqa: E402
 import validate_report  # noqa: E402
 from procs import Server, SweepError  # noqa: E402
-from sweep_run import PEERS, PROFILES, Record, run_sweep  # noqa: E402
+from sweep_run import (MARGIN, PEERS, PROFILES, Record,  # noqa: E402
+                       margin_arg, run_sweep)
 from validate_cases import Outcome  # noqa: E402
 
 
@@ -145,6 +150,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--no_header", action="store_true",
                     help="skip the header protocol runs")
     ap.add_argument("--out", default="", help="JSON path")
+    ap.add_argument("--margin", type=margin_arg, default=MARGIN,
+                    help="the margin m, a fraction (default %(default)s), "
+                         "that the paired summary and the validation read "
+                         "each interval against: ahead by more than m, "
+                         "ahead, equivalent within ±m, or not told apart")
     vg = ap.add_mutually_exclusive_group()
     vg.add_argument("--validate", action="store_true",
                     help="run only the validation (no side-by-side sweep)")

@@ -16,7 +16,10 @@
 # Pairs: every server against asio, then against libevent, as in the
 # tables; when neither ran, every server against the first. Each pair twice:
 # every point where both ran clean, and the server-bound points only (neither
-# run's client at its ceiling, "c" in the tables). Standard library only.
+# run's client at its ceiling, "c" in the tables). Each interval is then
+# read against the margin m (--margin, default 5%; side_by_side.py): ahead
+# by more than m, ahead, equivalent within ±m, or not told apart, with CPU
+# per MiB turned so that less CPU is ahead. Standard library only.
 
 from __future__ import annotations
 
@@ -30,6 +33,8 @@ Record = dict[str, Any]
 # (record key, label): the metrics summarised, each its own table.
 METRICS = (("server_cpu_ms_per_mib", "CPU ms/MiB (lower: cheaper)"),
            ("mib_per_s", "MiB/s (higher: faster)"))
+# The metrics where a lower figure is better.
+LOWER_BETTER = {"server_cpu_ms_per_mib"}
 
 
 def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
@@ -55,16 +60,18 @@ def log_ratios(echo: Sequence[Record], a: str, b: str, key: str,
                           server_bound)
 
 
-def summarise(echo: Sequence[Record], names: Sequence[str]
-              ) -> list[SBS.SideBySide]:
-    """Every pair on every metric."""
-    return [SBS.compare(echo, a, b, key, _point, lambda r, k: r.get(k))
+def summarise(echo: Sequence[Record], names: Sequence[str],
+              margin: float = SBS.MARGIN) -> list[SBS.SideBySide]:
+    """Every pair on every metric, read against `margin`."""
+    return [SBS.compare(echo, a, b, key, _point, lambda r, k: r.get(k),
+                        lower_better=key in LOWER_BETTER, margin=margin)
             for key, _ in METRICS for a, b in pairs(names)]
 
 
 def paired_lines(rows: Sequence[SBS.SideBySide],
                  repetitions: int) -> list[str]:
-    """One table per metric (the first line blank), and how to read them."""
+    """One table per metric (the first line blank), what each interval
+    says against the margin, and how to read them."""
     if not rows:
         return []
     lines = ["", "paired over every echo point and repetition (%d "
@@ -81,6 +88,11 @@ def paired_lines(rows: Sequence[SBS.SideBySide],
         lines += ["  ".join([t[0].ljust(widths[0])] +
                             [c.rjust(w) for c, w in zip(t[1:], widths[1:])])
                   for t in table]
-    lines.append("\nAn interval that excludes 1 is a difference beyond the "
-                 "run's noise; server-bound points leave out those marked c.")
+    lines += SBS.words_lines(rows, {k: label.split(" (")[0]
+                                    for k, label in METRICS},
+                             "server-bound")
+    lines.append("\nServer-bound points leave out those marked c. Ahead "
+                 "or behind: the interval lies on one side of 1; by more "
+                 "than m: beyond 1+m; equivalent: inside ±m; not told "
+                 "apart: anything else.")
     return lines

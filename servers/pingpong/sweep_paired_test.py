@@ -4,14 +4,18 @@
 # -----------------------------------------------------------------------------
 #
 # The sweep's paired summary (sweep_paired.py) on records built here with
-# known ratios, the rotated server order of its repetitions (sweep_run.py)
-# and the --repetitions flag (sweep.py).
+# known ratios, and what each interval says against the margin
+# (side_by_side.py: CPU turned so that less is ahead); the Williams orders
+# (side_by_side.order: each server right after every other equally often,
+# for 2 to 7 servers) and the sweep's use of them (sweep_run.py); the
+# --repetitions and --margin flags (sweep.py).
 #
 #   sweep_paired_test.py [-v]    (//servers/pingpong:sweep_paired_test)
 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import io
 import json
@@ -26,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import procs  # noqa: E402
+import side_by_side as SBS  # noqa: E402
 import sweep  # noqa: E402
 import sweep_paired as SP  # noqa: E402
 import sweep_run  # noqa: E402
@@ -140,11 +145,115 @@ class SummaryTest(unittest.TestCase):
         self.assertIn("1 repetition(s)", text)
         self.assertIn("ours/asio  0.80x [0.80, 0.80] p 0.0078 n 8", text)
         self.assertEqual(text.count("ours/asio"), 2)
+        # 20% less CPU is 25% ahead; the same MiB/s at every point gives
+        # no nonzero ratio, and so no interval.
+        self.assertIn("against a margin of ±5%", text)
+        self.assertIn("  ours ahead of asio by more than 5% (by 25.0-25.0%) "
+                      "in CPU ms/MiB (every clean point, and server-bound)",
+                      lines)
+        self.assertIn("  ours and asio in MiB/s: no interval (n 0) (every "
+                      "clean point, and server-bound)", lines)
         self.assertEqual(SP.paired_lines([], 1), [])
 
 
+def side(low: float, high: float, n: int = 10) -> VP.Paired:
+    return VP.Paired(ratio=(low * high) ** 0.5, low=low, high=high, p=0.01,
+                     n=n, mde=0.05)
+
+
+class StandingTest(unittest.TestCase):
+    """A row's interval against the margin, turned so that > 1 is A's
+    advantage: as it is for throughput, inverted for CPU per unit."""
+
+    def row(self, low: float, high: float, lower_better: bool,
+            m: float = 0.05) -> SBS.SideBySide:
+        return SBS.SideBySide("ours", "asio", "x", side(low, high),
+                              side(0.0, math.inf, 3), lower_better, m)
+
+    def test_the_four_outcomes_and_their_orientation(self) -> None:
+        S = SBS.Standing
+        cases = [  # (low, high, lower_better, standing)
+            (0.80, 0.90, True, S.AHEAD_BEYOND),     # CPU: >= 11% less
+            (0.80, 0.90, False, S.BEHIND_BEYOND),   # MiB/s: 10-20% fewer
+            (0.97, 0.99, True, S.AHEAD),
+            (1.02, 1.20, False, S.AHEAD),           # not beyond: lo < 1.05
+            (0.97, 1.02, True, S.EQUIVALENT),
+            (0.95, 1.08, False, S.NOT_TOLD_APART),
+            (0.95, 1.08, True, S.NOT_TOLD_APART)]
+        for low, high, lower, want in cases:
+            with self.subTest(low=low, high=high, lower_better=lower):
+                r = self.row(low, high, lower)
+                self.assertEqual(r.standing(r.every), want)
+                self.assertEqual(r.standing(r.server_bound), S.UNKNOWN)
+        # A wider margin: 11-20% less CPU is only ahead, not beyond 25%.
+        r = self.row(0.80, 0.90, True, 0.25)
+        self.assertEqual(r.standing(r.every), S.AHEAD)
+
+    def test_words_and_json(self) -> None:
+        r = self.row(0.95, 1.08, False)
+        self.assertEqual(r.words(r.every, "MiB/s"), "ours and asio not told "
+                         "apart (-5.0% to +8.0%) in MiB/s")
+        self.assertEqual(r.words(r.server_bound, "MiB/s"), "ours and asio in "
+                         "MiB/s: no interval (n 3)")
+        cpu = self.row(1.02, 1.061, True)
+        self.assertEqual(cpu.words(cpu.every, "CPU ms/MiB"), "asio ahead of "
+                         "ours by 2.0-6.1% in CPU ms/MiB")
+        doc = json.loads(json.dumps(cpu.as_json(), allow_nan=False))
+        self.assertEqual((doc["better"], doc["margin"]), ("lower", 0.05))
+        self.assertEqual(doc["every"]["standing"], "behind")
+        self.assertEqual(doc["server_bound"]["standing"], "unknown")
+
+    def test_the_margin_flag(self) -> None:
+        self.assertEqual(sweep.parse_args([]).margin, 0.05)
+        self.assertEqual(sweep.parse_args(["--margin=0.1"]).margin, 0.1)
+        for bad in ("0", "-0.05", "1", "nan", "five"):
+            with contextlib.redirect_stderr(io.StringIO()) as err, \
+                    self.assertRaises(SystemExit):
+                sweep.parse_args(["--margin=" + bad])
+            self.assertIn("--margin takes a fraction", err.getvalue())
+
+
+class WilliamsTest(unittest.TestCase):
+    def test_each_order_is_a_permutation_and_carry_over_balances(self
+                                                                 ) -> None:
+        for t in range(2, 8):
+            with self.subTest(t=t):
+                orders = SBS.williams(t)
+                self.assertEqual(len(orders), t if t % 2 == 0 else 2 * t)
+                for o in orders:
+                    self.assertEqual(sorted(o), list(range(t)))
+                self.assertEqual(len({tuple(o) for o in orders}),
+                                 len(orders))
+                # Each server right after every other equally often.
+                follows = collections.Counter(
+                    (o[i], o[i + 1]) for o in orders for i in range(t - 1))
+                self.assertEqual(set(follows), {(i, j) for i in range(t)
+                                                for j in range(t) if i != j})
+                self.assertEqual(len(set(follows.values())), 1)
+                # And in each place equally often.
+                for place in range(t):
+                    self.assertEqual(collections.Counter(
+                        o[place] for o in orders),
+                        {i: len(orders) // t for i in range(t)})
+
+    def test_orders_cycle_and_never_repeat_before_all_ran(self) -> None:
+        self.assertEqual(SBS.williams(0), [])
+        self.assertEqual(SBS.williams(1), [[0]])
+        self.assertEqual(SBS.order([], 3), [])
+        for t in range(1, 8):
+            items = [chr(ord("a") + i) for i in range(t)]
+            n = len(SBS.williams(t))
+            seen = [tuple(SBS.order(items, k)) for k in range(n)]
+            self.assertEqual(len(set(seen)), n, t)
+            for k in range(n):
+                self.assertEqual(SBS.order(items, n + k), list(seen[k]))
+        self.assertEqual(SBS.order(["x", "y"], 0), ["x", "y"])
+        self.assertEqual(SBS.order(["x", "y"], 1), ["y", "x"])
+
+
 class RepetitionTest(unittest.TestCase):
-    def test_each_repetition_starts_one_server_later(self) -> None:
+    def test_each_point_of_a_repetition_takes_the_next_order(
+            self) -> None:
         calls: list[tuple[int, str]] = []
 
         def run_point(server: procs.Server, client: str, tmp: str,
@@ -156,7 +265,7 @@ class RepetitionTest(unittest.TestCase):
                     header_threads=[1], header_sessions=[1], header_count=1,
                     header_limit=1.0)
         args = argparse.Namespace(client_threads=0, no_header=True,
-                                  pin="auto")
+                                  pin="auto", margin=0.05)
         servers = [procs.Server(n, "/bin/true", []) for n in "abc"]
         with mock.patch.object(procs, "run_point", run_point), \
                 mock.patch.object(procs, "stop_all", lambda: None), \
@@ -164,9 +273,9 @@ class RepetitionTest(unittest.TestCase):
             echo, _, interrupted = sweep_run.run_points(
                 args, prof, servers, "client", [1, 10])
         self.assertFalse(interrupted)
-        self.assertEqual([c[1] for c in calls], [
-            "a", "b", "c", "a", "b", "c", "b", "c", "a", "b", "c", "a",
-            "c", "a", "b", "c", "a", "b"])
+        # Two points a repetition: blocks 0 .. 5, the six orders of three.
+        self.assertEqual("".join(c[1] for c in calls),
+                         "abc" "cba" "bca" "acb" "cab" "bac")
         self.assertEqual([r["repetition"] for r in echo],
                          [0] * 6 + [1] * 6 + [2] * 6)
 

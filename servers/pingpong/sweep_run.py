@@ -5,10 +5,11 @@
 # The ping-pong's side-by-side sweep (sweep.py's command line runs it): the
 # servers it compares (PEERS), the profiles, the points of one repetition,
 # every server at every point back to back with a progress line per point
-# (procs.run_point; each repetition starts one server later in the list, so
-# no server always runs first), then the tables
-# (sweep_tables.py), the paired summary (sweep_paired.py) and the JSON dict
-# with the context of the run.
+# (procs.run_point; each point of each repetition, a block, takes the next
+# order of a Williams design, side_by_side.order, so each server follows
+# every other equally often and none always runs first), then the tables
+# (sweep_tables.py), the paired summary read against the margin
+# (sweep_paired.py) and the JSON dict with the context of the run.
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import time
 from typing import Any
 
 import procs
+import side_by_side as SBS
 import sweep_paired
 import sweep_tables as T
 from procs import Server
@@ -60,6 +62,10 @@ LIBEVENT_NOTE = ("libevent 2.1 reads at most 4096 bytes per read call "
                  "blocks its figure measures that cap as much as its reactor.")
 
 Record = dict[str, Any]
+
+# sweep.py's --margin: its default (pick.margin.MARGIN) and its type.
+MARGIN = SBS.MARGIN
+margin_arg = SBS.margin_arg
 
 
 def flush() -> None:
@@ -117,8 +123,9 @@ def points(args: argparse.Namespace, prof: dict[str, Any],
 def run_points(args: argparse.Namespace, prof: dict[str, Any],
                servers: list[Server], client: str, sessions: list[int]
                ) -> tuple[list[Record], list[Record], bool]:
-    """Every server at every point, back to back: (echo records, header
-    records, interrupted)."""
+    """Every server at every point, back to back, each (repetition,
+    point) in the next order of the Williams design: (echo records,
+    header records, interrupted)."""
     todo = points(args, prof, sessions)
     total = len(todo) * len(servers) * prof["repetitions"]
     echo: list[Record] = []
@@ -126,10 +133,8 @@ def run_points(args: argparse.Namespace, prof: dict[str, Any],
     try:
         with tempfile.TemporaryDirectory(prefix="pingpong-") as tmp:
             for rep in range(prof["repetitions"]):
-                turn = rep % len(servers)
-                order = servers[turn:] + servers[:turn]
-                for p in todo:
-                    for s in order:
+                for i, p in enumerate(todo):
+                    for s in SBS.order(servers, rep * len(todo) + i):
                         r = procs.run_point(s, client, tmp, p, args.pin)
                         r["repetition"] = rep
                         (echo if p.protocol == "echo" else header).append(r)
@@ -161,7 +166,7 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
 
     cores = len(os.sched_getaffinity(0))
     load = os.getloadavg()[0]
-    context = dict(profile=args.profile, cores=cores,
+    context = dict(profile=args.profile, cores=cores, margin=args.margin,
                    seconds_per_point=prof["seconds"],
                    repetitions=prof["repetitions"], fd_limit=soft,
                    loadavg_at_start=round(load, 2), pin=args.pin,
@@ -192,7 +197,7 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
                           sessions, args.client_threads, cores)
     lines += T.header_tables(header, names, prof["header_threads"],
                              prof["header_sessions"], prof["header_count"])
-    paired = sweep_paired.summarise(echo, names)
+    paired = sweep_paired.summarise(echo, names, args.margin)
     lines += sweep_paired.paired_lines(paired, prof["repetitions"])
     lines += T.closing_lines(echo + header)
     lines += ["\nnote: " + note for note in libevent]

@@ -197,7 +197,8 @@ class TablesTest(unittest.TestCase):
 
 
 def args_of(**kw: Any) -> argparse.Namespace:
-    a = dict(profile="test", client_threads=0, pin="auto", no_header=False)
+    a = dict(profile="test", client_threads=0, pin="auto", no_header=False,
+             margin=0.05)
     a.update(kw)
     return argparse.Namespace(**a)
 
