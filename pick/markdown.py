@@ -47,6 +47,15 @@ def ns(x: Optional[float]) -> str:
     return "%.0f" % x if abs(x) >= 100 else "%.3g" % x
 
 
+# How a paired table's standing reads, for the sections' introductions.
+STANDING_HOW = (
+    "Each standing reads the interval against the run's margin m, with "
+    "less CPU or time and more throughput as ahead: ahead by more than m "
+    "(the interval's lower end beyond 1+m), ahead (above 1, with what the "
+    "interval allows), equivalent within ±m (inside [1/(1+m), 1+m]), or "
+    "not told apart; the interval covers this run's noise, one process.")
+
+
 def paired_table(entries: Sequence[Any],
                  metrics: Sequence[tuple[str, str]]) -> Optional[str]:
     """A driver's paired summary ("paired" in pingpong.json, chat.json and
@@ -85,6 +94,8 @@ def standing_cell(e: Any, side: str) -> str:
     better = e.get("better")
     if not d or better not in ("lower", "higher"):
         return "-"
+    if d.get("n", 0) < 6:   # as paired_cell: no interval below 6 ratios
+        return "no interval"
     lo, hi = d.get("low"), d.get("high")
     if better == "lower":
         lo, hi = _inverse(hi), _inverse(lo)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Optional
 
-from pick.markdown import md_table, paired_table
+from pick.markdown import STANDING_HOW, md_table, paired_table
 from pick.stats import fmt_ratio
 from pick.validation import validation_problem, validation_summary
 from pick.shapes import PingpongDoc, ValidationRow
@@ -104,8 +104,7 @@ def _paired_lines(paired: list[Any]) -> list[str]:
             "two servers' runs at the same point and repetition, summarised "
             "by the Hodges-Lehmann estimate [exact 95% interval], "
             "signed-rank p and n ratios; server-bound points leave out "
-            "those marked `c`. An interval that excludes 1 is a difference "
-            "beyond the run's noise.", "", table]
+            "those marked `c`. " + STANDING_HOW, "", table]
 
 
 def validation_section(pp: Optional[PingpongDoc]) -> list[str]:

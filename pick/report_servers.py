@@ -19,7 +19,7 @@ from __future__ import annotations
 import statistics
 from typing import Any, Callable, Optional, TypeVar, Union
 
-from pick.markdown import md_table, paired_table
+from pick.markdown import STANDING_HOW, md_table, paired_table
 from pick.stats import fmt_ratio
 from pick.shapes import ChatDoc, ChatPoint, HttpDoc, HttpPoint
 
@@ -92,7 +92,7 @@ HTTP_PAIRED = (("server_cpu_us_per_request", "CPU us/request"),
 PAIRED_HOW = ("the ratio of two servers' runs at the same point and "
               "repetition, summarised by the Hodges-Lehmann estimate [exact "
               "95% interval], signed-rank p and n ratios; server-bound points "
-              "leave out those marked `c`.")
+              "leave out those marked `c`. " + STANDING_HOW)
 
 
 def chat_section(chat: Optional[ChatDoc]) -> list[str]:

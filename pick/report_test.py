@@ -19,6 +19,7 @@ from typing import Any, Optional, Sequence
 from pick.testutil import BASIC, HERE, PY, SMOKE
 
 from pick.compare import compare_dirs
+from pick.markdown import paired_table
 from pick.report_pingpong import pingpong_section
 from pick.report_servers import chat_section, http_section
 from pick.shapes import EchoPoint, PingpongDoc, RunContext
@@ -176,18 +177,49 @@ class PingpongSectionTest(unittest.TestCase):
         pp = PingpongDoc(context=RunContext(profile="test"), echo=[],
                          paired=[dict(a="serverkit", b="asio",
                                       metric="server_cpu_ms_per_mib",
+                                      better="lower", margin=0.05,
                                       every=every, server_bound=few),
                                  dict(a="serverkit", b="asio",
-                                      metric="mib_per_s", every=None,
+                                      metric="mib_per_s", better="higher",
+                                      margin=0.05, every=None,
                                       server_bound=every)])
-        rows = table_rows(pingpong_section(pp))
+        lines = pingpong_section(pp)
+        self.assertTrue(any("equivalent within ±m" in ln for ln in lines))
+        rows = table_rows(lines)
         self.assertEqual(rows[0], "| A/B | metric | every clean point | "
-                         "server-bound points |")
+                         "standing at ±5% | server-bound points | standing "
+                         "at ±5% |")
+        # Less CPU is ahead: 0.94-1.005x of asio's CPU is -0.5% to +6.4%.
         self.assertEqual(rows[1], "| serverkit/asio | CPU ms/MiB | "
-                         "0.97x [0.94, 1.00], p 0.061, n 48 | "
-                         "0.80x (n 3, no interval) |")
-        self.assertEqual(rows[2], "| serverkit/asio | MiB/s | - | "
-                         "0.97x [0.94, 1.00], p 0.061, n 48 |")
+                         "0.97x [0.94, 1.00], p 0.061, n 48 | serverkit and "
+                         "asio not told apart (-0.5% to +6.4%) | "
+                         "0.80x (n 3, no interval) | no interval |")
+        self.assertEqual(rows[2], "| serverkit/asio | MiB/s | - | - | "
+                         "0.97x [0.94, 1.00], p 0.061, n 48 | serverkit and "
+                         "asio not told apart (-6.0% to +0.5%) |")
+
+    def test_paired_standing_words_and_an_old_file(self) -> None:
+        tight = dict(ratio=0.95, low=0.93, high=0.97, p=0.001, n=20)
+        equal = dict(ratio=1.0, low=0.98, high=1.03, p=0.5, n=20)
+        entries: list[dict[str, Any]] = [
+            dict(a="serverkit", b="asio", metric="m", better="lower",
+                 margin=0.05, every=tight, server_bound=equal),
+            dict(a="serverkit", b="asio", metric="m", better="higher",
+                 margin=0.05, every=tight, server_bound=None),
+            dict(a="serverkit", b="asio", metric="m", every=tight,
+                 server_bound=None)]
+        rows = table_rows([paired_table(entries, [("m", "m")]) or ""])
+        self.assertEqual(rows[1].rstrip(" |").split(" | ")[3:6], [
+            "serverkit ahead of asio by 3.1-7.5%", "1.00x [0.98, 1.03], p "
+            "0.5, n 20", "serverkit and asio equivalent within ±5% "
+            "(-2.9% to +2.0%)"])
+        self.assertEqual(rows[2].split(" | ")[3], "asio ahead of serverkit "
+                         "by 3.1-7.5%")
+        # Written before the standings: no words.
+        self.assertEqual(rows[3].split(" | ")[3], "-")
+        wide = dict(entries[0], margin=0.02)
+        self.assertIn("serverkit ahead of asio by more than 2% (by "
+                      "3.1-7.5%)", paired_table([wide], [("m", "m")]) or "")
 
 
 def table_rows(lines: list[str]) -> list[str]:
@@ -211,18 +243,22 @@ class ServerSectionsTest(unittest.TestCase):
                      n=12)
         chat["paired"] = [dict(a="serverkit-uring", b="asio",
                                metric="server_cpu_us_per_delivery",
+                               better="lower", margin=0.05,
                                every=stats, server_bound=None)]
         rows = table_rows(chat_section(chat))
         self.assertEqual(rows[-2], "| A/B | metric | every clean point | "
-                         "server-bound points |")
+                         "standing at ±5% | server-bound points | standing "
+                         "at ±5% |")
         self.assertEqual(rows[-1], "| serverkit-uring/asio | CPU "
                          "us/delivery | 0.82x [0.74, 0.92], p 0.00049, n 12 "
-                         "| - |")
+                         "| serverkit-uring ahead of asio by more than 5% (by "
+                         "8.7-34.9%) | - | - |")
 
     def test_http_paired_summary(self) -> None:
         http = self.load("http.json")
         self.assertFalse(any("Paired" in ln for ln in http_section(http)))
         http["paired"] = [dict(a="serverkit", b="nginx", metric="p99_ms",
+                               better="lower", margin=0.05,
                                every=dict(ratio=0.9, low=None, high=None,
                                           p=0.25, n=3),
                                server_bound=None)]
@@ -230,7 +266,8 @@ class ServerSectionsTest(unittest.TestCase):
         self.assertTrue(any(ln.startswith("Paired over every (connections")
                             for ln in lines))
         self.assertEqual(table_rows(lines)[-1], "| serverkit/nginx | p99 "
-                         "latency | 0.90x (n 3, no interval) | - |")
+                         "latency | 0.90x (n 3, no interval) | no interval "
+                         "| - | - |")
 
     def test_chat_medians_ratio_and_marks(self) -> None:
         lines = chat_section(self.load("chat.json"))
