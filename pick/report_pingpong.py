@@ -124,8 +124,8 @@ def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
     lines.append("")
     head = ["component", "case", "question", "baseline -> candidate",
             "micro ratio", "candidate end to end", "control end to end",
-            "control cost per op (injected, measured)", "rounds", "MDE",
-            "metric", "verdict"]
+            "control cost per op (injected, measured)", "rounds",
+            "MDE (upper)", "metric", "verdict"]
     rows = []
     for e in entries:
         rows.append([
@@ -145,14 +145,17 @@ def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
     if not isinstance(v, dict):
         v = {}
     lines.append("")
+    band = _band(v.get("margin"))
     lines.append(
         "Each case runs the baseline, the candidate and a positive control "
         "(the baseline slowed by a stated CPU cost per operation, sized to "
         "%s of the server CPU per operation of the case's first baseline "
-        "run) in rounds, each round the three in a rotated order, %s s per "
-        "run: at least %s rounds, then more until the candidate's MDE is at "
-        "most %s and the control is detected, or the time budget (%s s) is "
-        "spent. The candidate is the "
+        "run) in rounds, each round the three in the next order of a "
+        "Williams design (each after each other equally often), %s s per "
+        "run: at least %s rounds, then more until the candidate's interval "
+        "is narrow enough to decide equivalence within ±%s (high/low at "
+        "most (1+m)^2, from %s rounds) and the control is detected, or the "
+        "time budget (%s s) is spent. The candidate is the "
         "micro pick, or, where the pick kept the baseline, the best "
         "alternative: does leaving the baseline matter? End to end: the "
         "Hodges-Lehmann estimate of the per-round ratios to the baseline, "
@@ -160,14 +163,18 @@ def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
         "signed-rank p. The metric is the throughput where the server had "
         "its own cores and the client stayed below its ceiling, else the "
         "server's CPU per unit of work (then \"held\" means cheaper, not "
-        "faster). A verdict (held, no difference, refuted at p < %s) is "
-        "given only when the rounds detected the control; otherwise "
-        "\"instrument too weak\". MDE: the smallest change the rounds "
-        "detect with 80%% power, simulated for the exact test at that "
-        "number of rounds." % (
+        "faster). A verdict is given only when the rounds detected the "
+        "control (otherwise \"instrument too weak\"), from the candidate's "
+        "interval against the margin m = %s: held or refuted, the interval "
+        "above or below 1 (p < %s); equivalent, inside ±%s; not told "
+        "apart, anything else (no evidence either way). MDE (upper): the "
+        "smallest change the rounds detect with 80%% power at the spread's "
+        "upper 95%% bound, simulated for the exact test at that number of "
+        "rounds." % (
             _pct(v.get("control_fraction")), v.get("seconds_per_run", "?"),
-            v.get("min_rounds", "?"), _pct(v.get("target_mde")),
-            v.get("budget_s", "?"), v.get("alpha", 0.05)))
+            v.get("min_rounds", "?"), band,
+            v.get("min_target_rounds", "?"), v.get("budget_s", "?"), band,
+            v.get("alpha", 0.05), band))
     for n in v.get("notes", []) or []:
         lines.append("")
         lines.append("Note: %s" % n)
@@ -177,6 +184,12 @@ def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
 def _pct(x: Any) -> str:
     return "%.0f%%" % (100 * x) if isinstance(x, (int, float)) and \
         not isinstance(x, bool) else "?"
+
+
+def _band(m: Any) -> str:
+    """The margin as a percentage, '5%'; '?' in a file without one."""
+    return "%g%%" % round(100 * m, 2) if isinstance(m, (int, float)) and \
+        not isinstance(m, bool) else "?"
 
 
 def _question(e: ValidationRow) -> str:

@@ -7,14 +7,19 @@
 # policy (winners.json's "reactor"), does its candidate (the micro pick, or
 # the best alternative to the baseline the pick kept, or a default pair)
 # differ from the baseline end to end? Each row carries one exact "outcome"
-# (outcome.py: held, no-difference, refuted, too-weak, nothing-to-validate,
-# error), read here by equality; the "verdict" beside it is text for people.
+# (outcome.py: held, equivalent, not-told-apart, refuted, too-weak,
+# nothing-to-validate, error), read here by equality; the "verdict" beside
+# it is text for people, and "standing" and "margin" say what the
+# candidate's interval showed against which margin (margin.py).
 #
 # A file whose rows lack "outcome" (written before the field) or carry a
 # value outside the set is refused, not guessed at: validation_entries()
 # raises ValidationFormatError, and validation_summary() says "validation
 # unreadable: ..." with the reason and how to rerun, and gives no entries, so
-# the report and the charts show no validation rather than a decoded one.
+# the report and the charts show no validation rather than a decoded one. So
+# is a file written before "equivalent" and "not-told-apart" replaced
+# "no-difference", which claimed an equivalence it had not shown: its
+# outcome is unknown now, and the fix is to rerun.
 # validation_summary() is the one line the recommendation, the report and
 # the validation chart share.
 
@@ -90,7 +95,8 @@ def held(entry: ValidationRow) -> bool:
 
 
 # The headline's words per outcome, in its order.
-COUNTED = ((Outcome.HELD, "held"), (Outcome.NO_DIFFERENCE, "no difference"),
+COUNTED = ((Outcome.HELD, "held"), (Outcome.EQUIVALENT, "equivalent"),
+           (Outcome.NOT_TOLD_APART, "not told apart"),
            (Outcome.REFUTED, "refuted"), (Outcome.TOO_WEAK, "too weak"),
            (Outcome.ERROR, "error"))
 
@@ -119,8 +125,9 @@ def validation_problem(pingpong: Optional[PingpongDoc]) -> Optional[str]:
 def validation_summary(pingpong: Optional[PingpongDoc]
                        ) -> tuple[str, list[ValidationRow]]:
     """One line that counts every case's outcome ("end to end, 6 cases:
-    held 1, no difference 4, refuted 0, too weak 1, error 0"), then which
-    metric the verdicts used, how many cases asked about the best
+    held 1, equivalent 1, not told apart 3, refuted 0, too weak 1, error
+    0"; then "nothing to validate" where a component had no candidate),
+    then which metric the verdicts used, how many cases asked about the best
     alternative to a kept baseline, and how many ran a default pair rather
     than a micro pick. An unreadable validation gives "validation
     unreadable: <why>" and no entries."""

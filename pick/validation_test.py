@@ -46,7 +46,7 @@ class OutcomeTest(unittest.TestCase):
     def test_the_vocabulary(self) -> None:
         """The closed set validate.py writes and this side reads."""
         self.assertEqual(vocab.VALUES, (
-            "held", "no-difference", "refuted", "too-weak",
+            "held", "equivalent", "not-told-apart", "refuted", "too-weak",
             "nothing-to-validate", "error"))
         self.assertEqual(vocab.FIELD, "outcome")
         for v in vocab.VALUES:
@@ -60,7 +60,8 @@ class OutcomeTest(unittest.TestCase):
                     vocab.parse_outcome(bad)
                 msg = str(cm.exception)
                 self.assertIn("unknown outcome %r" % (bad,), msg)
-                self.assertIn("held, no-difference, refuted", msg)
+                self.assertIn("held, equivalent, not-told-apart, refuted",
+                              msg)
 
 
 class ValidationTest(unittest.TestCase):
@@ -74,24 +75,25 @@ class ValidationTest(unittest.TestCase):
                          [True, False, True, False, False])
         # Every case counted, whatever its outcome.
         self.assertEqual(V.validation_summary(fixture())[0],
-                         "end to end, 4 cases: held 2, no difference 0, "
-                         "refuted 1, too weak 1, error 0, nothing to "
-                         "validate 1 (no implementation but the baseline); "
-                         "metric: the server's CPU per unit of work in 4")
+                         "end to end, 4 cases: held 2, equivalent 0, not "
+                         "told apart 0, refuted 1, too weak 1, error 0, "
+                         "nothing to validate 1 (no implementation but the "
+                         "baseline); metric: the server's CPU per unit of "
+                         "work in 4")
         self.assertIsNone(V.validation_problem(fixture()))
 
     def test_the_field_not_the_words(self) -> None:
         """The verdict text is for people: a row held when its outcome is
         "held", whatever its verdict says."""
         pp = with_rows(
-            row("task_queue", "held", "no difference (micro n/a)"),
+            row("task_queue", "held", "equivalent (micro n/a)"),
             row("buffer", "refuted", "held"),
-            row("logger", "no-difference", "held, yes, ok"))
+            row("logger", "not-told-apart", "held, yes, ok"))
         self.assertEqual([V.held(e) for e in V.validation_entries(pp)],
                          [True, False, False])
         self.assertEqual(V.validation_summary(pp)[0],
-                         "end to end, 3 cases: held 1, no difference 1, "
-                         "refuted 1, too weak 0, error 0")
+                         "end to end, 3 cases: held 1, equivalent 0, not "
+                         "told apart 1, refuted 1, too weak 0, error 0")
 
     def test_every_outcome_is_counted(self) -> None:
         """Fed two held cases, an error and a too-weak one for the task
@@ -106,14 +108,15 @@ class ValidationTest(unittest.TestCase):
                        row("buffer", "error", e2e_ratio=None),
                        row("logger", "error", e2e_ratio=None))
         self.assertEqual(V.validation_summary(pp)[0],
-                         "end to end, 6 cases: held 2, no difference 0, "
-                         "refuted 0, too weak 1, error 3; metric: "
-                         "throughput in 1, latency in 1, the server's CPU "
-                         "per unit of work in 1")
+                         "end to end, 6 cases: held 2, equivalent 0, not "
+                         "told apart 0, refuted 0, too weak 1, error 3; "
+                         "metric: throughput in 1, latency in 1, the "
+                         "server's CPU per unit of work in 1")
 
     def test_each_outcome_alone(self) -> None:
         for outcome, words in (("held", "held 1"),
-                               ("no-difference", "no difference 1"),
+                               ("equivalent", "equivalent 1"),
+                               ("not-told-apart", "not told apart 1"),
                                ("refuted", "refuted 1"),
                                ("too-weak", "too weak 1"),
                                ("error", "error 1")):
@@ -128,7 +131,7 @@ class ValidationTest(unittest.TestCase):
 
     def test_questions_and_default_pairs_are_named(self) -> None:
         pp = with_rows(
-            row("task_queue", "no-difference", question="alternative",
+            row("task_queue", "equivalent", question="alternative",
                 origin="winners.json",
                 metric_kind="server CPU per message"),
             row("buffer", "held", question="default", origin="default",
@@ -137,11 +140,12 @@ class ValidationTest(unittest.TestCase):
                 origin="winners.json"))
         self.assertEqual(
             V.validation_summary(pp)[0],
-            "end to end, 2 cases: held 1, no difference 1, refuted 0, too "
-            "weak 0, error 0, nothing to validate 1 (no implementation but "
-            "the baseline); metric: the server's CPU per unit of work in 2; "
-            "1 case asked whether leaving the baseline matters (the micro "
-            "pick kept it); 1 case ran a default pair, not a micro pick")
+            "end to end, 2 cases: held 1, equivalent 1, not told apart 0, "
+            "refuted 0, too weak 0, error 0, nothing to validate 1 (no "
+            "implementation but the baseline); metric: the server's CPU "
+            "per unit of work in 2; 1 case asked whether leaving the "
+            "baseline matters (the micro pick kept it); 1 case ran a default "
+            "pair, not a micro pick")
         section = "\n".join(validation_section(pp))
         self.assertIn("| default pair, not a micro pick |", section)
         self.assertIn("| best alternative (pick kept the baseline) |",
@@ -170,6 +174,21 @@ class ValidationTest(unittest.TestCase):
         self.assertIn("Validation unreadable: validation row 1", section)
         self.assertNotIn("| held", section)
 
+    def test_an_old_no_difference_is_refused(self) -> None:
+        """A file from before equivalent / not-told-apart: its rows'
+        "no-difference" is an unknown outcome; the error says to rerun."""
+        pp = fixture()
+        pp["validation"]["rows"][0]["outcome"] = "no-difference"
+        msg = V.validation_problem(pp)
+        assert msg is not None
+        self.assertIn("validation row 1 (task_queue/reply-via-queue): "
+                      "unknown outcome 'no-difference'", msg)
+        self.assertIn("rerun the validation: bazel run -c opt "
+                      "//bench:pingpong -- --validate", msg)
+        self.assertEqual(V.validation_summary(pp)[1], [])
+        self.assertIn("Validation unreadable: validation row 1",
+                      "\n".join(validation_section(pp)))
+
     def test_an_unknown_outcome_is_refused(self) -> None:
         pp = fixture()
         pp["validation"]["rows"][3]["outcome"] = "confirmed"
@@ -177,8 +196,9 @@ class ValidationTest(unittest.TestCase):
             V.validation_entries(copy.deepcopy(pp))
         msg = str(cm.exception)
         self.assertIn("validation row 4 (buffer/echo-16k): unknown outcome "
-                      "'confirmed' (one of held, no-difference, refuted, "
-                      "too-weak, nothing-to-validate, error)", msg)
+                      "'confirmed' (one of held, equivalent, "
+                      "not-told-apart, refuted, too-weak, "
+                      "nothing-to-validate, error)", msg)
         self.assertEqual(V.validation_problem(pp), msg)
         self.assertEqual(V.validation_summary(pp),
                          ("validation unreadable: " + msg, []))

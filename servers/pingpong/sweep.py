@@ -259,7 +259,7 @@ def run_validation(args: argparse.Namespace, client: str, out: str
             log_parent=log_parent(out),
             seconds=args.validate_seconds,
             rounds=args.validate_rounds, budget_s=args.validate_budget_s,
-            components=args.validate_components)
+            components=args.validate_components, margin=args.margin)
     finally:
         procs.stop_all()
     validate_report.print_table(v)

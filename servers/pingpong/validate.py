@@ -18,15 +18,20 @@
 # no verdict) it is the best alternative, and the question becomes "does
 # leaving the baseline matter end to end?" (validate_cases.candidate_of).
 #
-# Rounds. A round runs the three once each, in a rotated order (BCK, CKB,
-# KBC, ...), so a slow drift of the host spreads over all of them, and the
-# verdict comes from the rounds' paired ratios. Every case runs the
-# profile's minimum rounds, then more until the candidate's MDE is at most
-# TARGET_MDE, its share of the profile's time budget is spent, or the
-# maximum is reached. The control is the baseline slowed by a stated CPU
-# cost per operation, sized from the first baseline run's own server CPU
-# per operation (CONTROL_FRACTION of it); every row says what was injected
-# and what the rounds measured.
+# Rounds. A round runs the three once each, in a Williams order
+# (validate_case.ORDERS: the six orders of the three, each side after each
+# other equally often), so a slow drift of the host and a run's carry-over
+# onto the next spread over all of them, and the verdict comes from the
+# rounds' paired ratios. Every case runs the profile's minimum rounds, then
+# more until the candidate's interval is narrow enough to decide
+# equivalence at the margin (--margin, default pick.margin.MARGIN) with the
+# control detected (validate_decide.stop_rule), its share of the profile's
+# time budget is spent, or the maximum is reached. The verdict reads the
+# candidate's interval against that margin: held, equivalent, not told
+# apart, refuted (validate_decide.py). The control is the baseline slowed
+# by a stated CPU cost per operation, sized from the first baseline run's
+# own server CPU per operation (CONTROL_FRACTION of it); every row says
+# what was injected and what the rounds measured.
 #
 # The metric, chosen per case and named in the row: the throughput (MiB/s,
 # messages/s or requests/s; the chat's round time) when the server and the
@@ -47,9 +52,10 @@ import validate_kinds as K
 import validate_paired as VP
 from validate_case import (SIDES, Progress, Runner, run_case, set_outcome,
                            side_flags)
-from validate_cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS,
-                            PROFILES, QUESTIONS, TARGET_MDE, Outcome,
-                            candidate_of, load_winners, profile_cases)
+from validate_cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS, MARGIN,
+                            PROFILES, QUESTIONS, Outcome, candidate_of,
+                            load_winners, profile_cases)
+from validate_decide import MIN_TARGET_ROUNDS
 from validate_report import sentence
 
 Row = dict[str, Any]
@@ -61,7 +67,7 @@ Case = dict[str, Any]
 
 
 def new_row(comp: str, case: Case, e: Entry, candidate: str,
-            question: str) -> Row:
+            question: str, margin: float = MARGIN) -> Row:
     kind = K.kind_of(case)
     micro = (e["micro_ratio"] if question in ("pick", "default") else
              (e.get("micro_ratios") or {}).get(candidate))
@@ -84,7 +90,7 @@ def new_row(comp: str, case: Case, e: Entry, candidate: str,
         baseline_median=None, winner_median=None, control_median=None,
         e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
         cpu_ratio=None, rounds=[], stop=None, seconds=None, log_bytes=[],
-        records=[])
+        records=[], standing=None, margin=margin)
     for side in SIDES:
         row[side + "_flags"] = side_flags(row, side, "FILE")
         row[side + "_runs"] = []
@@ -127,14 +133,15 @@ def mark_interrupted(result: dict[str, Any]) -> None:
             row["sentence"] = sentence(row)
 
 
-def nothing_row(comp: str, e: Entry, question: str) -> Row:
+def nothing_row(comp: str, e: Entry, question: str,
+                margin: float = MARGIN) -> Row:
     row: Row = dict(
         component=comp, case="-", mode="-", question=question,
         question_text=QUESTIONS[question], winner=e["winner"],
         pick=e["winner"], baseline=e["baseline"], control="-",
         micro_ratio=None, micro_source=e["source"], origin=e["origin"],
         metric_used="-", e2e=None, e2e_ratio=None, control_e2e=None,
-        mde=None, rounds=[], records=[])
+        mde=None, rounds=[], records=[], margin=margin)
     set_outcome(row, Outcome.NOTHING_TO_VALIDATE)
     row["sentence"] = sentence(row)
     return row
@@ -157,11 +164,15 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
                    log_parent: str, seconds: float = 0.0, rounds: int = 0,
                    budget_s: float = 0.0,
                    components: Sequence[str] = COMPONENTS,
-                   out: IO[str] = sys.stdout) -> dict[str, Any]:
+                   out: IO[str] = sys.stdout,
+                   margin: float = MARGIN) -> dict[str, Any]:
     """Runs every component's cases (our server, procs.SERVER, against
     `client`); returns the "validation" dict. seconds, rounds (a fixed
-    number), budget_s: the profile's when 0. On KeyboardInterrupt it
-    returns what ran, with "interrupted": true."""
+    number), budget_s: the profile's when 0; margin: the m of the verdicts
+    and of the stop rule. On KeyboardInterrupt it returns what ran, with
+    "interrupted": true."""
+    if not margin > 0:
+        raise ValueError("the margin must be positive: %r" % margin)
     vp = settings(prof_name, seconds, rounds, budget_s)
     entries, notes = load_winners(winners_path)
     result: dict[str, Any] = dict(
@@ -169,7 +180,8 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         winners=winners_origin(entries, components), notes=notes,
         profile=prof_name, min_rounds=vp["min_rounds"],
         max_rounds=vp["max_rounds"], budget_s=vp["budget_s"],
-        seconds_per_run=vp["seconds"], target_mde=TARGET_MDE,
+        seconds_per_run=vp["seconds"], margin=margin,
+        min_target_rounds=MIN_TARGET_ROUNDS,
         control_fraction=CONTROL_FRACTION, alpha=VP.ALPHA, rows=[],
         complete=False)
     cases = to_run(entries, components, vp["cases"])
@@ -177,12 +189,14 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
     progress = Progress(n_cases, out)
     progress.say(
         "\nping-pong validation, profile %s: %d case(s) of baseline, "
-        "candidate and control in rotated rounds of %.1f s runs, %d to %d "
-        "rounds each until the MDE is at most %.0f%% (a budget of %.0f s, "
-        "the minimum rounds whatever it says); candidates from %s" % (
+        "candidate and control in rounds of %.1f s runs (Williams "
+        "orders), %d to %d rounds each until the candidate's interval can "
+        "decide equivalence within ±%g%% (from %d rounds, the control "
+        "detected; a budget of %.0f s, the minimum rounds whatever it "
+        "says); candidates from %s" % (
             prof_name, n_cases, vp["seconds"], vp["min_rounds"],
-            vp["max_rounds"], 100 * TARGET_MDE, vp["budget_s"],
-            result["winners"]))
+            vp["max_rounds"], round(100 * margin, 2), MIN_TARGET_ROUNDS,
+            vp["budget_s"], result["winners"]))
     for n in notes:
         progress.say("note: " + n)
 
@@ -196,12 +210,13 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         with tempfile.TemporaryDirectory(prefix="pingpong-validate-") as tmp:
             run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
                          vp["max_rounds"], tmp, log_dir,
-                         progress)
+                         progress, margin)
             for comp, case, e, candidate, question in cases:
                 if case is None or candidate is None:
-                    result["rows"].append(nothing_row(comp, e, question))
+                    result["rows"].append(nothing_row(comp, e, question,
+                                                      margin))
                     continue
-                row = new_row(comp, case, e, candidate, question)
+                row = new_row(comp, case, e, candidate, question, margin)
                 result["rows"].append(row)
                 progress.case += 1
                 left = n_cases - progress.case + 1

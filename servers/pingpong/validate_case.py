@@ -4,7 +4,8 @@
 #
 # One case of the ping-pong validation (validate.py's header says what it
 # asks): its rounds of baseline, candidate and control, the control's cost
-# sized from the first baseline run, when the rounds stop, the metric, and
+# sized from the first baseline run, their order (a Williams design), when
+# they stop (validate_decide.stop_rule, and the budget), the metric, and
 # the verdict (validate_decide.py) from the rounds' paired log ratios.
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import time
 from typing import IO, Any, Optional
 
 import validate_kinds as K
-import validate_paired as VP
-from validate_cases import (CONTROL_FRACTION, CONTROLS, TARGET_MDE, Outcome,
-                            component_flags, verdict)
-from validate_decide import decide, detected
+from validate_cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
+                            Standing, component_flags, interval_words,
+                            verdict)
+from validate_decide import decide, stop_rule
 from validate_report import sentence
 
 Row = dict[str, Any]
@@ -55,6 +56,7 @@ class Runner:
     tmp: str          # the client's and servers' scratch files
     log_dir: str      # the logger's files, deleted after each run
     progress: Progress
+    margin: float = MARGIN
 
 
 def check_log(r: dict[str, Any], log_file: str) -> None:
@@ -153,11 +155,23 @@ def size_control(row: Row, r: dict[str, Any]) -> Optional[str]:
     return None
 
 
-def rotation(rnd: int) -> tuple[str, ...]:
-    """The sides' order in round rnd: BWC, WCB, CBW, BWC, ... The first
-    round runs the baseline first: the control is sized from it."""
-    k = rnd % len(SIDES)
-    return SIDES[k:] + SIDES[:k]
+# The sides' orders, one per round, repeating every six rounds: a Williams
+# design for three treatments (the two Latin squares BWC, WCB, CBW and
+# their mirror, BCW, CWB, WBC). Over a block of six rounds each side runs
+# twice in each position and immediately follows each other side equally
+# often: twice within the rounds, three times counting the step from one
+# round's last run to the next round's first (the block read as a cycle,
+# never a side after itself). So a run's carry-over onto the next (a warm
+# cache, a queue left behind, the host's state) falls on every side alike.
+# The first round runs the baseline first: the control is sized from it.
+_B, _W, _C = SIDES
+ORDERS = ((_B, _W, _C), (_W, _C, _B), (_C, _B, _W),
+          (_B, _C, _W), (_C, _W, _B), (_W, _B, _C))
+
+
+def order(rnd: int) -> tuple[str, ...]:
+    """The sides' order in round rnd (0-based): ORDERS, repeating."""
+    return ORDERS[rnd % len(ORDERS)]
 
 
 def run_round(run: Runner, row: Row, case: Case, rnd: int) -> Optional[str]:
@@ -165,7 +179,7 @@ def run_round(run: Runner, row: Row, case: Case, rnd: int) -> Optional[str]:
     None. One failure stops the case: its rounds would mean nothing."""
     got: dict[str, Optional[dict[str, Any]]] = {}
     row["rounds"].append(got)
-    for side in rotation(rnd):
+    for side in order(rnd):
         r = run_side(run, row, case, side, rnd)
         row["records"].append(r)
         ok = bool(r.get("ok")) and r.get("value") is not None
@@ -273,8 +287,9 @@ def decide_row(row: Row) -> None:
                               rnd[side].get("cpu_per_unit")]
         row[side + "_median"] = (statistics.median(row[side + "_runs"])
                                  if row[side + "_runs"] else None)
+    margin = row.get("margin", MARGIN)
     d = decide(log_ratios(row, "winner", use_cpu),
-               log_ratios(row, "control", use_cpu))
+               log_ratios(row, "control", use_cpu), margin)
     row["e2e"] = d.winner.as_json() if d.winner else None
     row["control_e2e"] = d.control.as_json() if d.control else None
     row["e2e_ratio"] = d.winner.ratio if d.winner else None
@@ -288,32 +303,40 @@ def decide_row(row: Row) -> None:
         m = control_measured_ns(row)
         row["control_cost"]["measured_ns"] = None if m is None else \
             round(m, 1)
-    set_outcome(row, d.outcome)
+    row["standing"] = d.standing.value
+    set_outcome(row, d.outcome, interval_words(
+        row["winner"], row["baseline"], d.winner.low if d.winner else None,
+        d.winner.high if d.winner else None, margin))
 
 
 # --- one case ----------------------------------------------------------------
 
-def set_outcome(row: Row, outcome: Outcome) -> None:
+def set_outcome(row: Row, outcome: Outcome, detail: str = "") -> None:
+    """The row's outcome, and its verdict with the detail (the interval in
+    words); a row without a standing gets "unknown", and the margin."""
     row["outcome"] = outcome.value
-    row["verdict"] = verdict(outcome, row["micro_ratio"])
+    row["verdict"] = verdict(outcome, row["micro_ratio"], detail)
+    if row.get("standing") is None:
+        row["standing"] = Standing.UNKNOWN.value
+    row.setdefault("margin", MARGIN)
 
 
 def next_round_fits(run: Runner, row: Row, started: float,
                     budget_s: float) -> Optional[str]:
     """Why the case stops after its rounds so far, or None to run one
-    more: the target reached (the candidate's MDE at most TARGET_MDE and
-    the control detected, so the case can answer), the case's budget
-    spent, the maximum reached."""
+    more: validate_decide.stop_rule's "max_rounds" or "target" (the
+    candidate's interval narrow enough to decide equivalence at the
+    margin, and the control detected), else the case's budget spent."""
     n = len(row["rounds"])
-    if n >= run.max_rounds:
-        return "max_rounds"
     if n < run.min_rounds:
-        return None
+        return stop_rule([], [], n, run.min_rounds, run.max_rounds,
+                         run.margin)
     use_cpu, _ = metric_choice(row)
-    control = log_ratios(row, "control", use_cpu)
-    if VP.mde(log_ratios(row, "winner", use_cpu)) <= TARGET_MDE and \
-            control and detected(VP.paired(control)):
-        return "target"
+    why = stop_rule(log_ratios(row, "winner", use_cpu),
+                    log_ratios(row, "control", use_cpu), n, run.min_rounds,
+                    run.max_rounds, run.margin)
+    if why:
+        return why
     spent = time.monotonic() - started
     if spent + spent / n > budget_s:
         return "budget"

@@ -20,10 +20,12 @@
 # DEFAULTS for that component, and the output says so (load_winners).
 #
 # Outcomes. Each row of the validation carries one exact "outcome"
-# (pick/outcome.py, read back by pick/validation.py by equality)
-# and a "verdict" for people: VERDICT's words, with " (micro n/a)" when the
-# candidate came without a micro ratio. The row's "winner" key holds the
-# candidate, whatever its question (candidate_of).
+# (pick/outcome.py, read back by pick/validation.py by equality), its
+# interval's "standing" against the "margin" (pick/margin.py), and a
+# "verdict" for people: VERDICT's words and the interval in margin.words'
+# terms, with " (micro n/a)" when the candidate came without a micro
+# ratio. The row's "winner" key holds the candidate, whatever its question
+# (candidate_of).
 
 from __future__ import annotations
 
@@ -38,6 +40,11 @@ from typing import Any, Optional, Sequence
 # here. pick is the package `pick`; its parent, bench/, is on the
 # import path (//build:python3.sh's PYTHONPATH).
 from pick.outcome import Outcome
+# The words against a margin (pick/margin.py, standard library only), also
+# through this door: validate_decide and validate_case take them from here.
+from pick.margin import MARGIN, words
+from pick.margin import Standing as Standing  # noqa: F401
+from pick.margin import standing as standing  # noqa: F401
 
 COMPONENTS = ("task_queue", "buffer", "logger")
 
@@ -163,18 +170,20 @@ CONTROLS: dict[str, Control] = {
                            http=r"replies (\d+)")),
 }
 
-# What a case aims for: add rounds until the candidate's MDE is at most
-# TARGET_MDE (or the case's share of the budget is spent); the control costs
-# CONTROL_FRACTION of the baseline's server CPU, twice the target.
-TARGET_MDE = 0.05
-CONTROL_FRACTION = 2 * TARGET_MDE
+# What a case aims for: add rounds until the candidate's interval is
+# narrow enough to decide equivalence at the margin m (high / low <= (1 +
+# m)^2) and the control is detected, or the case's share of the budget is
+# spent (validate_decide.stop_rule). The control costs CONTROL_FRACTION of
+# the baseline's server CPU, twice the default margin.
+CONTROL_FRACTION = 2 * MARGIN
 
-# Rounds (baseline, candidate and control, in a rotated order) per profile:
-# every case runs min_rounds, then more until its MDE reaches TARGET_MDE,
-# its share of budget_s is spent or max_rounds; seconds per run; which
-# cases: the first of each component (smoke), those marked default, or all.
-# The exact signed-rank test needs 6 rounds to reach p < 0.05 at all:
-# smoke's one round checks the plumbing and is always too-weak.
+# Rounds (baseline, candidate and control, in a Williams order) per
+# profile: every case runs min_rounds, then more until its interval is
+# narrow enough (above), its share of budget_s is spent or max_rounds;
+# seconds per run; which cases: the first of each component (smoke), those
+# marked default, or all. The exact signed-rank test needs 6 rounds to
+# reach p < 0.05 at all: smoke's one round checks the plumbing and is
+# always too-weak.
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(min_rounds=1, max_rounds=1, budget_s=0.0, seconds=0.3,
                   cases="first"),
@@ -229,27 +238,42 @@ def candidate_of(e: dict[str, Any]) -> tuple[Optional[str], str]:
 
 SAME = "no implementation but the baseline; nothing to validate"
 
-# The verdict's words per outcome.
+# The verdict's words per outcome; a measured one is followed by what the
+# interval says against the margin (margin.words): "held: ring ahead of
+# linear by 2.0-8.1%".
 VERDICT = {
     Outcome.HELD: "held",
-    Outcome.NO_DIFFERENCE: "no difference",
+    Outcome.EQUIVALENT: "equivalent",
+    Outcome.NOT_TOLD_APART: "not told apart",
     Outcome.REFUTED: "refuted",
     Outcome.TOO_WEAK: "instrument too weak",
     Outcome.NOTHING_TO_VALIDATE: SAME,
     Outcome.ERROR: "error",
 }
 MICRO_NA = " (micro n/a)"
+# The outcomes that say what the candidate's interval shows.
+MEASURED = (Outcome.HELD, Outcome.EQUIVALENT, Outcome.NOT_TOLD_APART,
+            Outcome.REFUTED)
 
 
-def verdict(outcome: Outcome, micro_ratio: Optional[float]) -> str:
-    """The verdict for people: VERDICT's words, with MICRO_NA on a ratio
-    measured against a candidate that came without a micro ratio."""
+def verdict(outcome: Outcome, micro_ratio: Optional[float],
+            detail: str = "") -> str:
+    """The verdict for people: VERDICT's words, then ": " and the detail
+    (the interval in words) on a measured outcome, with MICRO_NA on a
+    ratio measured against a candidate that came without a micro ratio."""
     text = VERDICT[outcome]
-    if micro_ratio is None and outcome not in (Outcome.NOTHING_TO_VALIDATE,
-                                               Outcome.ERROR,
-                                               Outcome.TOO_WEAK):
+    if detail and outcome in MEASURED:
+        text += ": " + detail
+    if micro_ratio is None and outcome in MEASURED:
         text += MICRO_NA
     return text
+
+
+def interval_words(candidate: str, baseline: str, low: Optional[float],
+                   high: Optional[float], margin: float = MARGIN) -> str:
+    """The candidate's interval against the baseline in margin.words'
+    terms: 'ring ahead of linear by 2.0-8.1%'."""
+    return words(candidate, baseline, low, high, margin)
 
 
 def component_flags(comp: str, name: str, log_file: str,

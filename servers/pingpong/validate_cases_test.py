@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_kinds  # noqa: E402
 from validate_cases import (CASES, COMPONENTS, CONTROLS, PROFILES,  # noqa
                             VERDICT, Outcome, candidate_of, load_winners,
-                            profile_cases)
+                            profile_cases, verdict)
 
 
 class WinnersAndRuleTest(unittest.TestCase):
@@ -53,7 +53,15 @@ class WinnersAndRuleTest(unittest.TestCase):
 
     def test_every_outcome_has_its_words(self) -> None:
         self.assertEqual(set(VERDICT), set(Outcome))
-        self.assertEqual(VERDICT[Outcome.NO_DIFFERENCE], "no difference")
+        self.assertEqual(VERDICT[Outcome.EQUIVALENT], "equivalent")
+        self.assertEqual(VERDICT[Outcome.NOT_TOLD_APART], "not told apart")
+        self.assertEqual(verdict(Outcome.HELD, 1.2, "ring ahead of linear "
+                                 "by 2.0-8.1%"),
+                         "held: ring ahead of linear by 2.0-8.1%")
+        self.assertEqual(verdict(Outcome.NOT_TOLD_APART, None, "x"),
+                         "not told apart: x (micro n/a)")
+        self.assertEqual(verdict(Outcome.TOO_WEAK, None, "x"),
+                         "instrument too weak")
 
     def test_every_case_has_a_control_and_a_workload(self) -> None:
         self.assertEqual(set(CONTROLS), set(COMPONENTS))

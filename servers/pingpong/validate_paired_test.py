@@ -7,9 +7,11 @@
 # worked out by hand, against every sign pattern enumerated (ties and zeros
 # included) and against scipy's where it is installed; the fewest rounds
 # that can reach p < 0.05; the Hodges-Lehmann estimate and its interval,
-# which excludes 0 exactly when the test rejects; the spread; and the MDE
-# checked by what it claims: data shifted by k(n) standard deviations,
-# drawn from a seed of their own, make the very test reject at p < 0.05 at
+# which excludes 0 exactly when the test rejects; the spread and its upper
+# 95% bound (the chi-square quantile by Wilson-Hilferty against tables);
+# and k(n), the MDE's multiplier, checked by what it claims: data shifted
+# by k(n) standard deviations, drawn from a seed of their own, make the
+# very test reject at p < 0.05 at
 # least 80% of the time (less three standard errors), half that shift far
 # less often.
 
@@ -218,13 +220,28 @@ class MdeTest(unittest.TestCase):
                 self.assertLess(powers[0], 0.86)
                 self.assertLess(powers[1], 0.5)
 
+    def test_chi2_quantile(self) -> None:
+        # The exact 5% quantiles (tables): Wilson-Hilferty within 2% from
+        # 5 degrees of freedom, below them under 5.
+        for df, exact in ((5, 1.1455), (10, 3.9403), (29, 17.7084),
+                          (59, 42.3393)):
+            got = VP.chi2_quantile(0.05, df)
+            self.assertLess(abs(got / exact - 1), 0.02, (df, got))
+        self.assertLess(VP.chi2_quantile(0.05, 3), 0.3518)
+        self.assertTrue(math.isnan(VP.spread_upper([0.1])))
+
     def test_mde(self) -> None:
         d = [0.01 * i for i in range(1, 11)]
         # MAD 0.025 (1.4826 * 0.025 = 0.0371) beats the SD (0.0303).
         self.assertAlmostEqual(VP.spread(d), 1.4826 * 0.025)
-        want = math.exp(VP.mde_sigma_units(10) * 1.4826 * 0.025) - 1
+        # At the spread's upper 95% bound: sqrt(9 / chi2_0.05(9)), the
+        # quantile by Wilson-Hilferty (3.325 exact, 3.315 here).
+        self.assertAlmostEqual(VP.chi2_quantile(0.05, 9), 3.315, places=3)
+        upper = 1.4826 * 0.025 * math.sqrt(9 / VP.chi2_quantile(0.05, 9))
+        self.assertAlmostEqual(VP.spread_upper(d), upper)
+        want = math.exp(VP.mde_sigma_units(10) * upper) - 1
         self.assertAlmostEqual(VP.mde(d), want, places=12)
-        self.assertTrue(0.03 < VP.mde(d) < 0.05, VP.mde(d))
+        self.assertTrue(0.05 < VP.mde(d) < 0.08, VP.mde(d))
         # n counts the nonzero d only.
         self.assertEqual(VP.mde(d[:5]), math.inf)
         self.assertEqual(VP.mde([0.0, 0.0] + d[:5]), math.inf)

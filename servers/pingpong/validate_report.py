@@ -13,7 +13,7 @@ import sys
 from typing import IO, Any, Optional
 
 import validate_paired as VP
-from validate_cases import Outcome
+from validate_cases import MARGIN, Outcome
 
 Row = dict[str, Any]
 
@@ -36,7 +36,12 @@ def _end(x: Optional[float]) -> str:
 
 
 def fmt_mde(m: Optional[float]) -> str:
+    """The MDE at the spread's upper 95% bound (the column says so)."""
     return "n/a" if m is None else "%.1f%%" % (100 * m)
+
+
+def _band(m: float) -> str:
+    return "%g%%" % round(100 * m, 2)
 
 
 def fmt_cost(row: Row) -> str:
@@ -85,8 +90,8 @@ def sentence(row: Row) -> str:
 
 
 HEAD = ["component", "case", "question", "baseline -> candidate", "micro",
-        "candidate e2e", "control e2e", "control cost", "rounds", "MDE",
-        "metric", "verdict"]
+        "candidate e2e", "control e2e", "control cost", "rounds",
+        "MDE (upper)", "metric", "verdict"]
 
 
 def _metric(kind: Any) -> str:
@@ -126,13 +131,16 @@ LEGEND = (
     "  control: the baseline slowed by the injected CPU cost per operation "
     "(sized to %.0f%% of the first baseline run's), measured: its server "
     "CPU per operation less the baseline's, median over the rounds\n"
-    "  held / no difference / refuted: the candidate better / not told "
-    "apart / worse at p < %.2f, given that the rounds told the control "
-    "apart; instrument too weak: they did not\n"
-    "  rounds (stop): target (MDE reached, control detected), budget, "
-    "max_rounds, error; "
-    "MDE: the smallest change the rounds detect with 80%% power "
-    "(simulated for the exact test at that n)")
+    "  given that the rounds told the control apart: held / refuted: the "
+    "candidate's interval above / below 1 (p < %.2f); equivalent: inside "
+    "±%s (1/(1+m) to 1+m); not told apart: anything else; instrument too "
+    "weak: the rounds did not tell the control apart\n"
+    "  rounds (stop): target (the candidate's interval narrow enough to "
+    "decide equivalence, high/low <= (1+m)^2, from %d rounds, and the "
+    "control detected), budget, max_rounds, error; "
+    "MDE (upper): the MDE at the spread's upper 95%% bound, the smallest "
+    "change the rounds detect with 80%% power (simulated for the exact "
+    "test at that n)")
 
 
 def table_lines(result: dict[str, Any]) -> list[str]:
@@ -142,10 +150,10 @@ def table_lines(result: dict[str, Any]) -> list[str]:
               for i in range(len(HEAD))]
     lines = ["\nvalidation verdicts (candidates from %s; rounds of "
              "baseline, candidate and control, %.1f s per run, %d to %d "
-             "rounds, target MDE %.0f%%)" % (
+             "rounds, margin ±%s)" % (
                  result["winners"], result["seconds_per_run"],
                  result["min_rounds"], result["max_rounds"],
-                 100 * result["target_mde"])]
+                 _band(result.get("margin", MARGIN)))]
     lines.append("  ".join(h.ljust(w) for h, w in zip(HEAD, widths)).rstrip())
     for x in table:
         lines.append("  ".join(c.ljust(w) for c, w in zip(x, widths)).rstrip())
@@ -154,7 +162,9 @@ def table_lines(result: dict[str, Any]) -> list[str]:
             lines.append("  %s/%s: %s" % (r["component"], r["case"],
                                           r["mode"]))
     lines.append(LEGEND % (100 * result.get("control_fraction", 0.1),
-                           result.get("alpha", 0.05)))
+                           result.get("alpha", 0.05),
+                           _band(result.get("margin", MARGIN)),
+                           result.get("min_target_rounds", 0)))
     if result["max_rounds"] < VP.min_rounds():
         lines.append("  %d round(s): the exact signed-rank test cannot reach "
                      "p < 0.05 with so few; these verdicts check the "

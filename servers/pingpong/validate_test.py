@@ -8,8 +8,8 @@
 # testdata/validate_runs.json, a server CPU that grows by the control's
 # injected cost per operation, a stop line with the operations' counts, and
 # writes the logger's file. So the candidate of each question, the rounds
-# and their rotation, the control's sizing, the stopping rule, the metric
-# choice, the exact outcome (pick/outcome.py), a failed run, an
+# and their Williams order, the control's sizing, the stopping rule, the
+# metric choice, the exact outcome (pick/outcome.py), a failed run, an
 # interruption, the winners files (testdata/winners-*.json) and the table
 # are checked without a server.
 #
@@ -43,14 +43,14 @@ import validate_kinds  # noqa: E402
 import validate_paired  # noqa: E402
 import validate_report  # noqa: E402
 from validate_cases import (CONTROL_FRACTION, VERDICT,  # noqa: E402
-                            Outcome)
+                            Outcome, Standing)
 
 TESTDATA = os.path.join(HERE, "testdata")
 GOOD = os.path.join(TESTDATA, "winners-good.json")
 BAD = os.path.join(TESTDATA, "winners-bad.json")
 RUNS = os.path.join(TESTDATA, "validate_runs.json")
-MEASURED = (Outcome.HELD.value, Outcome.NO_DIFFERENCE.value,
-            Outcome.REFUTED.value, Outcome.TOO_WEAK.value)
+MEASURED = [o.value for o in Outcome
+            if o not in (Outcome.ERROR, Outcome.NOTHING_TO_VALIDATE)]
 Result = dict[str, Any]
 
 
@@ -70,8 +70,10 @@ def check_good(t: unittest.TestCase, v: Result) -> None:
     t.assertEqual(rows["buffer"]["micro_ratio"], 1.05)
     for r in v["rows"]:
         t.assertIn(r["outcome"], MEASURED, r)
-        t.assertEqual(r["verdict"].split(" (")[0],
+        t.assertEqual(r["verdict"].split(":")[0].split(" (")[0],
                       VERDICT[Outcome(r["outcome"])])
+        t.assertIn((r["margin"], r["standing"]),
+                   [(v["margin"], s.value) for s in Standing])
         n = len(r["rounds"])
         t.assertTrue(v["min_rounds"] <= n <= v["max_rounds"], r["stop"])
         if n < validate_paired.min_rounds():
@@ -271,7 +273,9 @@ class ValidateTest(Harness):
         # Six rounds: the candidate ahead of the baseline in every round,
         # the control behind: the exact signed-rank p is 2 / 2^6.
         self.assertEqual(tq["outcome"], "held")
-        self.assertEqual(tq["verdict"], "held")
+        self.assertEqual((tq["verdict"], tq["standing"], tq["margin"]), (
+            "held: moodycamel ahead of swap-vector by more than 5% (by "
+            "13.5-22.4%)", "ahead-beyond", 0.05))
         self.assertAlmostEqual(tq["e2e"]["p"], 2 / 64)
         self.assertAlmostEqual(tq["control_e2e"]["p"], 2 / 64)
         self.assertTrue(1.15 < tq["e2e_ratio"] < 1.25, tq["e2e"])
@@ -287,19 +291,23 @@ class ValidateTest(Harness):
         self.assertEqual(cost["injected_ns"], 5000)
         self.assertAlmostEqual(cost["measured_ns"], 5000, delta=1)
         self.assertEqual(cost["op"], "task popped")
-        self.assertEqual(buf["outcome"], "refuted")
-        self.assertEqual(lg["outcome"], "no-difference")
-        self.assertEqual(lg["verdict"], "no difference (micro n/a)")
-        self.assertIn("MDE", lg["reason"])
-        self.assertTrue(0 < lg["mde"] < 0.1, lg["mde"])
+        self.assertEqual((buf["outcome"], buf["standing"], buf["verdict"]), (
+            "refuted", "behind-beyond", "refuted: linear ahead of ring by "
+            "more than 5% (by 7.7-14.6%)"))
+        self.assertEqual((lg["outcome"], lg["verdict"]), ("equivalent", (
+            "equivalent: async-double-buffer and sync equivalent within ±5% "
+            "(-2.9% to +2.0%) (micro n/a)")))
+        self.assertIn("MDE 9.6% at the spread's upper 95% bound", lg["reason"])
+        self.assertTrue(0 < lg["mde"] < 0.15, lg["mde"])
 
     def test_malformed_winners(self) -> None:
         v, out = self.run_v(BAD, components=("task_queue", "logger"))
         check_bad(self, v)
         self.assertIn("note: cannot read %s" % BAD, out)
         self.assertEqual([r["outcome"] for r in v["rows"]],
-                         ["no-difference", "held"])
-        self.assertEqual(v["rows"][1]["verdict"], "held (micro n/a)")
+                         ["not-told-apart", "held"])
+        self.assertRegex(v["rows"][0]["verdict"], r"^not told apart: bounded-"
+                         r"mpmc and swap-vector not told apart \(.*\) \(micro")
 
     def test_missing_winners(self) -> None:
         missing = os.path.join(self.tmp, "no-such-winners.json")
@@ -312,8 +320,8 @@ class ValidateTest(Harness):
         v, out = self.run_v(GOOD, FakeRuns(fail=("moodycamel", 1)),
                             components=("task_queue", "logger"))
         row = v["rows"][0]
-        self.assertEqual(row["outcome"], "error")
-        self.assertEqual(row["verdict"], "error")
+        self.assertEqual((row["outcome"], row["verdict"], row["standing"]),
+                         ("error", "error", "unknown"))
         self.assertEqual(row["error"], "winner moodycamel: client wrote no "
                          "JSON (rc 1): boom")
         self.assertEqual(len(row["records"]), 4)  # round 1's first run
@@ -322,7 +330,7 @@ class ValidateTest(Harness):
         self.assertIn("FAILED client wrote no JSON", out)
         # The other cases still ran.
         self.assertEqual([r["outcome"] for r in v["rows"][1:]],
-                         ["no-difference"])
+                         ["equivalent"])
 
     def test_the_logger_must_write(self) -> None:
         v, _ = self.run_v(GOOD, FakeRuns(write_log=False),
@@ -351,22 +359,25 @@ class ValidateTest(Harness):
         text = out.getvalue()
         self.assertIn("\nvalidation verdicts (candidates from winners.json; "
                       "rounds of baseline, candidate and control, 0.2 s per "
-                      "run, 6 to 6 rounds, target MDE 5%)\n", text)
+                      "run, 6 to 6 rounds, margin ±5%)\n", text)
         for pattern in (
                 r"^task_queue +reply-via-queue-10 +pick +swap-vector -> "
                 r"moodycamel +2\.50x +1\.\d{3}x \[1\.\d\d, 1\.\d\d\] p 0\.031 "
                 r"+0\.\d{3}x \[0\.\d\d, 0\.\d\d\] p 0\.031 +5000 ns/task, "
-                r"measured 5000 +6 \(max_rounds\) +\d\.\d% +cpu +held$",
+                r"measured 5000 +6 \(max_rounds\) +\d+\.\d% +cpu +held: "
+                r"moodycamel ahead of swap-vector by more than 5% \(by .*$",
                 r"^buffer +echo-16k +alternative +linear -> ring +1\.05x .* "
-                r"refuted$",
+                r"refuted: linear ahead of ring .*$",
                 r"^logger +log-per-message-1 +pick +sync -> "
-                r"async-double-buffer +n/a .* no difference \(micro n/a\)$",
+                r"async-double-buffer +n/a .* equivalent: async-double-buffer "
+                r"and sync equivalent within ±5% .* \(micro n/a\)$",
                 r"^verdict: task_queue \(the micro pick against the "
                 r"baseline\): moodycamel's 2\.50x over swap-vector in the "
                 r"micro sweep \(queues/eventloop/producers:2/coalesce:1\) "
                 r"came out 1\.\d{3}x \[.*\] p 0\.031 end to end on server CPU "
                 r"per mib over 6 rounds .*control swap-vector\+slowed, 5000 "
-                r"ns per task popped injected, 5000 measured: .*\): held; "
+                r"ns per task popped injected, 5000 measured: .*\): held: "
+                r"moodycamel ahead of swap-vector .*; "
                 r"control detected .*$"):
             self.assertRegex(text, re.compile(pattern, re.M))
         self.assertNotIn("cannot reach p < 0.05 with so few", text)
