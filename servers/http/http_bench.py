@@ -287,23 +287,31 @@ def progress(i: int, n: int, r: http_run.PointRecord) -> str:
     return line + ("" if r.ok else "  FAILED: " + r.error)
 
 
-def run(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec],
-        pin: http_run.Pinning, tmp: str, data: dict[str, Any]) -> None:
-    """Every point, appended to data["points"] as it finishes."""
-    plan = []
+def plan(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec]
+         ) -> list[tuple[ServerSpec, PointSpec]]:
+    """The runs in order: per repetition and connection count (a block),
+    every server, in the block's Williams order (side_by_side.order)."""
+    out = []
     for rep in range(prof.repetitions):
         for c, conns in enumerate(prof.connections):
             block = rep * len(prof.connections) + c
             for spec in SBS.order(specs, block):
-                plan.append((spec, PointSpec(conns, args.wrk_threads,
-                                             prof.seconds, args.threads,
-                                             rep)))
-    for i, (spec, pt) in enumerate(plan, 1):
+                out.append((spec, PointSpec(conns, args.wrk_threads,
+                                            prof.seconds, args.threads,
+                                            rep)))
+    return out
+
+
+def run(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec],
+        pin: http_run.Pinning, tmp: str, data: dict[str, Any]) -> None:
+    """Every point, appended to data["points"] as it finishes."""
+    todo = plan(args, prof, specs)
+    for i, (spec, pt) in enumerate(todo, 1):
         pointdir = os.path.join(tmp, "%03d-%s-c%d" % (i, spec.name,
                                                       pt.connections))
         rec = http_run.run_point(spec, args.wrk, pt, pin, pointdir)
         data["points"].append(rec.to_json())
-        print(progress(i, len(plan), rec), flush=True)
+        print(progress(i, len(todo), rec), flush=True)
 
 
 def main(argv: list[str]) -> int:

@@ -7,11 +7,13 @@
 # --profile=smoke run) and testdata/http_points.json (made up: 3
 # repetitions, two connection counts, a failed repetition, a server that
 # never ran clean, client-bound repetitions), the paired summary and what
-# each interval says against the margin; a point's JSON
+# each interval says against the margin, the run plan's Williams orders
+# (http_bench.plan); a point's JSON
 # (http_run.PointRecord.to_json) and the cores split (http_run.pinning).
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -22,6 +24,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import http_bench  # noqa: E402
 import http_loops  # noqa: E402
 import http_run  # noqa: E402
 import http_tables  # noqa: E402
@@ -173,6 +176,21 @@ class PairedTest(unittest.TestCase):
         self.assertEqual(rps.words(rps.every, "requests/s"),
                          "serverkit ahead of nginx by 3.8-8.9% in "
                          "requests/s")
+
+
+class PlanTest(unittest.TestCase):
+    def test_each_block_takes_the_next_williams_order(self) -> None:
+        specs = [http_run.ServerSpec(n, "ours", "/x", (), False)
+                 for n in ("a", "b", "c")]
+        args = argparse.Namespace(wrk_threads=1, threads=1)
+        todo = http_bench.plan(args, http_bench.Profile((50, 200), 1.0, 2),
+                               specs)
+        self.assertEqual([(p.repetition, p.connections) for _, p in todo],
+                         [(r, c) for r in (0, 1) for c in (50, 200)
+                          for _ in specs])
+        self.assertEqual(" ".join("".join(s.name for s, _ in todo[i:i + 3])
+                                  for i in range(0, len(todo), 3)),
+                         "abc cba bca acb")
 
 
 class TablesTest(unittest.TestCase):
