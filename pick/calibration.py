@@ -34,6 +34,7 @@ from pick import results as R
 from pick.confirm import CONFIRM_ROUNDS
 from pick.margin import MARGIN, Standing
 from pick.picking import decide, rank_groups
+from pick.shapes import ResultContext
 
 GROUP: R.Group = ("throughput", ())
 METRIC = "items_per_second"
@@ -48,7 +49,7 @@ def _family(means: dict[str, float], rounds: int, rng: random.Random
     """One group, every implementation once a round; means are log values
     (higher is better)."""
     fr = R.FamilyResults("queues", "<simulated>", cast(
-        R.ResultContext, {"serverkit": {"rounds": {"units": {}}}}))
+        ResultContext, {"serverkit": {"rounds": {"units": {}}}}))
     cells = fr.cells.setdefault(GROUP, {})
     for k in range(1, rounds + 1):
         host = rng.gauss(0.0, HOST_SIGMA)

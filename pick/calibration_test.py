@@ -20,6 +20,9 @@ RUNS = 1000
 
 
 class CalibrationTest(unittest.TestCase):
+    null: C.Rates
+    off: C.Rates
+
     @classmethod
     def setUpClass(cls) -> None:
         cls.null = C.rates(1.0, RUNS, seed=1, confirm=True)

@@ -44,11 +44,9 @@ def _escape(text: str) -> str:
 def _impls(res: ClassPick) -> set[str]:
     """The class's leading pair (as its rounds chose it) and baseline."""
     out: set[str] = set()
-    for key in ("selection_paired", "paired"):
-        x = res.get(key)
-        if x:
-            out |= {x["a"], x["b"]}
-            break
+    chosen = res.get("selection_paired") or res.get("paired")
+    if chosen:
+        out |= {chosen["a"], chosen["b"]}
     else:
         out |= {i for i in (res.get("winner"), res.get("runner_up")) if i}
     if res.get("baseline"):
@@ -98,5 +96,5 @@ def confirm_flags(picked: Picked, family: str) -> str:
         return ""
     fam = picked["families"][family]
     n = 1 if fam.get("profile") == "smoke" else CONFIRM_ROUNDS
-    return "--min_rounds=%d --max_rounds=%d --benchmark_filter=%s" % (n, n,
-                                                                     flt)
+    return "--min_rounds=%d --max_rounds=%d --benchmark_filter=%s" % (
+        n, n, flt)

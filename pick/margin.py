@@ -111,7 +111,8 @@ def by(lo: float, hi: float) -> str:
     unbounded upper end: 'by more than 2.0%'."""
     if not math.isfinite(hi):
         return "by more than %.1f%%" % (100 * (lo - 1))
-    return "by %.1f-%.1f%%" % (100 * (lo - 1), 100 * (hi - 1))
+    a, b = "%.1f" % (100 * (lo - 1)), "%.1f" % (100 * (hi - 1))
+    return "by %s%%" % a if a == b else "by %s-%s%%" % (a, b)
 
 
 def words(a: str, b: str, lo: Optional[float], hi: Optional[float],

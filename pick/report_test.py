@@ -51,7 +51,7 @@ class ReportTest(unittest.TestCase):
         self.assertTrue(lines[0].startswith("# "))
         # The recommendation table opens the report, the charts follow.
         rec = md.index("## Recommendation")
-        table = md.index("| family | workload class | winner |")
+        table = md.index("| family | workload class | leader |")
         charts = md.index("## Charts")
         self.assertLess(rec, table)
         self.assertLess(table, charts)
@@ -63,9 +63,10 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(os.path.getsize(path) > 1000, png)
             with open(path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
-        self.assertIn("end to end, 4 cases: held 2, no difference 0, "
-                      "refuted 1, too weak 1, error 0, nothing to validate "
-                      "1 (no implementation but the baseline); metric: the "
+        self.assertIn("end to end, 4 cases: held 2, equivalent 0, not told "
+                      "apart 0, refuted 1, too weak 1, error 0, nothing to "
+                      "validate 1 (no implementation but the baseline); "
+                      "metric: the "
                       "server's CPU per unit of work in 4", md)
         self.assertIn("| buffer | echo-16k | micro pick | linear -> ring | "
                       "1.17x | 0.95x [0.93, 0.97] p 0.016 | 0.60x [0.55, "

@@ -29,9 +29,9 @@ from pick import paired as P
 from pick import repro
 from pick import results as R
 from pick import rounds as RD
-from pick import stats as S
 from pick import tables as T
 from pick import winners as W
+from pick.margin import Standing, standing
 from pick.spec import Workload
 
 from pick.testdata import roundsfix as F
@@ -49,11 +49,12 @@ class PairedStatsTest(unittest.TestCase):
     def test_median_interval_and_sign_test(self) -> None:
         x = P.paired([1.1, 1.2, 1.3, 1.0, 1.4, 1.5, 1.25])
         # Sorted 1.0 1.1 1.2 1.25 1.3 1.4 1.5: k = 1, the extremes; the
-        # ratio of exactly 1 is dropped from the sign test: 6 of 6 above,
-        # p = 2 / 2^6.
+        # ratio of exactly 1 counts against rejection, as the interval
+        # keeps it: 6 of 7 above, p = 2 * 8 / 2^7, not significant, as the
+        # interval's lower end of 1.00 says.
         self.assertEqual((x.n, x.ratio, x.lo, x.hi), (7, 1.25, 1.0, 1.5))
         self.assertAlmostEqual(x.coverage or 0, 1 - 2 / 128)
-        self.assertAlmostEqual(x.p or 0, 0.03125)
+        self.assertAlmostEqual(x.p or 0, 0.125)
         y = P.paired([0.9 + 0.1 * k for k in range(1, 10)])  # 1.0 .. 1.8
         self.assertAlmostEqual(y.lo or 0, 1.1)  # x_(2)
         self.assertAlmostEqual(y.hi or 0, 1.7)  # x_(8)
@@ -63,21 +64,31 @@ class PairedStatsTest(unittest.TestCase):
                                2 * 7 / 64)
         self.assertAlmostEqual(P.sign_test_p([2.0] * 10) or 0, 2 / 1024)
         self.assertEqual(P.sign_test_p([2.0, 2.0, 2.0, 0.5, 0.5]), 1.0)
-        self.assertIsNone(P.sign_test_p([1.0, 1.0]))
+        # Ratios of exactly 1 count against rejection, as the interval
+        # keeps them: never p 0.016 beside an interval starting at 1.00.
+        self.assertEqual(P.sign_test_p([1.0, 1.0]), 1.0)
+        self.assertAlmostEqual(P.sign_test_p([2.0] * 6 + [1.0]) or 0,
+                               2 * 8 / 128)
+        self.assertIsNone(P.sign_test_p([]))
         # Even n: the median on the log scale, so B over A is 1 / (A over B).
         z = P.paired([1.0, 4.0])
         self.assertAlmostEqual(z.ratio, 2.0)
         self.assertIsNone(z.lo)
-        self.assertEqual(z.outcome(0.05), "unknown")
+        self.assertEqual(z.standing(0.05), Standing.UNKNOWN)
         inv = y.inverted()
         self.assertAlmostEqual(inv.lo or 0, 1 / 1.7)
         self.assertAlmostEqual(inv.hi or 0, 1 / 1.1)
 
-    def test_outcomes_and_split(self) -> None:
-        self.assertEqual(P.paired([1.5] * 6).outcome(0.05), "a")
-        self.assertEqual(P.paired([0.5] * 6).outcome(0.05), "b")
-        self.assertEqual(P.paired([1.03] * 6).outcome(0.05), "tie")
-        self.assertEqual(P.paired([0.9, 1.1] * 3).outcome(0.05), "tie")
+    def test_standings_and_split(self) -> None:
+        self.assertEqual(P.paired([1.5] * 6).standing(0.05),
+                         Standing.AHEAD_BEYOND)
+        self.assertEqual(P.paired([0.5] * 6).standing(0.05),
+                         Standing.BEHIND_BEYOND)
+        self.assertEqual(P.paired([1.03] * 6).standing(0.05), Standing.AHEAD)
+        self.assertEqual(P.paired([1.0, 1.03] * 3).standing(0.05),
+                         Standing.EQUIVALENT)
+        self.assertEqual(P.paired([0.9, 1.1] * 3).standing(0.05),
+                         Standing.NOT_TOLD_APART)
         self.assertEqual(P.two_means_split([150, 450, 152, 449, 148, 455]), 3)
         self.assertEqual(P.two_means_split([1.0]), 0)
 
@@ -89,17 +100,28 @@ class PairedClassTest(unittest.TestCase):
     def tearDown(self) -> None:
         shutil.rmtree(self.tmp)
 
-    def load(self, d: dict[str, Any], name: str = "in"
+    def write(self, d: dict[str, Any], directory: str,
+              confirm: Any = True) -> None:
+        """d as the sweep's file and, unless confirm is None, `confirm`
+        (True: the same rounds) as its confirmation, written after it."""
+        family = d["context"]["serverkit"]["family"]
+        F.write_doc(directory, family, d)
+        if confirm is not None:
+            F.write_doc(os.path.join(directory, R.CONFIRM_DIR), family,
+                        d if confirm is True else confirm)
+
+    def load(self, d: dict[str, Any], name: str = "in",
+             confirm: Any = True
              ) -> tuple[dict[str, R.FamilyResults], Any]:
         directory = os.path.join(self.tmp, name)
-        F.write_doc(directory, d["context"]["serverkit"]["family"], d)
+        self.write(d, directory, confirm)
         loaded, problems = R.load_dir(directory)
         self.assertFalse(problems)
         return loaded, W.pick_all(loaded, Workload())
 
     def report(self, d: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         directory = os.path.join(self.tmp, "in")
-        F.write_doc(directory, d["context"]["serverkit"]["family"], d)
+        self.write(d, directory)
         out = os.path.join(self.tmp, "out")
         with contextlib.redirect_stdout(io.StringIO()):
             rc = cli.main(["--results", directory, "--out", out,
@@ -118,15 +140,17 @@ class PairedClassTest(unittest.TestCase):
         c = cls(res, "queues", "1:1")
         self.assertEqual((c["winner"], c["runner_up"], c["noise"]),
                          ("bounded-mpmc", "moodycamel", "above"))
-        self.assertEqual(c["verdict"], "1.50x [1.48, 1.52] over moodycamel, "
-                         "15 paired rounds, sign test p < 0.0001")
+        self.assertEqual(c["verdict"], "bounded-mpmc ahead of moodycamel by "
+                         "more than 5% (by 47.8-52.2%): 1.50x [1.48, 1.52], "
+                         "15 confirmation rounds, sign test p < 0.0001")
+        self.assertTrue(c["confirmed"])
+        self.assertEqual(c["paired"]["standing"], "ahead-beyond")
         st = c["paired"]["states"]
         self.assertEqual((st["near"]["n"], st["far"]["n"]), (9, 6))
         self.assertFalse(st["differ"])
-        test = "p 0.86" if S.scipy_available() else "the intervals overlap"
-        note = ("host drifted (floor ~150 ns in 9 rounds, ~450 ns in 6); the "
-                "paired ratio did not differ between the states (%s): the "
-                "drift did not matter" % test)
+        note = ("host drifted (floor ~150 ns in 9 rounds, ~450 ns in 6); no "
+                "evidence that the states differ (U-test p 0.86, 9 and 6 "
+                "rounds)")
         self.assertEqual(c["host_note"], note)
         self.assertIn(note, c["notes"])
         self.assertEqual(c["baseline_paired"]["b"], "mutex")
@@ -140,26 +164,57 @@ class PairedClassTest(unittest.TestCase):
         self.assertEqual(cls(old, "queues", "1:1")["noise"], "drifted")
         md, doc = self.report(F.stable_bimodal())
         self.assertIn("| queues | 1:1 | bounded-mpmc | 1.50x [1.48, 1.52] "
-                      "moodycamel | 4.50x [4.43, 4.57] mutex | yes (sign "
-                      "test p < 0.0001) | 15 |", md)
+                      "moodycamel | 4.50x [4.43, 4.57] mutex | ahead by > "
+                      "5%: adopted (sign test p < 0.0001) | 15 |", md)
         self.assertIn("Note: %s." % note, md)
         self.assertNotIn("drifted: rerun", md)
         self.assertIn("With paired rounds that is not a veto", md)
         self.assertIn("| near | 150 | 9 | 1.50x [1.46, 1.52] |", md)
-        how = md[md.index("How to read it (paired rounds):"):]
-        self.assertEqual(len(how[:how.index("\n\n")].splitlines()), 5)
         j = doc["families"]["queues"]["classes"]["1:1"]
         self.assertEqual((j["rounds"], j["paired"]["n"]), (15, 15))
         self.assertEqual(j["paired"]["lo"], 1.4775)
+
+    def test_unconfirmed_leader_is_not_adopted(self) -> None:
+        _, res = self.load(F.steady(1.5, 12), confirm=None)
+        c = cls(res, "queues", "1:1")
+        self.assertFalse(c["confirmed"])
+        self.assertIn("rounds, unconfirmed", c["verdict"])
+        self.assertTrue(any(n.startswith("unconfirmed: no confirmation "
+                                         "rounds") for n in c["notes"]))
+        self.assertEqual(T.noise_cell(c, 0.05), "ahead by > 5%: not adopted "
+                         "(sign test p 0.00049; unconfirmed)")
+
+    def test_margins_come_from_the_confirmation_rounds(self) -> None:
+        # Chosen at 1.5x, confirmed at 1.03x: the confirmation's interval
+        # is the one reported, and its answer is the one adopted.
+        _, res = self.load(F.steady(1.5, 12), confirm=F.steady(1.03, 10))
+        c = cls(res, "queues", "1:1")
+        self.assertTrue(c["confirmed"])
+        self.assertAlmostEqual(c["selection_paired"]["ratio"], 1.5, 2)
+        self.assertEqual(c["paired"]["n"], 10)
+        self.assertEqual(c["paired"]["standing"], "ahead")
+        self.assertTrue(c["verdict"].startswith(
+            "bounded-mpmc ahead of moodycamel by "), c["verdict"])
+        self.assertIn("10 confirmation rounds", c["verdict"])
+        # A confirmation older than its sweep confirmed another sweep.
+        directory = os.path.join(self.tmp, "stale")
+        self.write(F.steady(1.5, 12), directory)
+        conf = os.path.join(directory, R.CONFIRM_DIR, "queues.json")
+        os.utime(conf, (1, 1))
+        loaded, _ = R.load_dir(directory)
+        self.assertIsNone(loaded["queues"].confirm)
+        self.assertIn("is older than", loaded["queues"].confirm_note or "")
 
     def test_bimodal_host_flipping_ratio_gives_both_answers(self) -> None:
         _, res = self.load(F.flipping())
         c = cls(res, "buffer", "stream")
         self.assertEqual(c["noise"], "split")
         self.assertIsNone(c["winner"])
-        self.assertEqual(c["verdict"], "ring in the near state (1.30x [1.27, "
-                         "1.32] over mirrored, 9 rounds), a tie in the far "
-                         "state (within ±2%, 7 rounds)")
+        self.assertEqual(c["verdict"], "in the near state, ring ahead of "
+                         "mirrored by more than 5% (by 26.8-31.9%) (1.30x "
+                         "[1.27, 1.32], 9 rounds); in the far state, ring and "
+                         "mirrored equivalent within ±5% (-2.0% to +2.5%) "
+                         "(1.01x [0.98, 1.02], 7 rounds)")
         self.assertTrue(c["paired"]["states"]["differ"])
         rx = res["reactor"]["buffer"]
         self.assertEqual((rx["winner"], rx["leader"], rx["adopted"]),
@@ -169,7 +224,7 @@ class PairedClassTest(unittest.TestCase):
         md, _ = self.report(F.flipping())
         row = [ln for ln in md.splitlines()
                if ln.startswith("| buffers | stream |")][0]
-        self.assertIn("none adopted: ring in the near state", row)
+        self.assertIn("none adopted: in the near state, ring ahead", row)
         self.assertIn("split by host state", row)
         self.assertIn("| 16 |", row)
         self.assertIn("buffer `linear` (kept the baseline linear", md)
@@ -180,12 +235,14 @@ class PairedClassTest(unittest.TestCase):
         c = cls(res, "queues", "1:1")
         self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
         self.assertTrue(c["paired"]["states"]["differ"])
-        self.assertRegex(c["host_note"], (
-            r"^host drifted \(floor ~150 ns in 9 rounds, ~450 ns in 6\); the "
-            r"paired ratio differs between the states \(.*\) but the answer "
-            r"is the same: bounded-mpmc in the near state \(1.50x \[1.46, "
-            r"1.52\] over moodycamel, 9 rounds\), bounded-mpmc in the far "
-            r"state \(1.20x \[1.18, 1.23\] over moodycamel, 6 rounds\)$"))
+        self.assertEqual(c["host_note"], (
+            "host drifted (floor ~150 ns in 9 rounds, ~450 ns in 6); the "
+            "paired ratio differs between the states (U-test p 0.0004, 9 and "
+            "6 rounds), but their answers do not point different ways: in "
+            "the near state, bounded-mpmc ahead of moodycamel by more than "
+            "5% (by 46.2-52.2%) (1.50x [1.46, 1.52], 9 rounds); in the far "
+            "state, bounded-mpmc ahead of moodycamel by more than 5% (by "
+            "17.6-23.0%) (1.20x [1.18, 1.23], 6 rounds)"))
 
     def test_paired_rounds_overrule_the_pooled_leader(self) -> None:
         _, res = self.load(F.pooled_vs_paired())
@@ -193,74 +250,76 @@ class PairedClassTest(unittest.TestCase):
         self.assertEqual(c["ranking"][0]["impl"], "moodycamel")
         self.assertEqual((c["winner"], c["runner_up"], c["noise"]),
                          ("bounded-mpmc", "moodycamel", "above"))
-        self.assertEqual(c["verdict"], "1.10x [1.10, 1.10] over moodycamel, "
-                         "9 paired rounds, sign test p 0.039")
+        self.assertEqual(c["verdict"], "bounded-mpmc ahead of moodycamel by "
+                         "more than 5% (by 10.0%): 1.10x [1.10, 1.10], 9 "
+                         "confirmation rounds, sign test p 0.039")
         self.assertIn("the paired rounds put bounded-mpmc ahead of "
                       "moodycamel, which leads on the class score",
                       c["notes"])
         self.assertLess(c["margin_over_runner_up"], 1)
 
-    @unittest.skipUnless(S.scipy_available(), "without scipy a state "
-                         "under 6 rounds has no interval to compare")
-    def test_short_state_that_differs_is_a_rerun(self) -> None:
+    def test_short_state_claims_nothing(self) -> None:
+        # 9 near rounds at 1.3x, 4 far ones at 1.0x: the states differ, but
+        # the far state has no interval, so it cannot split the class.
         _, res = self.load(F.flipping(far=4))
         c = cls(res, "buffer", "stream")
-        self.assertEqual(c["noise"], "inconsistent")
-        self.assertIsNone(c["winner"])
-        self.assertEqual(c["verdict"], "the paired ratios differ between "
-                         "host states (p 0.0028) and the far state has only "
-                         "4 rounds, which point another way (median 1.00x): "
-                         "rerun")
-        self.assertEqual(res["reactor"]["buffer"]["winner"], "linear")
-
-    @unittest.skipUnless(S.scipy_available(), "without scipy a state "
-                         "under 6 rounds has no interval to compare")
-    def test_short_state_that_differs_in_size_only_keeps_the_verdict(
-            self) -> None:
-        # 4 far rounds at 2.2x against 9 near ones at 1.5x: they differ,
-        # and both say bounded-mpmc.
-        _, res = self.load(F.stable_bimodal(far_ratio=2.2, far=4))
-        c = cls(res, "queues", "1:1")
-        self.assertEqual((c["winner"], c["noise"]), ("bounded-mpmc", "above"))
+        self.assertEqual((c["winner"], c["noise"]), ("ring", "above"))
         self.assertTrue(c["paired"]["states"]["differ"])
-        self.assertRegex(c["host_note"], (
-            r"^host drifted \(floor ~150 ns in 9 rounds, ~450 ns in 4\); "
-            r"the paired ratio differs between the states \(p .*\) in size, "
-            r"not in answer: the far state's 4 rounds \(median 2\.\d\dx\) "
-            r"point the same way as the other's \(1\.50x \[.*\]\)$"))
+        self.assertIn("in the far state, no interval (median 1.00x, 4 "
+                      "rounds)", c["host_note"] or "")
+        self.assertEqual(res["reactor"]["buffer"]["winner"], "ring")
+
+    def test_one_more_round_cannot_withdraw_a_verdict(self) -> None:
+        # Issue 36's fixture: 20 near rounds at about 1.22x and 5 far ones
+        # at about 1.13x; then a sixth far round at 0.99x makes the far
+        # state "not told apart", which points no way: the winner stays.
+        for sixth in (None, 0.99):
+            _, res = self.load(F.drifting_winner(sixth), "dw%s" % sixth)
+            c = cls(res, "queues", "1:1")
+            self.assertEqual((c["winner"], c["noise"]),
+                             ("bounded-mpmc", "above"), sixth)
+            self.assertEqual(c["paired"]["standing"], "ahead-beyond")
+            far = c["paired"]["states"]["far"]
+            self.assertEqual(far["n"], 5 if sixth is None else 6)
+        self.assertEqual(standing(far["lo"], far["hi"]),
+                         Standing.NOT_TOLD_APART)
 
     def test_real_tie_and_budget(self) -> None:
         _, res = self.load(F.tie_budget())
         c = cls(res, "queues", "1:1")
         self.assertEqual(c["noise"], "within")
-        self.assertEqual(c["verdict"], "a tie: bounded-mpmc and moodycamel "
-                         "within ±2% (95%, 12 rounds)")
+        self.assertEqual(c["verdict"], "bounded-mpmc and moodycamel "
+                         "equivalent within ±5% (-1.5% to +2.0%): 1.00x "
+                         "[0.98, 1.02], 12 confirmation rounds, sign test p 1")
         self.assertEqual((c["rounds"], c["budget_ended"]), (12, True))
-        self.assertEqual(T.noise_cell(c), "no: tie within ±2%")
+        self.assertEqual(T.noise_cell(c, 0.05),
+                         "equivalent ±5% (sign test p 1)")
         # Fewer than 6 rounds: no interval, noise unknown.
         lat = cls(res, "queues", "latency-bound")
         self.assertEqual(lat["noise"], "unknown")
         self.assertEqual(lat["verdict"], "noise unknown: 4 paired rounds of "
                          "bounded-mpmc and moodycamel; 6 are needed for an "
                          "interval")
-        self.assertEqual(T.noise_cell(lat), "unknown (4 rounds; 6 needed)")
+        self.assertEqual(T.noise_cell(lat, 0.05),
+                         "unknown (4 rounds; 6 needed)")
         md, _ = self.report(F.tie_budget())
-        self.assertIn("| queues | 1:1 | bounded-mpmc | 1.00x [0.98, 1.02] "
-                      "moodycamel | 3.01x [2.96, 3.06] mutex | no: tie within "
-                      "±2% | 12 (budget ended) |", md)
+        self.assertIn("| queues | 1:1 | bounded-mpmc (leads a tie) | 1.00x "
+                      "[0.98, 1.02] moodycamel | 3.01x [2.96, 3.06] mutex | "
+                      "equivalent ±5% (sign test p 1) | 12 (budget ended) |",
+                      md)
         self.assertIn("Rounds: 12 (budget ended); the class's paired rounds "
                       "of bounded-mpmc and moodycamel: 12.", md)
         self.assertIn("throughput (throughput): 12 rounds, budget ended", md)
 
-    def test_lead_under_the_minimum_margin(self) -> None:
+    def test_lead_under_the_margin(self) -> None:
         _, res = self.load(F.steady(1.03, 12, spread=0.3))
         c = cls(res, "queues", "1:1")
-        self.assertEqual(c["noise"], "within")
+        self.assertEqual(c["noise"], "above")
         self.assertEqual(c["verdict"], "bounded-mpmc ahead of moodycamel by "
-                         "1.03x [1.03, 1.04], less than the minimum margin "
-                         "5%: a tie in practice (95%, 12 rounds)")
-        self.assertEqual(T.noise_cell(c),
-                         "no: ahead by less than the minimum margin")
+                         "2.5-3.6%: 1.03x [1.03, 1.04], 12 confirmation "
+                         "rounds, sign test p 0.00049")
+        self.assertEqual(T.noise_cell(c, 0.05),
+                         "ahead: adopted (sign test p 0.00049)")
 
     def test_a_round_missing_in_one_group_is_not_paired(self) -> None:
         loaded, _ = self.load(F.flipping())
@@ -293,13 +352,15 @@ class PairedReproTest(unittest.TestCase):
         return rc, out.getvalue()
 
     def test_half_disagreement_is_counted_not_failed(self) -> None:
-        rc, text = self.repro(F.steady(1.5, 12), F.steady(1.0, 12))
+        # Ahead in run 1, not told apart in run 2 (its interval spans the
+        # first's): no contradiction.
+        rc, text = self.repro(F.steady(1.5, 12),
+                              F.steady(1.05, 12, spread=10))
         self.assertEqual(rc, 0, text)
         row = [ln for ln in text.splitlines() if ln.startswith("1:1 ")][0]
-        self.assertIn("bounded-mpmc 1.50x [1.48, 1.53] over moodycamel (12 "
-                      "rounds)", row)
-        self.assertIn("tie: bounded-mpmc / moodycamel 1.00x [0.98, 1.02], "
-                      "within ±2% (12 rounds)", row)
+        self.assertIn("bounded-mpmc ahead of moodycamel by more than 5% (by "
+                      "47.8-53.0%): 1.50x [1.48, 1.53] (12 rounds)", row)
+        self.assertIn("not told apart", row)
         self.assertIn("half-disagreement: confident in run 1, a tie in run "
                       "2 (bounded-mpmc vs moodycamel)", row)
         self.assertEqual(text.rstrip().splitlines()[-1],
@@ -313,6 +374,11 @@ class PairedReproTest(unittest.TestCase):
         self.assertIn("CONTRADICTION: winner bounded-mpmc vs moodycamel; "
                       "bounded-mpmc and moodycamel swap places, the "
                       "intervals apart", text)
+        # Ahead by more than 5% in one run, equivalent within ±5% in the
+        # other, the intervals apart: a contradiction too.
+        rc, text = self.repro(F.steady(1.5, 12), F.steady(1.0, 12))
+        self.assertEqual(rc, 1, text)
+        self.assertIn("bounded-mpmc and moodycamel swap places", text)
         rc, text = self.repro(F.steady(1.5, 12), F.steady(1.45, 12))
         self.assertEqual(rc, 0, text)
         self.assertIn("0 contradictions (0 winner, 0 pair) in 1 classes, 3 "

@@ -71,8 +71,9 @@ class ReactorContractTest(unittest.TestCase):
         self.assertEqual(doc["min_margin"], 0.05)
         self.assertIn("min margin 0.05", doc["noise_rule"])
         self.assertEqual(doc["validation"],
-                         "end to end, 4 cases: held 2, no difference 0, "
-                         "refuted 1, too weak 1, error 0, nothing to "
+                         "end to end, 4 cases: held 2, equivalent 0, not "
+                         "told apart 0, refuted 1, too weak 1, error 0, "
+                         "nothing to "
                          "validate 1 (no implementation but the baseline); "
                          "metric: the server's CPU per unit of work in 4")
         # Every ranked queue over the baseline, for the validation's

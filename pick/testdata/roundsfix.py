@@ -201,3 +201,19 @@ def part(k: int, ratio: float, stop: str) -> dict[str, Any]:
         floors)
     d["context"]["serverkit"]["part"] = dict(index=k, of=2)
     return d
+
+
+def drifting_winner(sixth_far: Optional[float] = None) -> dict[str, Any]:
+    """queues 1:1: bounded-mpmc about 1.22x moodycamel in 20 near rounds
+    and 1.13x in 5 far ones; with sixth_far, a sixth far round at that
+    ratio (issue 36's fixture: one round must not withdraw the verdict)."""
+    far = 5 if sixth_far is None else 6
+    floors = states(20, far)
+    ratios = [(1.13 if f > 300 else 1.22) * JITTER[k % 16]
+              for k, f in enumerate(floors)]
+    if sixth_far is not None:
+        last = max(k for k, f in enumerate(floors) if f > 300)
+        ratios[last] = sixth_far
+    b = _queues_1to1(ratios, floors) + floor_rows("queues", floors)
+    return doc("queues", b, rounds_ctx(
+        {"throughput": (["throughput"], len(floors), "budget")}), floors)
