@@ -572,7 +572,7 @@ int main(int argc, char** argv) {
     RegisterPools(serverkit::AllPools{}, p);
     RegisterQueuePools(serverkit::AllQueuePools{}, p);
   };
-  spec.round_budget_s = 110;
+  spec.round_budget_s = 95;
   const int rc = RunSweep(spec, argc, argv);
   PrintRatiosToAsio();
   return rc;

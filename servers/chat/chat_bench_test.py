@@ -197,7 +197,7 @@ class PairedTest(unittest.TestCase):
         self.assertEqual(lines[4], "")
         self.assertIn("against a margin of ±5%", lines[5])
         self.assertEqual(lines[6], "  serverkit ahead of asio by more than "
-                         "5% (by 25.0-25.0%) in CPU us per delivery (every "
+                         "5% (by 25.0%) in CPU us per delivery (every "
                          "clean point, and server-bound)")
         doc = json.loads(json.dumps([r.as_json() for r in rows],
                                     allow_nan=False))

@@ -148,7 +148,7 @@ class SummaryTest(unittest.TestCase):
         # 20% less CPU is 25% ahead; the same MiB/s at every point gives
         # no nonzero ratio, and so no interval.
         self.assertIn("against a margin of ±5%", text)
-        self.assertIn("  ours ahead of asio by more than 5% (by 25.0-25.0%) "
+        self.assertIn("  ours ahead of asio by more than 5% (by 25.0%) "
                       "in CPU ms/MiB (every clean point, and server-bound)",
                       lines)
         self.assertIn("  ours and asio in MiB/s: no interval (n 0) (every "
