@@ -36,7 +36,7 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # of the full sizes; not measured end to end). Chat and HTTP were measured
 # without serverkit-uring and are scaled for it (3 servers for 2; 7 for 6).
 case "$PROFILE" in
-  smoke)   est=(1 1 1 1 4 42 9 22 3 20) ;;
+  smoke)   est=(1 1 1 1 4 42 9 22 3 3) ;;
   default) est=(201 111 111 80 1 585 138 172 9 90) ;;
   full)    est=(1800 1250 1800 480 20 2000 600 700 20 300) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
@@ -70,7 +70,7 @@ confirm_all() {
     fi
     echo "[confirm $f: $(echo "$flags" | cut -c1-120)...]"
     # shellcheck disable=SC2086  # the flags are words without spaces
-    PROCESSES=1 bench/sweep.sh "$f" "results/confirm/$f.json" -- $flags || return 1
+    PROCESSES=1 bench/sweep.sh "$f" "$PWD/results/confirm/$f.json" -- $flags || return 1
   done
 }
 

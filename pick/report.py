@@ -135,7 +135,7 @@ def _reactor_line(picked: Picked) -> str:
 
 
 def _how_to_read_paired(picked: Picked) -> str:
-    """Paired rounds in five lines."""
+    """Paired rounds in six lines."""
     level = 100 * (1 - picked.get("alpha", 0.05))
     margin = 100 * picked.get("min_margin", MIN_MARGIN)
     return "\n".join([
@@ -143,17 +143,24 @@ def _how_to_read_paired(picked: Picked) -> str:
         "- A round runs every implementation of a group once, back to back "
         "in a fresh random order; a ratio within one round cancels whatever "
         "the host did for longer than the round.",
+        "- The sweep's rounds choose each class's leader and runner-up; the "
+        "margins come from fresh rounds of those two and the baseline in a "
+        "second process (\"confirmation rounds\"), so that no margin is "
+        "estimated on the rounds that chose it.",
         "- A margin is the median of the per-round ratios with its %.0f%% "
-        "interval (sign test), e.g. \"1.32x [1.21, 1.45]\"; \"above "
-        "noise\": the interval excludes 1 and the median clears %.0f%%. "
-        "Else a tie, \"within ±x%%\"; under %d rounds: unknown." % (
-            level, margin, MIN_ROUNDS),
+        "interval (sign test), e.g. \"1.32x [1.21, 1.45]\". The answer is "
+        "what the interval shows against the margin m = %g%%: ahead by more "
+        "than m (lower end above 1 + m), ahead (lower end above 1), "
+        "equivalent within ±m (the whole interval inside it), or not told "
+        "apart (anything else: not a claim of no difference); under %d "
+        "rounds: unknown." % (level, margin, MIN_ROUNDS),
         "- Host states (rounds split by the floor measured before them) are "
-        "data: when the ratios differ between them both answers are given; "
-        "\"rerun\" only when a state has too few rounds to tell.",
-        "- Rounds stop when the leading pair's interval is within the "
-        "target, or when the time budget ends them (\"budget ended\"); the "
-        "reactor adopts only a winner above the noise."])
+        "data: a class is split only when the states differ and their "
+        "answers point different ways; a state too short for an interval "
+        "claims nothing.",
+        "- The reactor adopts a leader that is ahead of the runner-up in "
+        "the confirmation rounds; \"(leads a tie)\" marks one that is "
+        "not."])
 
 
 def _how_to_read(picked: Picked) -> str:

@@ -121,7 +121,9 @@ def recommendation_rows(picked: Picked) -> list[list[str]]:
                 vs_base += " " + res["baseline"]
             else:
                 vs_base = "- (%s not run)" % res["baseline"]
-            if res.get("noise") != "above":
+            if res.get("noise") == "unknown":
+                winner += " (no verdict)"
+            elif res.get("noise") != "above":
                 winner += " (leads a tie)"
             runner = fmt_ratio(res.get("margin_over_runner_up"))
             x = as_paired(res.get("paired"))
