@@ -10,6 +10,8 @@
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
 # make lint                 flake8 and mypy on pick, pingpong, http, chat.
+# make calibration          how often the decision rules are wrong, by
+#                           seeded simulation (docs/methods.md's tables).
 # make format-check         clang-format on every C++ file (make format fixes).
 
 BAZEL ?= bazel
@@ -18,7 +20,7 @@ PROFILE ?= default
 # Extra flags for every `bazel test` below; .ci/run sets --config=ci (-Werror).
 BAZEL_TEST_FLAGS ?=
 
-.PHONY: all deps test lint format format-check test-tsan test-asan test-ubsan bench bench-quick \
+.PHONY: all deps test lint calibration format format-check test-tsan test-asan test-ubsan bench bench-quick \
 	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
 	bench-pingpong bench-chat bench-http bench-repro compare clean
 
@@ -34,6 +36,13 @@ test: deps
 # (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh
+
+# The tables "How often the rules are wrong" of docs/methods.md: the micro
+# pick's and the validation's decision code on seeded simulations.
+calibration: deps
+	PYTHONPATH=. /usr/bin/python3 -m pick.calibration --runs=1000
+	@echo
+	PYTHONPATH=. /usr/bin/python3 servers/pingpong/validate_calibration.py
 
 # clang-format on every C++ file (tools/check_format.sh; CI runs this too);
 # `make format` rewrites what differs.

@@ -37,8 +37,9 @@ def rounds_section(info: R.RoundsInfo) -> list[str]:
         stops.get(u.stop or "", u.stop or "stop unknown"),
         "" if u.seconds is None else ", %.1f s" % u.seconds)
         for u in info.units.values()]
-    return ["Paired rounds%s: until the leading pair's interval is within "
-            "±%s, %s to %s rounds, budget %s s (%s s used). %s." % (
+    return ["Paired rounds%s: until the leading pair's interval is narrow "
+            "enough to decide equivalence at ±%s, %s to %s rounds, budget %s "
+            "s (%s s used). %s." % (
                 " (%d processes)" % info.processes
                 if info.processes > 1 else "",
                 "?" if info.target is None else "%.0f%%" % (100 * info.target),

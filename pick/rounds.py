@@ -286,8 +286,12 @@ def class_rounds(fr: R.FamilyResults, scenarios: list[str]
 
 
 def rounds_text(res: ClassPick) -> str:
-    """'18 (budget ended)', '7', or '-' (no rounds)."""
+    """The sweep's rounds, then the confirmation's: '18 (budget ended), 10
+    confirming', '7', or '-' (no rounds)."""
     n = res.get("rounds")
     if n is None:
         return "-"
-    return "%d%s" % (n, " (budget ended)" if res.get("budget_ended") else "")
+    conf = ", %d confirming" % res["paired"]["n"] if res.get("confirmed") \
+        else ""
+    return "%d%s%s" % (n, " (budget ended)" if res.get("budget_ended") else
+                       "", conf)

@@ -165,7 +165,8 @@ class PairedClassTest(unittest.TestCase):
         md, doc = self.report(F.stable_bimodal())
         self.assertIn("| queues | 1:1 | bounded-mpmc | 1.50x [1.48, 1.52] "
                       "moodycamel | 4.50x [4.43, 4.57] mutex | ahead by > "
-                      "5%: adopted (sign test p < 0.0001) | 15 |", md)
+                      "5%: adopted (sign test p < 0.0001) | 15, 15 "
+                      "confirming |", md)
         self.assertIn("Note: %s." % note, md)
         self.assertNotIn("drifted: rerun", md)
         self.assertIn("With paired rounds that is not a veto", md)
@@ -226,7 +227,7 @@ class PairedClassTest(unittest.TestCase):
                if ln.startswith("| buffers | stream |")][0]
         self.assertIn("none adopted: in the near state, ring ahead", row)
         self.assertIn("split by host state", row)
-        self.assertIn("| 16 |", row)
+        self.assertIn("| 16, 16 confirming |", row)
         self.assertIn("buffer `linear` (kept the baseline linear", md)
         self.assertIn("| far | 450 | 7 | 1.01x [0.98, 1.02] |", md)
 
@@ -305,8 +306,8 @@ class PairedClassTest(unittest.TestCase):
         md, _ = self.report(F.tie_budget())
         self.assertIn("| queues | 1:1 | bounded-mpmc (leads a tie) | 1.00x "
                       "[0.98, 1.02] moodycamel | 3.01x [2.96, 3.06] mutex | "
-                      "equivalent ±5% (sign test p 1) | 12 (budget ended) |",
-                      md)
+                      "equivalent ±5% (sign test p 1) | 12 (budget ended), "
+                      "12 confirming |", md)
         self.assertIn("Rounds: 12 (budget ended); the class's paired rounds "
                       "of bounded-mpmc and moodycamel: 12.", md)
         self.assertIn("throughput (throughput): 12 rounds, budget ended", md)
