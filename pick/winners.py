@@ -103,8 +103,11 @@ def _kept_why(res: ClassPick) -> str:
         lead, res.get("noise"), res.get("verdict"))
 
 
-def _entry_from_class(res: ClassPick, groups: list[R.Group]
+def _entry_from_class(res: ClassPick, groups: list[R.Group],
+                      scores: Optional[dict[str, float]] = None
                       ) -> ReactorEntry:
+    """One reactor entry from its class's decision; `scores`: the class
+    scores (else the ranking's)."""
     # Paired rounds: adopted on the confirmation rounds' interval alone.
     adopted = res["winner"] is not None and res.get("noise") == "above" and \
         res.get("confirmed", True)
@@ -133,8 +136,17 @@ def _entry_from_class(res: ClassPick, groups: list[R.Group]
         e["note"] = "kept the baseline %s: %s" % (base, _kept_why(res))
     if e["winner"] == base:
         e["micro_ratio"] = 1.0
-    scores = {r["impl"]: r["score"] for r in res.get("ranking", [])}
+    if scores is None:
+        scores = {r["impl"]: r["score"] for r in res.get("ranking", [])}
     e["micro_ratios"] = micro_ratios(scores, res["baseline"])
+    confirmed = finite(bp["ratio"]) if res.get("confirmed") and bp and \
+        bp.get("lo") is not None else None
+    if bp and confirmed is not None:
+        # The leader over the baseline as the confirmation measured it,
+        # not as the rounds that chose the leader did.
+        e["micro_ratios"][bp["a"]] = confirmed
+        if adopted:
+            e["micro_ratio"] = confirmed
     return e
 
 
@@ -200,9 +212,8 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
             res.update(decide(fr, groups, rule.metric, rule.higher,
                               rule.baseline, cands, scores, alpha,
                               min_margin, drift_threshold))
-            e = _entry_from_class(res, groups)
+            e = _entry_from_class(res, groups, scores)
             e["source"] = res["groups"][0]
-            e["micro_ratios"] = micro_ratios(scores, rule.baseline)
             out["task_queue"] = e
     # Buffer: the stream class. Logger: the latency-bound class, among the
     # loggers the server accepts.
