@@ -57,8 +57,7 @@ TEST(MedianIntervalTest, RefusesNonPositive) {
 }
 
 TEST(HalfWidthTest, HalfTheLogWidth) {
-  EXPECT_NEAR(HalfWidth({6, 1.0, 0.9, 1.05}), std::sqrt(1.05 / 0.9) - 1,
-              1e-12);
+  EXPECT_NEAR(HalfWidth({6, 1.0, 0.9, 1.05}), std::sqrt(1.05 / 0.9) - 1, 1e-12);
   // The equivalence band at ±5% is exactly 5% wide by this measure.
   EXPECT_NEAR(HalfWidth({6, 1.0, 1 / 1.05, 1.05}), 0.05, 1e-12);
 }
