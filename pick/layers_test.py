@@ -28,7 +28,7 @@ PACKAGE = "pick"
 # Bottom first. Test files (*_test.py, and testutil.py and layering.py,
 # which they share) sit above them all.
 LAYERS = [
-    ["records", "outcome", "margin", "shapes"],
+    ["records", "outcome", "margin", "ranks", "shapes"],
     ["results", "decisions"],
     ["merge", "spec", "stats", "validation", "paired", "confirm"],
     ["rounds"],

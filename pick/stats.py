@@ -38,6 +38,7 @@ from typing import Optional, TypedDict
 from pick import results as R
 from pick.decisions import Noise as Noise
 from pick.margin import MARGIN
+from pick.ranks import doubled_midranks
 
 # The margin m (margin.py's, the one source): the noise rule's minimum
 # margin for files without rounds, and the band of every standing
@@ -77,23 +78,6 @@ def fmt_ratio(x: Optional[float]) -> str:
     return "%.2fx" % x
 
 
-def _doubled_midranks(values: list[float]) -> list[int]:
-    """Twice the 1-based mid-ranks of values, in their order (integers,
-    so that ties need no fractions)."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    out = [0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == \
-                values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            out[order[k]] = i + j + 2
-        i = j + 1
-    return out
-
-
 @functools.lru_cache(maxsize=64)
 def _rank_sum_counts(ranks2: tuple[int, ...], m: int) -> tuple[int, ...]:
     """counts[s]: how many of the C(N, m) equally likely ways to pick m of
@@ -124,7 +108,7 @@ def utest(xs: list[float], ys: list[float]) -> Optional[float]:
     if len(xs) < 2 or len(ys) < 2:
         return None
     vals = list(xs) + list(ys)
-    ranks2 = _doubled_midranks(vals)
+    ranks2 = doubled_midranks(vals)
     n, m = len(vals), len(xs)
     total = sum(ranks2)
     observed = sum(ranks2[:m])

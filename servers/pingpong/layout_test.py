@@ -23,8 +23,8 @@ import layering  # noqa: E402
 
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
-    ["procs", "pick.outcome", "pick.margin", "validate_paired",
-     "msgcost_parse",
+    ["pick.outcome", "pick.margin", "pick.ranks"],
+    ["procs", "validate_paired", "msgcost_parse",
      "uring_skip", "hostile_peer"],
     ["validate_cases", "validate_kinds", "sweep_tables", "side_by_side"],
     ["validate_decide", "sweep_paired"],
@@ -35,7 +35,7 @@ LAYERS = [
 ]
 LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
 # pick's modules by their package names (layering.imports).
-FROM_PICK = {"pick.outcome", "pick.margin"}
+FROM_PICK = {"pick.outcome", "pick.margin", "pick.ranks"}
 MAX_LINES = 400
 
 

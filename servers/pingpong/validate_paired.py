@@ -85,6 +85,8 @@ import random
 import statistics
 from typing import Sequence
 
+from pick.ranks import doubled_midranks
+
 ALPHA = 0.05
 POWER = 0.8
 DRAWS = 4000        # Monte Carlo samples per n for mde_sigma_units
@@ -99,22 +101,6 @@ def _finite(d: Sequence[float]) -> list[float]:
     if not all(math.isfinite(x) for x in xs):
         raise ValueError("log ratios must be finite: %r" % (xs,))
     return xs
-
-
-def _doubled_ranks(a: Sequence[float]) -> list[int]:
-    """Twice the mid-ranks (1-based) of a, in a's order: integers, so that
-    ties need no fractions."""
-    order = sorted(range(len(a)), key=a.__getitem__)
-    out = [0] * len(a)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and a[order[j + 1]] == a[order[i]]:
-            j += 1
-        for m in range(i, j + 1):
-            out[order[m]] = i + j + 2
-        i = j + 1
-    return out
 
 
 @functools.lru_cache(maxsize=256)
@@ -144,7 +130,7 @@ def signed_rank_p(d: Sequence[float]) -> float:
     xs = [x for x in _finite(d) if x != 0.0]
     if not xs:
         return 1.0
-    ranks2 = _doubled_ranks([abs(x) for x in xs])
+    ranks2 = doubled_midranks([abs(x) for x in xs])
     total = sum(ranks2)
     observed = sum(r for r, x in zip(ranks2, xs) if x > 0)
     dev = abs(2 * observed - total)   # 4 |W+ - mean|, an integer
