@@ -93,12 +93,6 @@ class Paired:
                       1 / self.lo if self.lo else None, self.coverage,
                       self.p)
 
-    def band(self) -> Optional[float]:
-        """The interval's half-width around 1: max(|lo - 1|, |hi - 1|)."""
-        if self.lo is None or self.hi is None:
-            return None
-        return max(abs(self.lo - 1), abs(self.hi - 1))
-
     def standing(self, margin: float) -> Standing:
         """What the interval says of A against B at the margin
         (margin.standing(): ahead by more than it, ahead, equivalent

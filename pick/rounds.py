@@ -130,13 +130,6 @@ def host_states(rr: RoundRatios, threshold: float,
     return HostStates(fn, ff, pn, pf, p, p is not None and p < alpha)
 
 
-def fmt_band(band: Optional[float]) -> str:
-    if band is None:
-        return "-"
-    return "±%.0f%%" % (100 * band) if band >= 0.01 else \
-        "±%.1f%%" % (100 * band)
-
-
 def answer(a: str, b: str, x: Paired, margin: float, state: str) -> str:
     """One state's answer: 'in the near state, a ahead of b by 8.0-20.0%
     (1.13x [1.08, 1.20], 9 rounds)'; 'no interval' under MIN_ROUNDS."""
@@ -147,15 +140,9 @@ def answer(a: str, b: str, x: Paired, margin: float, state: str) -> str:
         state, x.words(a, b, margin), fmt_interval(x), x.n)
 
 
-def _stats_dict(a: str, b: str, x: Paired, margin: float) -> PairedStats:
-    out = PairedStats(a=a, b=b)
-    out.update(x.as_dict())
-    out["standing"] = x.standing(margin).value
-    return out
-
-
-def _group_dict(group: str, x: Paired, margin: float) -> PairedStats:
-    out = PairedStats(group=group)
+def _stats_dict(out: PairedStats, x: Paired, margin: float) -> PairedStats:
+    """out (the pair's or the group's names) with x's statistics and its
+    standing at the margin."""
     out.update(x.as_dict())
     out["standing"] = x.standing(margin).value
     return out
@@ -198,7 +185,7 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
         w, r = r, w
         st = paired(round_ratios(fr, groups, w, r, metric, higher).ratios,
                     alpha)
-    out["selection_paired"] = _stats_dict(w, r, st, margin)
+    out["selection_paired"] = _stats_dict(PairedStats(a=w, b=r), st, margin)
     conf = _confirmed(fr, groups, metric, w, r)
     out["confirmed"] = conf is not None
     src = conf or fr
@@ -210,19 +197,20 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
                 w, r, " (%s)" % fr.confirm_note if fr.confirm_note else ""))
     rr = round_ratios(src, groups, w, r, metric, higher)
     st = paired(rr.ratios, alpha)
-    lead = _stats_dict(w, r, st, margin)
+    lead = _stats_dict(PairedStats(a=w, b=r), st, margin)
     lead["states"] = None
     out.update(ClassPick(winner=w, runner_up=r, p_max=st.p, paired=lead))
     out["group_paired"] = [
-        _group_dict(R.group_name(fr.family, g[0], g[1]), paired(
-            round_ratios(src, [g], w, r, metric, higher).ratios, alpha),
-            margin)
+        _stats_dict(PairedStats(group=R.group_name(fr.family, g[0], g[1])),
+                    paired(round_ratios(src, [g], w, r, metric,
+                                        higher).ratios, alpha), margin)
         for g in groups]
     out["baseline_paired"] = None
     if baseline and baseline != w and baseline in complete:
-        out["baseline_paired"] = _stats_dict(w, baseline, paired(
-            round_ratios(src, groups, w, baseline, metric, higher).ratios,
-            alpha), margin)
+        out["baseline_paired"] = _stats_dict(
+            PairedStats(a=w, b=baseline), paired(round_ratios(
+                src, groups, w, baseline, metric, higher).ratios, alpha),
+            margin)
     where = "confirmation rounds" if conf else "rounds, unconfirmed"
     if st.n < MIN_ROUNDS:
         out.update(ClassPick(noise="unknown", verdict=(
