@@ -150,10 +150,12 @@ void BM_Throughput(benchmark::State& state, Target target, int threads,
   const std::string_view fill(filler);
   std::size_t file_bytes = 0;
   std::uint64_t dropped = 0;
+  double cpu_ns = 0;
   for (auto _ : state) {
     ::unlink(path.c_str());
     std::unique_ptr<L> logger = Make<L>(state, Options(target, path));
     if (!logger) break;
+    const double cpu0 = ProcessCpuNanos();
     std::latch start(threads + 1);
     std::vector<std::thread> workers;
     workers.reserve(threads);
@@ -175,6 +177,7 @@ void BM_Throughput(benchmark::State& state, Target target, int threads,
     for (auto& w : workers) w.join();
     const bool flushed = logger->flush();
     const auto t1 = Clock::now();
+    cpu_ns += ProcessCpuNanos() - cpu0;
     state.SetIterationTime(Seconds(t1 - t0));
     const LoggerStats s = logger->stats();
     logger.reset();
@@ -196,6 +199,8 @@ void BM_Throughput(benchmark::State& state, Target target, int threads,
         static_cast<double>(file_bytes) / static_cast<double>(messages);
   }
   state.counters["dropped"] = static_cast<double>(dropped);
+  state.counters["cpu_ns_per_item"] =
+      cpu_ns / static_cast<double>(state.iterations() * messages);
   ThreadCounters(state, threads + (L::kAsync ? 1 : 0));
 }
 
@@ -212,10 +217,12 @@ void BM_Latency(benchmark::State& state, Target target, int threads,
   const std::string_view fill(filler);
   const double ns_per_tick = NanosPerTick();
   std::vector<double> samples;
+  double cpu_ns = 0;
   for (auto _ : state) {
     ::unlink(path.c_str());
     std::unique_ptr<L> logger = Make<L>(state, Options(target, path));
     if (!logger) break;
+    const double cpu0 = ProcessCpuNanos();
     std::vector<std::vector<double>> per_thread(threads);
     std::latch start(threads);
     std::vector<std::thread> workers;
@@ -242,6 +249,7 @@ void BM_Latency(benchmark::State& state, Target target, int threads,
     }
     for (auto& w : workers) w.join();
     const bool flushed = logger->flush();
+    cpu_ns += ProcessCpuNanos() - cpu0;
     const LoggerStats s = logger->stats();
     logger.reset();
     ::unlink(path.c_str());
@@ -264,6 +272,10 @@ void BM_Latency(benchmark::State& state, Target target, int threads,
   state.counters["p99_ns"] = Percentile(samples, 0.99, true);
   state.counters["p999_ns"] = Percentile(samples, 0.999, true);
   state.counters["samples"] = static_cast<double>(samples.size());
+  if (!samples.empty()) {
+    state.counters["cpu_ns_per_item"] =
+        cpu_ns / static_cast<double>(samples.size());
+  }
   state.SetItemsProcessed(static_cast<std::int64_t>(samples.size()));
   ThreadCounters(state, threads + (L::kAsync ? 1 : 0));
 }

@@ -233,6 +233,7 @@ template <Queue Q>
 void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
                   std::uint64_t tasks) {
   std::uint64_t wakeups = 0, writes_total = 0;
+  double cpu_ns = 0;
   for (auto _ : state) {
     Q q(kCapacity);
     const int efd = eventfd(0, EFD_CLOEXEC);
@@ -243,6 +244,7 @@ void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
     std::atomic<bool> notified{false};
     std::atomic<std::uint64_t> writes{0};
     std::uint64_t executed = 0, sum = 0;
+    const double cpu0 = ProcessCpuNanos();
     const auto start = Clock::now();
     std::thread loop([&] {
       PinToCore(0);
@@ -288,6 +290,7 @@ void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
     for (auto& t : threads) t.join();
     loop.join();
     state.SetIterationTime(Seconds(Clock::now() - start));
+    cpu_ns += ProcessCpuNanos() - cpu0;
     close(efd);
     writes_total += writes.load();
     if (sum != tasks * (tasks - 1) / 2) {
@@ -301,6 +304,7 @@ void BM_EventLoop(benchmark::State& state, int producers, bool coalesce,
   state.counters["wakeups_per_task"] = static_cast<double>(wakeups) * per_task;
   state.counters["writes_per_task"] =
       static_cast<double>(writes_total) * per_task;
+  state.counters["cpu_ns_per_item"] = cpu_ns * per_task;
   ThreadCounters(state, producers + 1);
 }
 

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,6 +148,12 @@ void DescribeScenario(std::string_view scenario, JsonFields sizes) {
 void ThreadCounters(benchmark::State& state, int threads) {
   state.counters["threads"] = threads;
   state.counters["oversubscribed"] = threads > Cores() ? 1 : 0;
+}
+
+double ProcessCpuNanos() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0.0;
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
 namespace {

@@ -128,6 +128,13 @@ std::string BenchName(
 // the ranking marks oversubscribed runs.
 void ThreadCounters(benchmark::State& state, int threads);
 
+// The CPU time of every thread of this process so far, in nanoseconds
+// (CLOCK_PROCESS_CPUTIME_ID). A multi-threaded benchmark's
+// `cpu_ns_per_item` counter is its difference over the timed region: the
+// total CPU an item costs, the figure that matters where the server has no
+// spare core (Google Benchmark's cpu_time is the main thread's only).
+double ProcessCpuNanos();
+
 // How a scenario's implementations are ranked: by a counter (or by
 // "real_time" when `counter` is empty), higher or lower is better. Written
 // into the JSON context, where pick reads it.

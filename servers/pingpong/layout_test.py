@@ -25,9 +25,9 @@ import layering  # noqa: E402
 LAYERS = [
     ["pick.outcome", "pick.margin", "pick.ranks"],
     ["procs", "validate_paired", "msgcost_parse",
-     "uring_skip", "hostile_peer"],
+     "uring_skip", "hostile_peer", "validate_model", "validate_micro"],
     ["validate_cases", "validate_kinds", "sweep_tables", "side_by_side"],
-    ["validate_decide", "sweep_paired"],
+    ["validate_decide", "sweep_paired", "validate_predict"],
     ["validate_report", "sweep_run", "validate_calibration"],
     ["validate_case"],
     ["validate"],

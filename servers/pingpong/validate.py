@@ -79,6 +79,7 @@ def new_row(comp: str, case: Case, e: Entry, candidate: str,
         question=question, question_text=QUESTIONS[question],
         winner=candidate, pick=e["winner"], baseline=e["baseline"],
         control=CONTROLS[comp].label(e["baseline"]),
+        control2=CONTROLS[comp].label(e["baseline"]) + " x2",
         control_why="the baseline slowed on purpose (sized from the "
                     "case's first baseline run)",
         control_cost=None, micro_ratio=micro, micro_source=e["source"],
@@ -210,7 +211,8 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         with tempfile.TemporaryDirectory(prefix="pingpong-validate-") as tmp:
             run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
                          vp["max_rounds"], tmp, log_dir,
-                         progress, margin)
+                         progress, margin,
+                         os.path.dirname(os.path.abspath(winners_path)))
             for comp, case, e, candidate, question in cases:
                 if case is None or candidate is None:
                     result["rows"].append(nothing_row(comp, e, question,

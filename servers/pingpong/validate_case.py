@@ -23,13 +23,17 @@ from validate_cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
                             Standing, component_flags, interval_words,
                             verdict)
 from validate_decide import decide, stop_rule
+from validate_predict import model_sentence, predict_row
 from validate_report import sentence
 
 Row = dict[str, Any]
 Case = dict[str, Any]
 
-# The row's sides; "winner" is the candidate, whatever its question.
-SIDES = ("baseline", "winner", "control")
+# The row's sides; "winner" is the candidate, whatever its question;
+# "control2" is the control at twice the cost, the second injected size
+# that the exchange rate's slope needs (validate_model.py).
+SIDES = ("baseline", "winner", "control", "control2")
+CONTROLS_SIDES = ("control", "control2")
 
 
 # --- one run -----------------------------------------------------------------
@@ -57,6 +61,7 @@ class Runner:
     log_dir: str      # the logger's files, deleted after each run
     progress: Progress
     margin: float = MARGIN
+    results_dir: str = ""  # the micro results beside winners.json
 
 
 def check_log(r: dict[str, Any], log_file: str) -> None:
@@ -77,8 +82,8 @@ def check_log(r: dict[str, Any], log_file: str) -> None:
 def side_flags(row: Row, side: str, log_file: str) -> list[str]:
     """The server flags of a side; the control's cost once it is sized."""
     comp = row["component"]
-    if side == "control":
-        ns = row.get("control_ns")
+    if side in CONTROLS_SIDES:
+        ns = row.get(side + "_ns")
         extra = CONTROLS[comp].flags(ns) if ns else []
         return component_flags(comp, row["baseline"], log_file, extra) + \
             row["flags"]
@@ -104,7 +109,7 @@ def run_side(run: Runner, row: Row, case: Case, side: str,
     """Our server with the row's baseline, candidate or control, one run
     under the case's workload (validate_kinds.py); the record."""
     comp = row["component"]
-    name = row["control"] if side == "control" else row[side]
+    name = row[side]
     log_file = os.path.join(run.log_dir, "%s-%s.log" % (comp, side))
     k = K.run("serverkit[%s=%s]" % (comp, name),
               side_flags(row, side, log_file), case,
@@ -142,11 +147,13 @@ def size_control(row: Row, r: dict[str, Any]) -> Optional[str]:
     per_op_ns = cpu * 1e9 / ops
     ns = int(min(1e9, max(1.0, round(CONTROL_FRACTION * per_op_ns))))
     row["control_ns"] = ns
+    row["control2_ns"] = 2 * ns
     row["control_cost"] = dict(
         op=control.op, flag=control.flag, fraction=CONTROL_FRACTION,
         baseline_ns_per_op=round(per_op_ns, 1), injected_ns=ns,
         measured_ns=None)
     row["control_flags"] = side_flags(row, "control", "FILE")
+    row["control2_flags"] = side_flags(row, "control2", "FILE")
     row["control_why"] = (
         "the baseline %s, every %s costing %d ns more server CPU (a busy "
         "wait): %.0f%% of the %.0f ns its first run spent per %s" % (
@@ -155,18 +162,17 @@ def size_control(row: Row, r: dict[str, Any]) -> Optional[str]:
     return None
 
 
-# The sides' orders, one per round, repeating every six rounds: a Williams
-# design for three treatments (the two Latin squares BWC, WCB, CBW and
-# their mirror, BCW, CWB, WBC). Over a block of six rounds each side runs
-# twice in each position and immediately follows each other side equally
-# often: twice within the rounds, three times counting the step from one
-# round's last run to the next round's first (the block read as a cycle,
-# never a side after itself). So a run's carry-over onto the next (a warm
-# cache, a queue left behind, the host's state) falls on every side alike.
-# The first round runs the baseline first: the control is sized from it.
-_B, _W, _C = SIDES
-ORDERS = ((_B, _W, _C), (_W, _C, _B), (_C, _B, _W),
-          (_B, _C, _W), (_C, _W, _B), (_W, _B, _C))
+# The sides' orders, one per round, repeating every four rounds: a
+# Williams design for four treatments (one Latin square whose rows are
+# BWDC, WCBD, CDWB, DBCW, with D the control at twice the cost). Over a
+# block of four rounds each side runs once in each position and, within
+# the rounds, immediately follows each other side exactly once. So a run's
+# carry-over onto the next (a warm cache, a queue left behind, the host's
+# state) falls on every side alike. The first round runs the baseline
+# first: the controls are sized from it.
+_B, _W, _C, _D = SIDES
+ORDERS = ((_B, _W, _D, _C), (_W, _C, _B, _D), (_C, _D, _W, _B),
+          (_D, _B, _C, _W))
 
 
 def order(rnd: int) -> tuple[str, ...]:
@@ -187,13 +193,11 @@ def run_round(run: Runner, row: Row, case: Case, rnd: int) -> Optional[str]:
         run.progress.say(
             "[validate %d/%d round %d] %-10s %-16s %-8s %-28s %s" % (
                 run.progress.case, run.progress.cases, rnd + 1,
-                row["component"], case["name"], side,
-                row["control"] if side == "control" else row[side],
+                row["component"], case["name"], side, row[side],
                 "%.1f %s, %s" % (r["value"], row["unit"], _cpu_text(r))
                 if ok else "FAILED %s" % r.get("error", "")))
         if not ok:
-            return "%s %s: %s" % (side, row["control"] if side == "control"
-                                  else row[side], r.get("error", ""))
+            return "%s %s: %s" % (side, row[side], r.get("error", ""))
         if side == "baseline" and "control_ns" not in row:
             why = size_control(row, r)
             if why:
@@ -362,6 +366,8 @@ def run_case(run: Runner, row: Row, case: Case, budget_s: float) -> None:
         row["error"] = error
     else:
         decide_row(row)
+        predict_row(row, run.results_dir, metric_choice(row)[0])
+        run.progress.say("[predict] " + model_sentence(row))
     row["sentence"] = sentence(row)
     run.progress.say("[validate %d/%d] %s %s: %s after %d round(s), %.0f s "
                      "(%s); %s" % (

@@ -14,6 +14,7 @@ from typing import IO, Any, Optional
 
 import validate_paired as VP
 from validate_cases import MARGIN, Outcome
+from validate_predict import model_sentence
 
 Row = dict[str, Any]
 
@@ -171,6 +172,9 @@ def table_lines(result: dict[str, Any]) -> list[str]:
                      "plumbing, not the components" % result["max_rounds"])
     for r in result["rows"]:
         lines.append("verdict: " + r["sentence"])
+    for r in result["rows"]:
+        if r["case"] != "-" and "model" in r:
+            lines.append("prediction: " + model_sentence(r))
     for n in result["notes"]:
         lines.append("note: " + n)
     return lines

@@ -35,26 +35,21 @@ from validate_test import GOOD, FakeRuns, Harness, Result  # noqa: E402
 
 class WilliamsTest(Harness):
     def test_the_orders_are_balanced(self) -> None:
-        """Over six rounds: every order of the three once, each side twice
-        in each position, each side right after each other side twice
-        within the rounds and three times with the steps between rounds
-        (the block as a cycle), never after itself."""
-        self.assertEqual(sorted(ORDERS), sorted(itertools.permutations(
-            SIDES)))
-        self.assertEqual(ORDERS[0], ("baseline", "winner", "control"))
-        for pos in range(3):
+        """Over four rounds: a Latin square (each side once in each
+        position, once in each round), each side right after each other
+        side exactly once within the rounds, never after itself."""
+        self.assertEqual(len(ORDERS), len(SIDES))
+        self.assertEqual(ORDERS[0][0], "baseline")
+        for o in ORDERS:
+            self.assertEqual(sorted(o), sorted(SIDES))
+        for pos in range(len(SIDES)):
             self.assertEqual(collections.Counter(o[pos] for o in ORDERS),
-                             {s: 2 for s in SIDES})
+                             {s: 1 for s in SIDES})
         within = collections.Counter(
-            (o[i], o[i + 1]) for o in ORDERS for i in range(2))
-        self.assertEqual(within, {(a, b): 2 for a in SIDES for b in SIDES
+            (o[i], o[i + 1]) for o in ORDERS for i in range(len(o) - 1))
+        self.assertEqual(within, {(a, b): 1 for a in SIDES for b in SIDES
                                   if a != b})
-        runs = [s for rnd in range(6) for s in order(rnd)]
-        steps = collections.Counter(
-            (runs[i], runs[(i + 1) % len(runs)]) for i in range(len(runs)))
-        self.assertEqual(steps, {(a, b): 3 for a in SIDES for b in SIDES
-                                 if a != b})
-        self.assertEqual([order(r) for r in range(12)], list(ORDERS) * 2)
+        self.assertEqual([order(r) for r in range(8)], list(ORDERS) * 2)
 
     def test_the_runs_follow_the_orders(self) -> None:
         fake = FakeRuns()
@@ -62,26 +57,32 @@ class WilliamsTest(Harness):
         recs = v["rows"][0]["records"]
         self.assertEqual([r["side"] for r in recs],
                          [s for rnd in range(6) for s in order(rnd)])
+        self.assertEqual(len(recs), 6 * len(SIDES))
 
 
 class RoundsTest(Harness):
     def test_the_rounds_rotate_and_the_control_is_sized_first(self) -> None:
         fake = FakeRuns()
         v, _ = self.run_v(GOOD, fake, components=("task_queue",))
-        self.assertEqual([c[1] for c in fake.calls[:6]], [
-            "swap-vector", "moodycamel", "swap-vector+slowed",
-            "moodycamel", "swap-vector+slowed", "swap-vector"])
+        self.assertEqual([c[1] for c in fake.calls[:8]], [
+            "swap-vector", "moodycamel", "swap-vector+slowed x2",
+            "swap-vector+slowed", "moodycamel", "swap-vector+slowed",
+            "swap-vector", "swap-vector+slowed x2"])
         self.assertEqual(fake.calls[1][2],
                          ["--task_queue=moodycamel", "--reply_via_queue"])
-        self.assertEqual(fake.calls[2][2],
+        self.assertEqual(fake.calls[3][2],
                          ["--task_queue=swap-vector",
                           "--task_queue_slowdown_ns=5000",
                           "--reply_via_queue"])
+        self.assertEqual(fake.calls[2][2],
+                         ["--task_queue=swap-vector",
+                          "--task_queue_slowdown_ns=10000",
+                          "--reply_via_queue"])
         recs = v["rows"][0]["records"]
-        self.assertEqual([(r["round"], r["side"]) for r in recs[:9]], [
-            (0, "baseline"), (0, "winner"), (0, "control"),
-            (1, "winner"), (1, "control"), (1, "baseline"),
-            (2, "control"), (2, "baseline"), (2, "winner")])
+        self.assertEqual([(r["round"], r["side"]) for r in recs[:8]], [
+            (0, "baseline"), (0, "winner"), (0, "control2"),
+            (0, "control"), (1, "winner"), (1, "control"),
+            (1, "baseline"), (1, "control2")])
         self.assertEqual(v["rows"][0]["baseline_flags"],
                          ["--task_queue=swap-vector", "--reply_via_queue"])
 

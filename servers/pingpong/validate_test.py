@@ -86,7 +86,7 @@ def check_good(t: unittest.TestCase, v: Result) -> None:
         t.assertTrue(r["control_e2e"]["ratio"] > 0, r)
         t.assertTrue(r["reason"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])
-        t.assertEqual(len(r["records"]), 3 * n)
+        t.assertEqual(len(r["records"]), 4 * n)
         t.assertIn("sentence", r)
         t.assertIn(r["metric_kind"], r["sentence"])
         t.assertTrue(r["cpu_ratio"] and r["cpu_ratio"] > 0, r)
@@ -324,7 +324,7 @@ class ValidateTest(Harness):
                          ("error", "error", "unknown"))
         self.assertEqual(row["error"], "winner moodycamel: client wrote no "
                          "JSON (rc 1): boom")
-        self.assertEqual(len(row["records"]), 4)  # round 1's first run
+        self.assertEqual(len(row["records"]), 5)  # round 1's first run
         self.assertIsNone(row["e2e_ratio"])
         self.assertIn("did not run: winner moodycamel", row["sentence"])
         self.assertIn("FAILED client wrote no JSON", out)
