@@ -32,12 +32,12 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # The last entry is the confirmation. smoke: measured with `make
 # bench-quick`; default: every step as one `make bench` took it (a sweep
 # ends within one round of its time budget; the ping-pong step is its sweep
-# plus the validation's budget); full: extrapolated from the default's
+# plus the validation's budget and its load map's); full: extrapolated from the default's
 # rounds (at least 10 rounds of the full sizes; not measured end to end).
 case "$PROFILE" in
-  smoke)   est=(1 1 1 1 4 42 9 22 3 3) ;;
-  default) est=(170 96 95 70 3 523 97 172 4 66) ;;
-  full)    est=(1800 1250 1800 480 20 2000 600 700 20 300) ;;
+  smoke)   est=(1 1 1 1 4 50 9 22 3 3) ;;
+  default) est=(170 96 95 70 3 813 97 172 4 66) ;;
+  full)    est=(1800 1250 1800 480 20 3500 600 700 20 300) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;
 esac

@@ -16,6 +16,9 @@
 #                          pingpong.json has "validation")
 #   chat.png, http.png     the chat broadcast and HTTP workloads
 #                          (charts_servers.py)
+#   loadmap.png            the candidate's predicted effect against load,
+#                          per component (charts_predict.py; when the
+#                          validation wrote a load map)
 #
 # cli.py calls draw_all(); on its own, as a module of the package (from
 # bench/, or with bench/ on PYTHONPATH):
@@ -31,6 +34,7 @@ from typing import Any, Optional
 
 from pick import results as R
 from pick.charts_micro import buffer_ratios, latency, queues_throughput
+from pick.charts_predict import loadmap_chart
 from pick.charts_servers import chat_chart, http_chart
 from pick.plotting import ChartsUnavailable, pyplot, save, style
 from pick.validation import validation_summary
@@ -165,6 +169,8 @@ def draw_all(loaded: dict[str, R.FamilyResults],
         http_chart(servers.http, out_dir))
     add("Micro-benchmark vs end-to-end",
         validation_chart(validation_summary(pingpong)[1], out_dir))
+    add("Predicted effect against load (the validation's load map)",
+        loadmap_chart(pingpong, out_dir))
     return out
 
 

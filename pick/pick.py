@@ -34,18 +34,21 @@
 #                                read through it); what pick decides, typed:
 #                                ClassPick, Picked (standard library only)
 #   merge, spec, stats,          --merge; the workload classes; U-test,
-#   validation, paired, confirm  noise and drift; pingpong.json's validation;
-#                                paired rounds' median, interval, sign test;
-#                                the confirmation's filter
+#   validation, paired, confirm, noise and drift; pingpong.json's validation;
+#   prediction                   paired rounds' median, interval, sign test;
+#                                the confirmation's filter; the validation's
+#                                predictions and load map, read tolerantly
 #   rounds                       a class decided from paired rounds, with
 #                                its host states
 #   picking, tables, markdown,   one class decided; the recommendation
 #   plotting                     table; Markdown and matplotlib helpers
 #   winners, compare, repro,     pick_all, reactor policy, winners.json;
 #   report_details,              --compare; --repro; REPORT.md's sections
-#   report_pingpong,             (the chat and HTTP ones: report_servers);
-#   report_servers,              the micro-benchmark and server-workload
-#   charts_micro, charts_servers charts
+#   report_pingpong,             (the chat and HTTP ones: report_servers;
+#   report_servers,              predict, then check: report_predict);
+#   report_predict,              the micro-benchmark, server-workload and
+#   charts_micro, charts_servers load-map charts
+#   charts_predict
 #   report, charts               REPORT.md; every chart (also a script)
 #   cli                          argparse and main()
 #   pick                         this entry point

@@ -7,7 +7,8 @@
 # floor and drift, then each class; round-trip latencies also as multiples
 # of the floor: report_details.py), the ping-pong table, the chat broadcast
 # and HTTP tables (report_servers.py), the validation verdicts
-# (report_pingpong.py), the machine, and the commands that produced it.
+# (report_pingpong.py), what the model predicted and whether it held
+# (report_predict.py), the machine, and the commands that produced it.
 # render() returns the Markdown; cli.py writes it.
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pick import results as R
 from pick.markdown import md_table
 from pick.report_details import class_details, floor_section
 from pick.report_pingpong import pingpong_section, validation_section
+from pick.report_predict import predict_section
 from pick.report_servers import chat_section, http_section
 from pick.paired import MIN_ROUNDS
 from pick.spec import FAMILY_SPECS, Workload
@@ -296,6 +298,8 @@ def render(picked: Picked, loaded: Loaded,
     L.extend(http_section(servers.http))
     L.append("")
     L.extend(validation_section(pingpong))
+    L.append("")
+    L.extend(predict_section(pingpong))
     L.append("")
     L.extend(_machine_section(loaded, pingpong))
     L.append("")

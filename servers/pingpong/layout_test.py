@@ -30,6 +30,7 @@ LAYERS = [
     ["validate_decide", "sweep_paired", "validate_predict"],
     ["validate_report", "sweep_run", "validate_calibration"],
     ["validate_case"],
+    ["validate_loadmap"],
     ["validate"],
     ["sweep", "msgcost"],
 ]

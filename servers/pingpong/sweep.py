@@ -12,7 +12,7 @@
 #       [--threads=1,4,8] [--sessions=1,100,1000]
 #       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
 #       [--validate_rounds=N] [--validate_budget_s=S]
-#       [--validate_components=a,b]
+#       [--validate_components=a,b] [--no_loadmap]
 #
 # The side-by-side sweep runs first, then the validation (validate.py: our
 # server with each component's candidate, the micro pick or the best
@@ -23,7 +23,9 @@
 # it. Rounds per case (validate_cases.PROFILES): smoke one round of 0.3 s
 # runs; default 6 to 60 rounds of 0.5 s runs within about 400 s in all; full
 # 8 to 60 rounds of 2 s runs; --validate_rounds=N runs exactly N rounds
-# per case. validate.py's header says how it decides.
+# per case. Then the load map (validate_loadmap.GRIDS: default 16 loads
+# per component within about 260 s; --no_loadmap skips it). validate.py's
+# header says how it decides and predicts.
 #
 # Servers. Ours, `serverkit` (//servers/pingpong:server, the reactor with the
 # baseline policy) and `serverkit-uring` (the same with --backend=uring:
@@ -72,12 +74,16 @@
 #
 # The modules, in layers (each imports only those below it):
 #   procs, ../pick/outcome       processes, paths, one point; the outcomes
+#   validate_model, validate_micro  the prediction's arithmetic; the micro
+#                                costs per operation
 #   validate_cases, sweep_tables what the validation compares; the tables;
 #   side_by_side                 two servers' runs paired (also for chat, HTTP)
-#   validate_decide,             the verdicts; the paired summary
-#   sweep_paired
+#   validate_decide,             the verdicts; the paired summary; a row's
+#   sweep_paired, validate_predict  prediction and its check
 #   validate_report, sweep_run   the validation's table and sentences; the
 #                                side-by-side sweep
+#   validate_case                one case's rounds
+#   validate_loadmap             the load map
 #   validate                     the validation's runs
 #   sweep                        this command line
 
@@ -171,6 +177,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--validate_budget_s", type=float, default=0,
                     help="the validation's time budget (default: the "
                          "profile's)")
+    ap.add_argument("--no_loadmap", action="store_true",
+                    help="skip the validation's load map (baseline and "
+                         "control over a grid of loads, then the candidate "
+                         "where the predicted effect is largest)")
     ap.add_argument("--validate_components", default=",".join(comps),
                     help="comma-separated subset of %s" % ",".join(comps))
     args = ap.parse_args(argv)
@@ -259,7 +269,8 @@ def run_validation(args: argparse.Namespace, client: str, out: str
             log_parent=log_parent(out),
             seconds=args.validate_seconds,
             rounds=args.validate_rounds, budget_s=args.validate_budget_s,
-            components=args.validate_components, margin=args.margin)
+            components=args.validate_components, margin=args.margin,
+            loadmap=not args.no_loadmap)
     finally:
         procs.stop_all()
     validate_report.print_table(v)

@@ -18,15 +18,16 @@
 # no verdict) it is the best alternative, and the question becomes "does
 # leaving the baseline matter end to end?" (validate_cases.candidate_of).
 #
-# Rounds. A round runs the three once each, in a Williams order
-# (validate_case.ORDERS: the six orders of the three, each side after each
-# other equally often), so a slow drift of the host and a run's carry-over
-# onto the next spread over all of them, and the verdict comes from the
-# rounds' paired ratios. Every case runs the profile's minimum rounds, then
-# more until the candidate's interval is narrow enough to decide
-# equivalence at the margin (--margin, default pick.margin.MARGIN) with the
-# control detected (validate_decide.stop_rule), its share of the profile's
-# time budget is spent, or the maximum is reached. The verdict reads the
+# Rounds. A round runs the baseline, the candidate and the control at two
+# costs (d and 2d) once each, in a Williams order (validate_case.ORDERS: a
+# 4x4 Latin square, each side right after each other once), so a slow
+# drift of the host and a run's carry-over onto the next spread over all
+# of them, and the verdict comes from the rounds' paired ratios. Every
+# case runs the profile's minimum rounds, then more until the candidate's
+# interval is narrow enough to decide equivalence at the margin (--margin,
+# default pick.margin.MARGIN) with the control detected
+# (validate_decide.stop_rule), its share of the profile's time budget is
+# spent, or the maximum is reached. The verdict reads the
 # candidate's interval against that margin: held, equivalent, not told
 # apart, refuted (validate_decide.py). The control is the baseline slowed
 # by a stated CPU cost per operation, sized from the first baseline run's
@@ -38,6 +39,16 @@
 # client ran on separate cores and the client never reached its CPU
 # ceiling, so the figure is the server's; else the server's CPU seconds per
 # unit of work, lower is better: "held" then means cheaper, not faster.
+#
+# Predict, then check (validate_predict.py, validate_model.py): the two
+# controls give each case's exchange rate (the slope of the server's cost
+# per unit on the injected cost per operation); with the micro benchmark's
+# cost per operation of each implementation (validate_micro.py) it
+# predicts every implementation's end-to-end ratio, and the candidate's is
+# checked against its measured interval (the row's "model"). Then the load
+# map (validate_loadmap.py, unless loadmap=False): the baseline and one
+# control over a grid of loads, the prediction at each, and a check where
+# the predicted effect is largest (the result's "loadmap").
 
 from __future__ import annotations
 
@@ -56,6 +67,7 @@ from validate_cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS, MARGIN,
                             PROFILES, QUESTIONS, Outcome, candidate_of,
                             load_winners, profile_cases)
 from validate_decide import MIN_TARGET_ROUNDS
+from validate_loadmap import run_loadmap
 from validate_report import sentence
 
 Row = dict[str, Any]
@@ -126,6 +138,18 @@ def to_run(entries: dict[str, Entry], components: Sequence[str],
     return out
 
 
+def loadmap_todo(rows: list[Row]) -> dict[str, dict[str, str]]:
+    """Per component, the first case's pair for the load map."""
+    todo: dict[str, dict[str, str]] = {}
+    for r in rows:
+        if r["case"] != "-" and r["component"] not in todo and \
+                r.get("winner") and r["winner"] != r["baseline"]:
+            todo[r["component"]] = dict(baseline=r["baseline"],
+                                        winner=r["winner"],
+                                        source=r.get("micro_source") or "")
+    return todo
+
+
 def mark_interrupted(result: dict[str, Any]) -> None:
     for row in result["rows"]:
         if "verdict" not in row:
@@ -166,7 +190,8 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
                    budget_s: float = 0.0,
                    components: Sequence[str] = COMPONENTS,
                    out: IO[str] = sys.stdout,
-                   margin: float = MARGIN) -> dict[str, Any]:
+                   margin: float = MARGIN,
+                   loadmap: bool = True) -> dict[str, Any]:
     """Runs every component's cases (our server, procs.SERVER, against
     `client`); returns the "validation" dict. seconds, rounds (a fixed
     number), budget_s: the profile's when 0; margin: the m of the verdicts
@@ -225,6 +250,9 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
                 share = max(0.0, vp["budget_s"] -
                             (time.monotonic() - started)) / left
                 run_case(run, row, case, share)
+            result["loadmap"] = run_loadmap(
+                run, prof_name, loadmap_todo(result["rows"]),
+                run.results_dir, margin) if loadmap else None
         result["complete"] = True
     except KeyboardInterrupt:
         result["interrupted"] = True

@@ -75,8 +75,10 @@ METRICS: dict[str, dict[str, Metric]] = {
         "cpu", "fd_echo", "CPU per KiB consumed (fd_echo, single-threaded)",
         _cpu_per_kib, sized="bytes")},
     "logger": {
-        "cpu": Metric("cpu", "throughput-file", "CPU per line, every "
-                      "thread (throughput-file's cpu_ns_per_item, 1 caller)",
+        # The pick's own class (latency-file: lines in bursts with pauses,
+        # as a server logs them), its every-thread CPU per line.
+        "cpu": Metric("cpu", "latency-file", "CPU per line, every thread "
+                      "(latency-file's cpu_ns_per_item, 1 caller)",
                       _counter("cpu_ns_per_item"), sized="bytes",
                       fixed=(("callers", 1),)),
         "caller": Metric("caller", "latency-file", "the caller's p50 per "
@@ -209,5 +211,6 @@ def micro_costs(results_dir: str, comp: str, group: Optional[str],
     size = LOG_LINE_BYTES if comp == "logger" else size
     got = {k: costs(load(f), family, metric, params, size)
            for k, f in files.items()}
-    return MicroCosts(metric, why, got["sweep"][1] or got["confirm"][1],
-                      got["confirm"][0], got["sweep"][0], files)
+    params = got["confirm"][1] if got["confirm"][0] else got["sweep"][1]
+    return MicroCosts(metric, why, params, got["confirm"][0],
+                      got["sweep"][0], files)

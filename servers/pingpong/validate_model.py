@@ -178,9 +178,10 @@ def fit(rounds: Sequence[Round], micro: Micro, baseline: str,
         resamples: int = BOOTSTRAP, seed: int = SEED) -> Optional[Model]:
     """The model with percentile-bootstrap intervals (the header), or None
     where the rounds give no point (no round, no slope)."""
-    p = point(rounds, micro, baseline)
-    if p is None:
+    found = point(rounds, micro, baseline)
+    if found is None:
         return None
+    p: Point = found
     rng = random.Random(seed)
     got: list[Point] = []
     for _ in range(resamples):
@@ -195,9 +196,13 @@ def fit(rounds: Sequence[Round], micro: Micro, baseline: str,
 
     cost, slope = est(lambda q: q.cost), est(lambda q: q.slope)
     assert cost is not None and slope is not None
+
+    def pred_of(x: str) -> Callable[[Point], Optional[float]]:
+        return lambda q: q.predicted.get(x)
+
     predicted = {}
     for x in p.predicted:
-        e = est(lambda q, x=x: q.predicted.get(x))
+        e = est(pred_of(x))
         if e is not None:
             predicted[x] = e
     return Model(point=p, cost=cost, slope=slope,
@@ -212,28 +217,33 @@ def fit(rounds: Sequence[Round], micro: Micro, baseline: str,
 
 @dataclasses.dataclass(frozen=True)
 class Check:
-    """The measured ratio against the prediction's interval."""
+    """The prediction against the measured ratio, both ways: the measured
+    interval holds the predicted estimate (`holds`, the check), and the
+    prediction's interval holds the measured estimate (`within`)."""
     holds: bool
-    miss: float       # measured / the nearest end - 1; 0 when it holds
+    within: bool
+    miss: float       # measured / predicted - 1 where it does not hold
     overlap: bool     # the two intervals share a point
 
     def words(self) -> str:
         if self.holds:
-            return "holds"
-        return "missed by %+.1f%%%s" % (
-            100 * self.miss, "" if not self.overlap else
-            " (the intervals overlap)")
+            return "holds" + ("" if self.within else
+                              " (the measured estimate is outside the "
+                              "prediction's interval)")
+        return "missed: measured %+.1f%% off the prediction%s" % (
+            100 * self.miss, " (the intervals overlap)" if self.overlap
+            else "")
 
 
 def check(pred: Estimate, measured: float, low: float,
           high: float) -> Check:
-    """Does the prediction's interval hold the measured estimate?"""
-    if pred.holds(measured):
-        return Check(True, 0.0, True)
-    end = pred.low if measured < pred.low else pred.high
+    """Does the measured interval hold the predicted estimate, and the
+    prediction's interval the measured estimate?"""
+    holds = low <= pred.est <= high
     overlap = low <= pred.high and pred.low <= high
-    return Check(False, measured / end - 1 if end > 0 else math.inf,
-                 overlap)
+    miss = 0.0 if holds else (measured / pred.est - 1 if pred.est > 0
+                              else math.inf)
+    return Check(holds, pred.holds(measured), miss, overlap)
 
 
 def model_json(m: Model) -> dict[str, object]:

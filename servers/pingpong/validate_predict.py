@@ -126,8 +126,8 @@ def check_json(pred: dict[str, float], e2e: dict[str, float]
                ) -> dict[str, Any]:
     c = M.check(M.Estimate(pred["est"], pred["low"], pred["high"]),
                 e2e["ratio"], e2e["low"], e2e["high"])
-    return dict(holds=c.holds, miss=c.miss, overlap=c.overlap,
-                words=c.words())
+    return dict(holds=c.holds, within=c.within, miss=c.miss,
+                overlap=c.overlap, words=c.words())
 
 
 def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
@@ -180,11 +180,11 @@ def _iv(e: Optional[dict[str, float]], fmt: str = "%.3g") -> str:
                                                     e["high"])
 
 
-def _pct(e: Optional[dict[str, float]]) -> str:
+def pct_iv(e: Optional[dict[str, float]]) -> str:
     if not e:
         return "n/a"
-    return "%.2g%% [%.2g, %.2g]" % (100 * e["est"], 100 * e["low"],
-                                     100 * e["high"])
+    return "%.2g%% [%.2g, %.2g]" % (
+        100 * e["est"], 100 * e["low"], 100 * e["high"])
 
 
 def ratio_iv(e: Optional[dict[str, float]]) -> str:
@@ -204,7 +204,7 @@ def model_sentence(row: Row) -> str:
             "amplification %s; linearity %s); on %s (%s): %s predicted "
             "%s, measured %s: %s" % (
                 row["component"], row["case"], row["baseline"],
-                _pct(m["share"]), "%.4g" % m["cost_ns_per_unit"]["est"],
+                pct_iv(m["share"]), "%.4g" % m["cost_ns_per_unit"]["est"],
                 row["work"], _iv(m["exchange_rate"]),
                 (row.get("control_cost") or {}).get("op", "op"),
                 _iv(m["ops_per_unit"]), row["work"],

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import collections
 import io
-import itertools
 import json
 import os
+import shutil
 import sys
 import unittest
 from typing import Any
@@ -30,6 +30,7 @@ import validate  # noqa: E402
 from validate_case import ORDERS, SIDES, order  # noqa: E402
 from validate_cases import PROFILES  # noqa: E402
 from validate_decide import MIN_TARGET_ROUNDS  # noqa: E402
+from validate_predict_test import bench, write  # noqa: E402
 from validate_test import GOOD, FakeRuns, Harness, Result  # noqa: E402
 
 
@@ -58,6 +59,50 @@ class WilliamsTest(Harness):
         self.assertEqual([r["side"] for r in recs],
                          [s for rnd in range(6) for s in order(rnd)])
         self.assertEqual(len(recs), 6 * len(SIDES))
+
+
+class PredictTest(Harness):
+    def test_rows_say_why_and_the_load_map_runs(self) -> None:
+        """No micro file beside the fixture winners: each measured row
+        says why it has no prediction; the load map ran each pair."""
+        v, out = self.run_v(GOOD, FakeRuns())
+        rows = {r["component"]: r for r in v["rows"]}
+        for r in v["rows"]:
+            self.assertIsNone(r["model"])
+            self.assertIn("no micro cost of the baseline", r["model_note"])
+        self.assertIn("[predict] task_queue/reply-via-queue-10: no "
+                      "prediction", out)
+        lm = v["loadmap"]
+        self.assertEqual(sorted(lm["components"]),
+                         ["buffer", "logger", "task_queue"])
+        for comp, e in lm["components"].items():
+            self.assertEqual(e["baseline"], rows[comp]["baseline"])
+            self.assertEqual(e["candidate"], rows[comp]["winner"])
+            self.assertEqual(len(e["points"]), 1)  # the smoke grid
+            self.assertIn("no point of the grid", e["sentence"])
+            self.assertIsNone(e["check"])
+
+    def test_with_micro_costs_the_rows_predict(self) -> None:
+        """Micro costs beside winners.json: the task queue's row and its
+        load map predict (validate_predict_test checks the figures on
+        exact fixtures; FakeRuns' controls also lose throughput)."""
+        winners = os.path.join(self.tmp, "winners.json")
+        shutil.copy(GOOD, winners)
+        write(os.path.join(self.tmp, "queues.json"), [
+            bench("queues/eventloop/%s/producers:2/coalesce:1/iterations:1"
+                  % impl, r, cpu_ns_per_item=c) for r in range(1, 6)
+            for impl, c in (("swap-vector", 500.0), ("moodycamel", 400.0))])
+        v, out = self.run_v(winners, FakeRuns(), components=("task_queue",))
+        m = v["rows"][0]["model"]
+        self.assertGreater(m["exchange_rate"]["est"], 0.0)
+        # moodycamel's 100 ns less per task predicts it cheaper.
+        self.assertGreater(m["candidate"]["est"], 1.0)
+        self.assertEqual(m["candidate"]["source"], "sweep")
+        self.assertIn("[predict] task_queue/reply-via-queue-10: the "
+                      "baseline swap-vector is", out)
+        e = v["loadmap"]["components"]["task_queue"]
+        self.assertIsNotNone(e["points"][0]["predicted"])
+        self.assertIn("words", e["check"])
 
 
 class RoundsTest(Harness):
