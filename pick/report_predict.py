@@ -145,9 +145,11 @@ def _models(rows: list[dict[str, Any]]) -> list[str]:
         "C / (C + k (c_x - c_base)) over the baseline (> 1 better), c_x its "
         "micro cost. Linearity: the rise at the larger control over what "
         "the smaller predicts (1: linear). The check holds when the "
-        "measured end-to-end estimate lies inside the prediction's "
-        "interval; otherwise it says by how much the estimate misses the "
-        "nearest end.", ""]
+        "measured 95% interval holds the predicted estimate, and says "
+        "whether the prediction's interval also holds the measured "
+        "estimate; a miss says how far the measured estimate lies off the "
+        "prediction, and names the micro metric that failed.", ""]
+    lines += _tally(rows)
     lines.append(md_table(MODEL_HEAD, [_model_row(r) for r in rows]))
     how = sorted({P.text(m.get("interval")) for m in map(P.model, rows)
                   if m is not None and P.text(m.get("interval"))})
@@ -161,6 +163,21 @@ def _models(rows: list[dict[str, Any]]) -> list[str]:
                   "confirmation's micro costs; `sweep`, the sweep's):", "",
                   table]
     return lines
+
+
+def _tally(rows: list[dict[str, Any]]) -> list[str]:
+    """'**Checks: 4 of 5 hold ...**' over the rows that were checked."""
+    checks = [P.mapping(m.get("check")) for m in map(P.model, rows)
+              if m is not None]
+    checks = [c for c in checks if isinstance(c.get("holds"), bool)]
+    if not checks:
+        return []
+    return ["**Checks: %d of %d hold** (the measured interval holds the "
+            "prediction); in %d of %d the prediction's interval also holds "
+            "the measured estimate." % (
+                sum(c["holds"] for c in checks), len(checks),
+                sum(c.get("within") is True for c in checks), len(checks)),
+            ""]
 
 
 def _other_lines(rows: list[dict[str, Any]]) -> list[str]:

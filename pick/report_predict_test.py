@@ -82,8 +82,12 @@ class PredictSectionTest(unittest.TestCase):
             "`sync`: 12% [10, 14] of 30000 ns per message | 3.1 [2.7, 3.6] "
             "| 1 [1, 1] log line per message | 3.1 [2.7, 3.6] | 1.4 [1.2, "
             "1.6]: not linear | `async` 1.040x [1.020, 1.060] (sweep) | "
-            "1.100x [1.070, 1.130] p 0.002, n 10 | missed by +3.8% (the "
-            "intervals overlap) |", self.lines)
+            "1.100x [1.070, 1.130] p 0.002, n 10 | missed: measured +3.8% "
+            "off the prediction (the intervals overlap); the micro metric "
+            "that failed: CPU per line |", self.lines)
+        self.assertIn("**Checks: 1 of 2 hold** (the measured interval holds "
+                      "the prediction); in 1 of 2 the prediction's interval "
+                      "also holds the measured estimate.", self.lines)
 
     def test_row_without_model_shows_its_note(self) -> None:
         self.assertIn(
@@ -125,8 +129,9 @@ class PredictSectionTest(unittest.TestCase):
             "through the task queue): would matter (≥ 5%) from about 100 "
             "sessions with 2 loops. Checked where the predicted effect is "
             "largest (100 sessions, 4096-byte blocks, 2 loop(s)): predicted "
-            "1.070x [1.055, 1.090], measured 1.045x [1.020, 1.070] p 0.004, "
-            "n 10: missed by -0.9% (the intervals overlap).", self.lines)
+            "1.070x [1.055, 1.090], measured 1.045x [1.020, 1.065] p 0.004, "
+            "n 10: missed: measured -2.3% off the prediction (the intervals "
+            "overlap).", self.lines)
         self.assertIn(
             "- **logger** (`async` vs `sync`; one log line per message): "
             "matters nowhere in this grid: at most 1.7% (100 sessions, 2 "

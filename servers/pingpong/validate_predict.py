@@ -159,6 +159,9 @@ def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
         isinstance(e2e.get(k), (int, float)) for k in ("ratio", "low",
                                                        "high")) \
         else None
+    if got["check"] and not got["check"]["holds"]:
+        got["check"]["words"] += "; the micro metric that failed: " + \
+            mc.metric.what
     other = [m for k, m in VM.METRICS[row["component"]].items()
              if k != mc.metric.key]
     if other:

@@ -103,6 +103,8 @@ class PredictRowTest(unittest.TestCase):
         # 1.087 predicted, 1.02 [0.98, 1.06] measured: a miss.
         self.assertFalse(m["check"]["holds"])
         self.assertIn("missed: measured", m["check"]["words"])
+        self.assertIn("the micro metric that failed: CPU per task",
+                      m["check"]["words"])
         self.assertNotIn("other", m)  # one micro metric for queues
         self.assertIn("predicted 1.087x", VP.model_sentence(r))
 
