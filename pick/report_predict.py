@@ -253,7 +253,19 @@ def _loadmap(lm: dict[str, Any]) -> list[str]:
         table = _grid_table(c, m)
         if table:
             lines += ["", table]
+    full = sorted({name for name, c in comps for pt in P.points(c)
+                   if (P.interval(pt.get("share")) or (0.0, 0, 0))[0] > 1})
+    if full:
+        lines += ["", OVER_FULL % ", ".join(full)]
     return lines
+
+
+# Why a share can pass 100% (docs/methods.md, "Predict, then check").
+OVER_FULL = (
+    "A share above 100%% (%s) says the micro operation, as measured, costs "
+    "more than the server's whole unit of work at that load: the micro "
+    "benchmark includes work the server does not do there. The "
+    "predictions rest only on the difference between implementations.")
 
 
 def _where(c: dict[str, Any]) -> str:

@@ -158,6 +158,16 @@ class PredictSectionTest(unittest.TestCase):
         self.assertIn("measured 1.060x [1.030, 1.090]: holds (the control "
                       "was not detected).", text(doc))
 
+    def test_a_share_past_the_whole_is_explained(self) -> None:
+        self.assertNotIn("A share above 100%", self.md)
+        doc = fixture()
+        pts = doc["validation"]["loadmap"]["components"]["task_queue"][
+            "points"]
+        pts[0]["share"] = dict(est=3.39, low=2.99, high=3.7)
+        self.assertIn("A share above 100% (task_queue) says the micro "
+                      "operation, as measured, costs more than the server's "
+                      "whole unit of work at that load", text(doc))
+
     def test_grid_tables(self) -> None:
         tq = self.md[self.md.index("- **task_queue**"):
                      self.md.index("- **logger**")]
