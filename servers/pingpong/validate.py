@@ -215,7 +215,7 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
     progress = Progress(n_cases, out)
     progress.say(
         "\nping-pong validation, profile %s: %d case(s) of baseline, "
-        "candidate and control in rounds of %.1f s runs (Williams "
+        "candidate and two controls in rounds of %.1f s runs (Williams "
         "orders), %d to %d rounds each until the candidate's interval can "
         "decide equivalence within ±%g%% (from %d rounds, the control "
         "detected; a budget of %.0f s, the minimum rounds whatever it "

@@ -3,10 +3,11 @@
 # -----------------------------------------------------------------------------
 #
 # One case of the ping-pong validation (validate.py's header says what it
-# asks): its rounds of baseline, candidate and control, the control's cost
-# sized from the first baseline run, their order (a Williams design), when
-# they stop (validate_decide.stop_rule, and the budget), the metric, and
-# the verdict (validate_decide.py) from the rounds' paired log ratios.
+# asks): its rounds of baseline, candidate and two controls, the
+# controls' cost sized from the first baseline run, their order (a
+# Williams design), when they stop (validate_decide.stop_rule, and the
+# budget), the metric, the verdict (validate_decide.py) from the rounds'
+# paired log ratios, and the prediction (validate_predict.py).
 
 from __future__ import annotations
 

@@ -177,7 +177,7 @@ CONTROLS: dict[str, Control] = {
 # the baseline's server CPU, twice the default margin.
 CONTROL_FRACTION = 2 * MARGIN
 
-# Rounds (baseline, candidate and control, in a Williams order) per
+# Rounds (baseline, candidate and two controls, in a Williams order) per
 # profile: every case runs min_rounds, then more until its interval is
 # narrow enough (above), its share of budget_s is spent or max_rounds;
 # seconds per run; which cases: the first of each component (smoke), those

@@ -130,7 +130,8 @@ LEGEND = (
     "cpu: the server's CPU per unit of work (lower is better; cores shared "
     "or the client at its ceiling)\n"
     "  control: the baseline slowed by the injected CPU cost per operation "
-    "(sized to %.0f%% of the first baseline run's), measured: its server "
+    "(sized to %.0f%% of the first baseline run's; a second control at "
+    "twice the cost gives the prediction's slope), measured: its server "
     "CPU per operation less the baseline's, median over the rounds\n"
     "  given that the rounds told the control apart: held / refuted: the "
     "candidate's interval above / below 1 (p < %.2f); equivalent: inside "
@@ -150,7 +151,7 @@ def table_lines(result: dict[str, Any]) -> list[str]:
     widths = [max(len(x[i]) for x in [HEAD] + table)
               for i in range(len(HEAD))]
     lines = ["\nvalidation verdicts (candidates from %s; rounds of "
-             "baseline, candidate and control, %.1f s per run, %d to %d "
+             "baseline, candidate and two controls, %.1f s per run, %d to %d "
              "rounds, margin ±%s)" % (
                  result["winners"], result["seconds_per_run"],
                  result["min_rounds"], result["max_rounds"],

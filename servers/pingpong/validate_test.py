@@ -358,8 +358,8 @@ class ValidateTest(Harness):
         validate_report.print_table(v, out)
         text = out.getvalue()
         self.assertIn("\nvalidation verdicts (candidates from winners.json; "
-                      "rounds of baseline, candidate and control, 0.2 s per "
-                      "run, 6 to 6 rounds, margin ±5%)\n", text)
+                      "rounds of baseline, candidate and two controls, 0.2 s "
+                      "per run, 6 to 6 rounds, margin ±5%)\n", text)
         for pattern in (
                 r"^task_queue +reply-via-queue-10 +pick +swap-vector -> "
                 r"moodycamel +2\.50x +1\.\d{3}x \[1\.\d\d, 1\.\d\d\] p 0\.031 "
