@@ -33,7 +33,8 @@ deps:
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
 
-# flake8 and mypy on pick, servers/pingpong, servers/http and servers/chat
+# flake8 and mypy on pick, servers/pingpong, servers/http, servers/chat and
+# servers/loadgen
 # (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh

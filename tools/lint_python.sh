@@ -24,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 py=${PYTHON:-/usr/bin/python3}
-if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(pick servers/pingpong servers/http servers/chat); fi
+if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(pick servers/pingpong servers/http servers/chat servers/loadgen); fi
 cache="${MYPY_CACHE_DIR:-${TMPDIR:-/tmp}/serverkit-mypy-cache}"
 
 for tool in flake8 mypy; do

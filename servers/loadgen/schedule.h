@@ -1,0 +1,77 @@
+// -----------------------------------------------------------------------------
+// servers/loadgen/schedule.h
+// -----------------------------------------------------------------------------
+//
+// `Schedule`: the intended send times of one connection's requests, fixed in
+// advance and independent of the replies (an open loop). The aggregate rate
+// is split evenly over the connections; each connection draws its own stream:
+//
+//   - uniform: one request every `1 / rate` seconds from a random phase in
+//     [0, gap), computed as phase + i * gap so it does not drift;
+//   - poisson: exponential gaps of mean `1 / rate` (the first one too, so the
+//     phase is random as well).
+//
+// Streams are seeded from (seed, connection index): the same flags give the
+// same times. Times are nanoseconds from the start of the run.
+//
+// Thread-safety: thread-compatible; each connection's owner thread advances
+// its own Schedule.
+
+#ifndef SERVERKIT_SERVERS_LOADGEN_SCHEDULE_H_
+#define SERVERKIT_SERVERS_LOADGEN_SCHEDULE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace serverkit::loadgen {
+
+enum class Arrivals { kUniform, kPoisson };
+
+std::string_view ArrivalsName(Arrivals a);
+std::optional<Arrivals> ParseArrivals(std::string_view s);
+
+// SplitMix64: a small, fast generator with good 64-bit output, enough for
+// arrival gaps and phases.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t Next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1) with 53 random bits.
+  double NextUnit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+class Schedule {
+ public:
+  // `rate`: this connection's requests per second (> 0).
+  Schedule(Arrivals arrivals, double rate, std::uint64_t seed,
+           std::uint64_t connection);
+
+  // The intended time of the next request, in ns from the start.
+  std::int64_t next() const { return next_; }
+  // Moves to the request after next().
+  void Advance();
+
+ private:
+  double Gap();
+
+  Arrivals arrivals_;
+  double gap_ns_;  // the mean gap
+  SplitMix64 rng_;
+  double phase_ns_ = 0;
+  double t_ns_ = 0;  // poisson: the running sum
+  std::uint64_t index_ = 0;
+  std::int64_t next_ = 0;
+};
+
+}  // namespace serverkit::loadgen
+
+#endif  // SERVERKIT_SERVERS_LOADGEN_SCHEDULE_H_
