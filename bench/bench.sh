@@ -31,9 +31,10 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # project's 2-core VM, bazel's start-up included and the first build not.
 # The last entry is the confirmation. smoke: measured with `make
 # bench-quick`; default: every step as one `make bench` took it (a sweep
-# ends within one round of its time budget; the ping-pong step is its sweep
-# plus the validation's budget and its load map's); full: extrapolated from the default's
-# rounds (at least 10 rounds of the full sizes; not measured end to end).
+# ends within one round of its time budget; the ping-pong step is its
+# sweep plus the validation's budget and its load map's); full:
+# extrapolated from the default's rounds (at least 10 rounds of the full
+# sizes; not measured end to end).
 case "$PROFILE" in
   smoke)   est=(1 1 1 1 4 50 9 22 3 3) ;;
   default) est=(170 110 110 73 5 801 119 171 9 72) ;;
