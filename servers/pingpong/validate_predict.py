@@ -195,6 +195,17 @@ def ratio_iv(e: Optional[dict[str, float]]) -> str:
         e["est"], e["low"], e["high"])
 
 
+def measured_iv(e2e: Optional[dict[str, Any]]) -> str:
+    """A measured ratio with its interval; the ratio alone where too few
+    rounds give no interval."""
+    if not e2e or not isinstance(e2e.get("ratio"), (int, float)):
+        return "n/a"
+    ends = (e2e.get("low"), e2e.get("high"))
+    if not all(isinstance(x, (int, float)) for x in ends):
+        return "%.3fx (no interval)" % e2e["ratio"]
+    return "%.3fx [%.3f, %.3f]" % (e2e["ratio"], e2e["low"], e2e["high"])
+
+
 def model_sentence(row: Row) -> str:
     """The row's prediction and its check in one line."""
     m = row.get("model")
@@ -213,9 +224,7 @@ def model_sentence(row: Row) -> str:
                 _iv(m["ops_per_unit"]), row["work"],
                 _iv(m["amplification"]), _iv(m["curvature"]),
                 m["metric_what"], m["metric_why"], row["winner"],
-                ratio_iv(m.get("candidate")),
-                "%.3fx [%.3f, %.3f]" % (e2e["ratio"], e2e["low"],
-                                        e2e["high"]) if e2e else "n/a",
+                ratio_iv(m.get("candidate")), measured_iv(e2e),
                 (m.get("check") or {}).get("words", "not checked")))
     o = m.get("other")
     if o and o.get("candidate"):

@@ -108,6 +108,16 @@ class PredictRowTest(unittest.TestCase):
         self.assertNotIn("other", m)  # one micro metric for queues
         self.assertIn("predicted 1.087x", VP.model_sentence(r))
 
+    def test_one_round_gives_no_interval_and_no_check(self) -> None:
+        write(os.path.join(self.dir, "queues.json"), queue_runs(
+            {"swap-vector": 500.0, "bounded-mpmc": 100.0}))
+        r = row()
+        r["e2e"] = dict(ratio=1.02, low=None, high=None, p=1.0, n=1)
+        VP.predict_row(r, self.dir, use_cpu=True)
+        self.assertIsNone(r["model"]["check"])
+        self.assertIn("measured 1.020x (no interval): not checked",
+                      VP.model_sentence(r))
+
     def test_the_confirmation_comes_first(self) -> None:
         write(os.path.join(self.dir, "queues.json"), queue_runs(
             {"swap-vector": 500.0, "bounded-mpmc": 100.0, "mutex": 900.0}))

@@ -103,6 +103,12 @@ class PredictTest(Harness):
         e = v["loadmap"]["components"]["task_queue"]
         self.assertIsNotNone(e["points"][0]["predicted"])
         self.assertIn("words", e["check"])
+        # One round (the smoke profile's): no interval, so no check, and
+        # the lines still print.
+        v, out = self.run_v(winners, FakeRuns(), components=("task_queue",),
+                            rounds=1)
+        self.assertIsNone(v["rows"][0]["model"]["check"])
+        self.assertIn("(no interval): not checked", out)
 
 
 class RoundsTest(Harness):
