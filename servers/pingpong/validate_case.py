@@ -24,7 +24,7 @@ from validate_cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
                             Standing, component_flags, interval_words,
                             verdict)
 from validate_decide import decide, stop_rule
-from validate_predict import model_sentence, predict_row
+from validate_predict import CONTROL_SIDES, model_sentence, predict_row
 from validate_report import sentence
 
 Row = dict[str, Any]
@@ -33,8 +33,8 @@ Case = dict[str, Any]
 # The row's sides; "winner" is the candidate, whatever its question;
 # "control2" is the control at twice the cost, the second injected size
 # that the exchange rate's slope needs (validate_model.py).
-SIDES = ("baseline", "winner", "control", "control2")
-CONTROLS_SIDES = ("control", "control2")
+CONTROL_NAMES = tuple(side for side, _ in CONTROL_SIDES)
+SIDES = ("baseline", "winner") + CONTROL_NAMES
 
 
 # --- one run -----------------------------------------------------------------
@@ -83,7 +83,7 @@ def check_log(r: dict[str, Any], log_file: str) -> None:
 def side_flags(row: Row, side: str, log_file: str) -> list[str]:
     """The server flags of a side; the control's cost once it is sized."""
     comp = row["component"]
-    if side in CONTROLS_SIDES:
+    if side in CONTROL_NAMES:
         ns = row.get(side + "_ns")
         extra = CONTROLS[comp].flags(ns) if ns else []
         return component_flags(comp, row["baseline"], log_file, extra) + \

@@ -24,7 +24,7 @@ from typing import Any, Optional
 import validate_kinds as K
 import validate_micro as VM
 import validate_predict as VP
-from validate_case import Runner, metric_choice, ops_of
+from validate_case import Runner, log_ratios, metric_choice, ops_of
 from validate_cases import (CONTROLS, MARGIN, Outcome, Standing,
                             component_flags, standing)
 from validate_decide import decide
@@ -203,14 +203,8 @@ def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
     mini = dict(rounds=got["rounds"], work=pt["work"],
                 higher_is_better=True)
     use_cpu, _ = metric_choice(mini)
-    key = "cpu_per_unit" if use_cpu else "value"
-    sign = -1.0 if use_cpu else 1.0
-
-    def ratios(side: str) -> list[float]:
-        return [sign * math.log(r[side][key] / r["baseline"][key])
-                for r in got["rounds"] if r.get(side) and r.get("baseline")
-                and r[side].get(key) and r["baseline"].get(key)]
-    d = decide(ratios("winner"), ratios("control"), margin)
+    d = decide(log_ratios(mini, "winner", use_cpu),
+               log_ratios(mini, "control", use_cpu), margin)
     if d.winner is None:
         out["words"] = "not checked: " + d.reason
         return out
@@ -287,18 +281,9 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
                              "loop(s): predicted %s, measured %s: %s" % (
                                  comp, top["sessions"], top["block"],
                                  top["loops"], VP.ratio_iv(top["predicted"]),
-                                 _measured(entry["check"]),
+                                 VP.measured_iv(entry["check"]["measured"]),
                                  entry["check"]["words"]))
         run.progress.say("[loadmap] " + entry["sentence"])
         out["components"][comp] = entry
     out["elapsed_s"] = round(time.monotonic() - started, 1)
     return out
-
-
-def _measured(c: dict[str, Any]) -> str:
-    m = c.get("measured")
-    if not m:
-        return "n/a"
-    if m.get("low") is None or m.get("high") is None:
-        return "%.3fx" % m["ratio"]
-    return "%.3fx [%.3f, %.3f]" % (m["ratio"], m["low"], m["high"])

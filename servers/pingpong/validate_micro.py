@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -122,16 +123,27 @@ def parse_name(name: str) -> Optional[tuple[str, str, str, dict[str, int]]]:
 
 
 def load(path: str) -> list[Bench]:
-    """The file's iteration runs; [] when it is missing or unreadable."""
+    """The file's iteration runs; [] when it is missing or unreadable.
+    Parsed once per version of the file: the load map reads the same
+    (megabytes of) sweep file at every point."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    return list(_load(path, st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=16)
+def _load(path: str, mtime_ns: int, size: int) -> tuple[Bench, ...]:
     try:
         with open(path) as f:
             doc = json.load(f)
     except (OSError, ValueError):
-        return []
+        return ()
     runs = doc.get("benchmarks") if isinstance(doc, dict) else None
-    return [b for b in runs or [] if isinstance(b, dict) and
-            b.get("run_type", "iteration") == "iteration" and
-            not b.get("error_occurred")]
+    return tuple(b for b in runs or [] if isinstance(b, dict) and
+                 b.get("run_type", "iteration") == "iteration" and
+                 not b.get("error_occurred"))
 
 
 def nearest(values: list[int], want: int) -> Optional[int]:

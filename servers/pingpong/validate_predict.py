@@ -20,6 +20,8 @@ import validate_micro as VM
 import validate_model as M
 
 Row = dict[str, Any]
+# The controls' sides and the row keys of their injected ns per operation:
+# the cost d, and 2d for the slope's second size.
 CONTROL_SIDES = (("control", "control_ns"), ("control2", "control2_ns"))
 
 
