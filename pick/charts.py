@@ -19,6 +19,9 @@
 #   loadmap.png            the candidate's predicted effect against load,
 #                          per component (charts_predict.py; when the
 #                          validation wrote a load map)
+#   http_latency.png,      p99 against the offered rate per server, open
+#   pingpong_latency.png   loop (charts_latency.py; when http.json or
+#                          pingpong.json has "latency")
 #
 # cli.py calls draw_all(); on its own, as a module of the package (from
 # bench/, or with bench/ on PYTHONPATH):
@@ -34,6 +37,7 @@ from typing import Any, Optional
 
 from pick import results as R
 from pick.charts_micro import buffer_ratios, latency, queues_throughput
+from pick.charts_latency import latency_chart
 from pick.charts_predict import loadmap_chart
 from pick.charts_servers import chat_chart, http_chart
 from pick.plotting import ChartsUnavailable, pyplot, save, style
@@ -167,6 +171,10 @@ def draw_all(loaded: dict[str, R.FamilyResults],
         chat_chart(servers.chat, out_dir))
     add("HTTP requests/s under wrk, with nginx, Beast and evhttp",
         http_chart(servers.http, out_dir))
+    add("HTTP p99 latency at set rates (open loop)",
+        latency_chart(servers.http, out_dir, "http"))
+    add("Ping-pong p99 latency at set rates (open loop)",
+        latency_chart(pingpong, out_dir, "pingpong"))
     add("Micro-benchmark vs end-to-end",
         validation_chart(validation_summary(pingpong)[1], out_dir))
     add("Predicted effect against load (the validation's load map)",

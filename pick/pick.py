@@ -38,17 +38,21 @@
 #   prediction                   paired rounds' median, interval, sign test;
 #                                the confirmation's filter; the validation's
 #                                predictions and load map, read tolerantly
-#   rounds                       a class decided from paired rounds, with
-#                                its host states
+#   rounds, latency_doc          a class decided from paired rounds, with
+#                                its host states; http.json's and
+#                                pingpong.json's latency at set rates,
+#                                read tolerantly
 #   picking, tables, markdown,   one class decided; the recommendation
 #   plotting                     table; Markdown and matplotlib helpers
 #   winners, compare, repro,     pick_all, reactor policy, winners.json;
 #   report_details,              --compare; --repro; REPORT.md's sections
 #   report_pingpong,             (the chat and HTTP ones: report_servers;
-#   report_servers,              predict, then check: report_predict);
-#   report_predict,              the micro-benchmark, server-workload and
-#   charts_micro, charts_servers load-map charts
-#   charts_predict
+#   report_servers,              predict, then check: report_predict;
+#   report_predict,              latency at set rates: report_latency);
+#   report_latency,              the micro-benchmark, server-workload,
+#   charts_micro, charts_servers load-map and set-rate latency charts
+#   charts_predict,
+#   charts_latency
 #   report, charts               REPORT.md; every chart (also a script)
 #   cli                          argparse and main()
 #   pick                         this entry point

@@ -13,6 +13,7 @@
 #   winners_test   winners.json's reactor contract, the floor and drift
 #   report_test    REPORT.md and the charts, --compare, no matplotlib
 #   report_predict_test  predict, then check: the section and the load map
+#   report_latency_test  latency at set rates: the section and the charts
 #   repro_test     --repro
 #   merge_test     --merge, a winner not ahead in every process, rounds
 #   rounds_test    paired rounds: interval, sign test, host states, ties,

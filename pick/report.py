@@ -6,7 +6,8 @@
 # files beside it, linked by relative path), the details per family (its
 # floor and drift, then each class; round-trip latencies also as multiples
 # of the floor: report_details.py), the ping-pong table, the chat broadcast
-# and HTTP tables (report_servers.py), the validation verdicts
+# and HTTP tables (report_servers.py), latency at set rates of the HTTP
+# and ping-pong servers (report_latency.py), the validation verdicts
 # (report_pingpong.py), what the model predicted and whether it held
 # (report_predict.py), the machine, and the commands that produced it.
 # render() returns the Markdown; cli.py writes it.
@@ -20,6 +21,7 @@ from typing import Any, Iterable, Optional, Sequence
 from pick import results as R
 from pick.markdown import md_table
 from pick.report_details import class_details, floor_section
+from pick.report_latency import latency_section
 from pick.report_pingpong import pingpong_section, validation_section
 from pick.report_predict import predict_section
 from pick.report_servers import chat_section, http_section
@@ -296,6 +298,9 @@ def render(picked: Picked, loaded: Loaded,
     L.extend(chat_section(servers.chat))
     L.append("")
     L.extend(http_section(servers.http))
+    L.append("")
+    L.extend(latency_section(servers.http, pingpong,
+                             [name for _, name in charts]))
     L.append("")
     L.extend(validation_section(pingpong))
     L.append("")

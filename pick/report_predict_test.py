@@ -12,20 +12,16 @@
 # how to rerun), every leaf of the fixture replaced by a wrong type (no
 # exception), and the section and chart in pick's REPORT.md.
 
-import copy
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 import unittest
-from typing import Any, Iterator
+from typing import Any
 
-from pick.testutil import BASIC, HERE, PY
+from pick.testutil import BASIC, HERE, ChartCase, leaves, replaced, report_of
 
 from pick import prediction as P
 from pick.charts_predict import loadmap_chart
-from pick.plotting import ChartsUnavailable, pyplot
 from pick.report_predict import HEADING, NOT_IN_FILE, predict_section
 
 PREDICT = os.path.join(HERE, "testdata", "predict")
@@ -38,25 +34,6 @@ def fixture() -> Any:
 
 def text(doc: Any) -> str:
     return "\n".join(predict_section(doc))
-
-
-def leaves(x: Any, path: tuple[Any, ...] = ()
-           ) -> Iterator[tuple[Any, ...]]:
-    """Every path into x's dicts and lists, inner nodes included."""
-    items = x.items() if isinstance(x, dict) else enumerate(x) \
-        if isinstance(x, list) else []
-    for k, v in items:
-        yield path + (k,)
-        yield from leaves(v, path + (k,))
-
-
-def replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
-    out = copy.deepcopy(doc)
-    node = out
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
-    return out
 
 
 class PredictSectionTest(unittest.TestCase):
@@ -245,17 +222,7 @@ class OlderAndMalformedTest(unittest.TestCase):
         self.assertEqual([p["sessions"] for p in pts], [2])
 
 
-class LoadmapChartTest(unittest.TestCase):
-    def setUp(self) -> None:
-        try:
-            pyplot()
-        except ChartsUnavailable as e:
-            self.skipTest(str(e))
-        self.out = tempfile.mkdtemp()
-
-    def tearDown(self) -> None:
-        shutil.rmtree(self.out)
-
+class LoadmapChartTest(ChartCase):
     def test_draws_one_png(self) -> None:
         self.assertEqual(loadmap_chart(fixture(), self.out), "loadmap.png")
         with open(os.path.join(self.out, "loadmap.png"), "rb") as f:
@@ -288,22 +255,13 @@ class InTheReportTest(unittest.TestCase):
     chart among the others."""
 
     def test_report(self) -> None:
-        tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, tmp)
-        results = os.path.join(tmp, "results")
-        shutil.copytree(BASIC, results)
-        shutil.copy(os.path.join(PREDICT, "pingpong.json"), results)
-        p = subprocess.run([PY, os.path.join(HERE, "pick.py"), "--results",
-                            results, "--out", tmp], capture_output=True,
-                           text=True)
-        self.assertIn(p.returncode, (0, 3), p.stderr)
-        with open(os.path.join(tmp, "REPORT.md")) as f:
-            md = f.read()
+        rc, md, tmp = report_of(self, lambda results: shutil.copy(
+            os.path.join(PREDICT, "pingpong.json"), results))
         at = md.index(HEADING)
         self.assertLess(md.index("## Validation: "), at)
         self.assertLess(at, md.index("## Machine"))
         self.assertIn("| task_queue | reply-via-queue | ns per task", md)
-        if p.returncode == 0:
+        if rc == 0:
             self.assertIn("](loadmap.png)", md)
             self.assertTrue(os.path.exists(os.path.join(tmp, "loadmap.png")))
 

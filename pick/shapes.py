@@ -136,13 +136,14 @@ class ValidationRow(TypedDict, total=False):
 
 class PingpongDoc(TypedDict, total=False):
     """pingpong.json ("validation": rows, or a mapping with its settings;
-    validation.py reads it)."""
+    validation.py reads it; "latency": latency_doc.py reads it)."""
 
     context: RunContext
     echo: list[EchoPoint]
     notes: list[str]
     paired: list[Json]
     validation: Json
+    latency: Json
 
 
 class Quantiles(TypedDict, total=False):
@@ -188,13 +189,14 @@ class ChatDoc(TypedDict, total=False):
 
 
 class HttpDoc(TypedDict, total=False):
-    """http.json."""
+    """http.json ("latency": latency_doc.py reads it)."""
 
     context: RunContext
     points: list[HttpPoint]
     interrupted: bool
     notes: list[str]
     paired: list[Json]
+    latency: Json
 
 
 def load_doc(directory: str, name: str) -> Optional[dict[str, Any]]:

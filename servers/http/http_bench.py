@@ -8,7 +8,8 @@
 #   bazel run -c opt //bench:http -- [--profile=smoke|default|full]
 #       [--out=PATH] [--server_flags='--buffer=ring ...'] [--servers=a,b]
 #       [--seconds=S] [--repetitions=N] [--threads=N] [--wrk_threads=N]
-#       [--margin=M]
+#       [--margin=M] [--no_latency] [--latency_rounds=N]
+#       [--latency_seconds=S]
 #
 # Servers, each started fresh for every point on a free loopback port and
 # stopped (its whole process group) after it:
@@ -38,10 +39,19 @@
 # design (side_by_side.order), so each server follows every other equally
 # often.
 #
-# Profiles (7 servers x connection counts x repetitions x seconds):
-#   smoke    -c50 only, 1 repetition of 1 s: about 12 s
-#   default  -c50 and -c200, 3 repetitions of 4 s: about 3.5 minutes
-#   full     -c50 and -c200, 5 repetitions of 15 s: about 19 minutes
+# Then latency at set rates (http_latency.py, unless --no_latency): the
+# open-loop generator at 25/50/75/90% of the slowest server's wrk capacity
+# against ours (epoll, io_uring), nginx, Beast and evhttp, p99 over nginx's
+# paired by round; a run where the generator lagged is void, not a figure.
+#
+# Profiles (7 servers x connection counts x repetitions x seconds, then 5
+# servers x 4 rates x latency rounds of latency seconds):
+#   smoke    -c50 only, 1 repetition of 1 s; 1 latency round of 0.3 s:
+#            about 30 s
+#   default  -c50 and -c200, 3 repetitions of 3 s; 6 latency rounds of
+#            0.5 s: about 5 minutes
+#   full     -c50 and -c200, 5 repetitions of 15 s; 10 latency rounds of
+#            2 s: about 25 minutes
 #
 # A point is ok when wrk ran clean: exit 0, requests made, no non-2xx
 # response and no socket error (and, with an access log, a non-empty log).
@@ -73,14 +83,16 @@
 #   http_wrk, http_nginx    wrk's command line and output; nginx's config;
 #   http_loops              our server's per-loop stop lines
 #   http_run                one point (with ../pingpong/procs.py)
+#   http_context,           the profiles, the JSON's context, the notes;
 #   http_tables             the summary tables and the paired summary
 #                           (with ../pingpong/side_by_side.py)
+#   http_latency            latency at set rates (with
+#                           ../pingpong/latency_{point,sweep}.py)
 #   http_bench              this command line
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import shlex
@@ -96,11 +108,16 @@ from typing import Any, Optional
 # procs.py looks for the binaries), not the symlinks' resolved directory.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import http_context  # noqa: E402
+import http_latency  # noqa: E402
 import http_nginx  # noqa: E402
 import http_run  # noqa: E402
+import latency_point  # noqa: E402  (servers/pingpong, like procs)
+import latency_sweep  # noqa: E402  (likewise)
 import http_tables  # noqa: E402
 import procs  # noqa: E402  (servers/pingpong, on the path http_run set)
 import side_by_side as SBS  # noqa: E402  (likewise)
+from http_context import PROFILES, Profile  # noqa: E402
 from http_run import PointSpec, ServerSpec  # noqa: E402
 
 WRK = "/usr/bin/wrk"
@@ -111,20 +128,6 @@ EVHTTP = "//servers/http:evhttp_server"
 DEFAULT_LOGGER = "async-double-buffer"
 ALL_SERVERS = ["serverkit", "serverkit-uring", "serverkit-log", "nginx",
                "nginx-log", "beast", "evhttp"]
-
-
-@dataclasses.dataclass(frozen=True)
-class Profile:
-    connections: tuple[int, ...]
-    seconds: float
-    repetitions: int
-
-
-PROFILES = {
-    "smoke": Profile((50,), 1.0, 1),
-    "default": Profile((50, 200), 4.0, 3),
-    "full": Profile((50, 200), 15.0, 5),
-}
 
 
 class SetupError(Exception):
@@ -167,7 +170,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="the paired summary's margin m as a fraction "
                          "(default %(default)s): ahead by more than m, "
                          "ahead, equivalent within ±m, or not told apart")
-    return ap.parse_args(argv)
+    latency_point.add_flags(ap)
+    args = ap.parse_args(argv)
+    latency_point.check_flags(ap, args)
+    return args
 
 
 def _executable(path: str, what: str) -> str:
@@ -218,56 +224,6 @@ def server_specs(args: argparse.Namespace) -> list[ServerSpec]:
     return specs
 
 
-def context(args: argparse.Namespace, prof: Profile,
-            specs: list[ServerSpec], pin: http_run.Pinning,
-            cores: list[int]) -> dict[str, Any]:
-    return dict(
-        profile=args.profile, cores=len(cores), kernel=os.uname().release,
-        loadavg_at_start=[round(x, 2) for x in os.getloadavg()],
-        pin=pin.describe(), seconds_per_point=prof.seconds,
-        repetitions=prof.repetitions, wrk_threads=args.wrk_threads,
-        connections=list(prof.connections), threads=args.threads,
-        margin=args.margin,
-        nginx_version=http_nginx.version(args.nginx)
-        if any(s.kind == "nginx" for s in specs) else "",
-        body=http_run.BODY,
-        servers=[dict(name=s.name, path=s.path, flags=flags_of(s),
-                      access_log=s.access_log) for s in specs])
-
-
-def flags_of(s: ServerSpec) -> list[str]:
-    """A server's flags as the context shows them (per-point paths as
-    <point dir>)."""
-    if s.kind == "nginx":
-        d = "<point dir>"
-        return ["-p", d, "-e", d + "/error.log", "-c", d + "/nginx.conf",
-                "-g", "daemon off;"]
-    return list(s.flags) + (["--log_file=<point dir>/access.log"]
-                            if s.log_file_flag else [])
-
-
-def notes(pin: http_run.Pinning, specs: list[ServerSpec]) -> list[str]:
-    out = []
-    if pin.pinned:
-        out.append("pinned: %s (disjoint cores)" % pin.describe())
-    else:
-        out.append("not pinned: the server's threads and wrk's do not fit "
-                   "on disjoint cores")
-    if any(s.kind == "nginx" for s in specs):
-        out.append("nginx runs with keepalive_requests %d (the other "
-                   "servers never close a keep-alive connection)"
-                   % http_nginx.KEEPALIVE_REQUESTS)
-    if any(s.name == "serverkit-log" for s in specs):
-        out.append("serverkit-log: each access-log line is the logger's "
-                   "own prefix (time, level, thread, source) followed by "
-                   "nginx's combined format; nginx-log: combined format")
-    out.append("server CPU: utime + stime of the server's process group "
-               "(nginx's workers included) over wrk's run; wrk's CPU from "
-               "its rusage; client_bound: wrk >= %d%% of its core"
-               % round(100 * http_run.CLIENT_BOUND_UTIL))
-    return out
-
-
 def progress(i: int, n: int, r: http_run.PointRecord) -> str:
     head = "[%d/%d] %-15s -c%-4d rep %d: " % (i, n, r.server, r.connections,
                                               r.repetition)
@@ -314,11 +270,29 @@ def run(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec],
         print(progress(i, len(todo), rec), flush=True)
 
 
+def latency(args: argparse.Namespace, prof: Profile,
+            specs: list[ServerSpec], pin: http_run.Pinning, tmp: str,
+            data: dict[str, Any]) -> None:
+    """Latency at set rates, into data["latency"] (and, for the text,
+    data["_latency"])."""
+    st = http_latency.settings(prof.latency_rounds, prof.latency_seconds,
+                               args.margin, http_latency.CONNECTIONS,
+                               prof.connections)
+    chosen = http_latency.chosen(args.servers.split(","), specs)
+    b = http_latency.run(st, chosen, data["points"], args.threads, pin,
+                         tmp, lambda line: print(line, flush=True))
+    if b is not None:
+        data["latency"] = latency_sweep.to_json(b)
+        data["_latency"] = b
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     p = PROFILES[args.profile]
     prof = Profile(p.connections, args.seconds or p.seconds,
-                   args.repetitions or p.repetitions)
+                   args.repetitions or p.repetitions,
+                   args.latency_rounds or p.latency_rounds,
+                   args.latency_seconds or p.latency_seconds)
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGHUP, _on_signal)
@@ -333,15 +307,17 @@ def main(argv: list[str]) -> int:
     out = args.out or default_out()
     started = time.monotonic()
     data: dict[str, Any] = dict(
-        context=context(args, prof, specs, pin, cores),
-        notes=notes(pin, specs), interrupted=False, elapsed_s=0.0,
-        points=[])
+        context=http_context.context(args, prof, specs, pin, cores),
+        notes=http_context.notes(pin, specs), interrupted=False,
+        elapsed_s=0.0, points=[])
     print("http_bench: profile %s, %d cores, %s, load %s" % (
         args.profile, len(cores), pin.describe(),
         data["context"]["loadavg_at_start"]), flush=True)
     tmp = tempfile.mkdtemp(prefix="http_bench.")
     try:
         run(args, prof, specs, pin, tmp, data)
+        if not args.no_latency:
+            latency(args, prof, specs, pin, tmp, data)
     except KeyboardInterrupt:
         data["interrupted"] = True
         print("http_bench: interrupted", file=sys.stderr)
@@ -367,6 +343,8 @@ def main(argv: list[str]) -> int:
         print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)
+    if "_latency" in data:
+        print("\n".join(latency_sweep.lines(data.pop("_latency"))))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         json.dump(data, f, indent=1)
@@ -374,7 +352,10 @@ def main(argv: list[str]) -> int:
     print("results: %s (%.0f s)" % (out, data["elapsed_s"]))
     if data["interrupted"]:
         return 130
-    return 0 if all(pt["ok"] for pt in data["points"]) else 1
+    failed = [p for p in data.get("latency", {}).get("points", [])
+              if not p["ok"] and not p["void"]]
+    return 0 if all(pt["ok"] for pt in data["points"]) and not failed \
+        else 1
 
 
 if __name__ == "__main__":

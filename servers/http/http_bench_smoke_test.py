@@ -7,9 +7,12 @@
 # server, nginx and nginx-log included, driven by the real wrk; the JSON has
 # the keys REPORT.md reads and every point ran clean), then a run
 # interrupted with SIGINT after a few seconds (status 130, "interrupted":
-# true, the points so far). After each, no process the driver started is
-# left. nginx and wrk are required: without them the test fails and says
-# how to install them.
+# true, the points so far). The smoke run's latency at set rates has a run
+# per server and rate, each clean with its figures or void with its
+# reason (a loaded machine may make the generator lag), never failed,
+# and the floor's runs beside them.
+# After each, no process the driver started is left. nginx and wrk are
+# required: without them the test fails and says how to install them.
 
 from __future__ import annotations
 
@@ -88,6 +91,36 @@ def check_json(path: str, interrupted: bool) -> dict[str, Any]:
     return data
 
 
+LATENCY_SERVERS = ["serverkit", "serverkit-uring", "nginx", "beast",
+                   "evhttp"]
+
+
+def check_latency(data: dict[str, Any], text: str) -> None:
+    lat = data["latency"]
+    assert lat["servers"] == LATENCY_SERVERS, lat["servers"]
+    assert lat["reference"] == "nginx" and lat["rounds"] == 1, lat
+    slowest = min(lat["capacity"], key=lambda s: lat["capacity"][s])
+    assert lat["slowest"] == slowest, lat
+    assert lat["rates"] == [round(f * lat["capacity"][slowest], 1)
+                            for f in (0.25, 0.5, 0.75, 0.9)], lat["rates"]
+    pts = lat["points"]
+    assert sorted((p["server"], p["fraction"]) for p in pts) == sorted(
+        (s, f) for s in LATENCY_SERVERS + ["floor"]
+        for f in lat["fractions"]), pts
+    for p in pts:
+        if p["void"]:
+            assert p["void_reason"] and not p["ok"], p
+        else:
+            assert p["ok"] and not p["error"], p
+            assert 0 < p["p50_us"] <= p["p99_us"] <= p["max_us"], p
+            assert p["completed"] > 0 and p["unanswered"] == 0, p
+    assert len(lat["summary"]) == len(pts)
+    assert len(lat["paired"]) == 4 * (len(LATENCY_SERVERS) - 1)
+    assert all(r["b"] == "nginx" and r["every"]["n"] <= 1
+               for r in lat["paired"]), lat["paired"]
+    assert "latency at set rates" in text and "void runs" in text
+
+
 def main() -> int:
     missing = ["%s (apt-get install %s; tools/install_deps.sh installs it)"
                % (path, pkg) for path, pkg in NEEDED.items()
@@ -107,6 +140,7 @@ def main() -> int:
     assert {p["server"] for p in data["points"]} == SERVERS
     for p in data["points"]:
         assert p["ok"] and p["requests"] > 0, p
+    check_latency(data, text)
     assert "vs nginx" in text and "results: " + out in text
     left = leftovers(tmp)
     assert not left, "processes left: %s" % left

@@ -6,8 +6,9 @@
 # servers/http's Python in layers (the map is in http_bench.py's header): a
 # module imports only modules of the layers below its own (imports inside
 # functions included, parsed with ast), so http_bench, the script, is never
-# imported back; each module imports alone in a fresh interpreter; procs and
-# side_by_side are the modules taken from servers/pingpong; every module
+# imported back; each module imports alone in a fresh interpreter; procs,
+# side_by_side, latency_point and latency_sweep are the modules taken from
+# servers/pingpong; every module
 # name starts with http_ (none may shadow the standard library's http
 # package); no Python file here is over 400 lines. The helpers are
 # pick/layering.py's, shared with the layer tests of pick, servers/pingpong
@@ -27,12 +28,14 @@ import layering  # noqa: E402
 # Bottom first. Test files (*_test.py) sit above them all.
 LAYERS = [
     ["procs", "side_by_side", "http_wrk", "http_nginx", "http_loops"],
-    ["http_run"],
-    ["http_tables"],
+    ["latency_point", "http_run"],
+    ["latency_sweep", "http_tables", "http_context"],
+    ["http_latency"],
     ["http_bench"],
 ]
 LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
-FROM_PINGPONG = {"procs", "side_by_side"}
+FROM_PINGPONG = {"procs", "side_by_side", "latency_point",
+                 "latency_sweep"}
 MAX_LINES = 400
 
 

@@ -183,8 +183,8 @@ class PlanTest(unittest.TestCase):
         specs = [http_run.ServerSpec(n, "ours", "/x", (), False)
                  for n in ("a", "b", "c")]
         args = argparse.Namespace(wrk_threads=1, threads=1)
-        todo = http_bench.plan(args, http_bench.Profile((50, 200), 1.0, 2),
-                               specs)
+        prof = http_bench.Profile((50, 200), 1.0, 2, 1, 0.3)
+        todo = http_bench.plan(args, prof, specs)
         self.assertEqual([(p.repetition, p.connections) for _, p in todo],
                          [(r, c) for r in (0, 1) for c in (50, 200)
                           for _ in specs])

@@ -13,15 +13,21 @@
 #       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
 #       [--validate_rounds=N] [--validate_budget_s=S]
 #       [--validate_components=a,b] [--no_loadmap]
+#       [--no_latency] [--latency_rounds=N] [--latency_seconds=S]
 #
-# The side-by-side sweep runs first, then the validation (validate.py: our
-# server with each component's candidate, the micro pick or the best
+# The side-by-side sweep runs first, then latency at set rates (unless
+# --no_latency: the open-loop generator, //servers/loadgen, at 25/50/75/90%
+# of the slowest server's capacity at one echo point, each server's p99
+# over asio's paired by round; profiles: smoke 1 round of 0.3 s, default
+# 6 of 0.5 s, full 10 of 2 s; sweep_run.run_latency), then the
+# validation (validate.py: our server with each component's candidate,
+# the micro pick or the best
 # alternative to the baseline it kept, against the baseline and a slowed
 # control, in the modes where that component matters; one verdict per
 # component and case, printed last). --validate runs the validation alone
 # (keeping the sweep's records already in the JSON); --no_validate skips
 # it. Rounds per case (validate_cases.PROFILES): smoke one round of 0.3 s
-# runs; default 6 to 60 rounds of 0.5 s runs within about 400 s in all; full
+# runs; default 6 to 60 rounds of 0.5 s runs within about 320 s in all; full
 # 8 to 60 rounds of 2 s runs; --validate_rounds=N runs exactly N rounds
 # per case. Then the load map (validate_loadmap.GRIDS: default 16 loads
 # per component within about 260 s; --no_loadmap skips it). validate.py's
@@ -77,9 +83,11 @@
 #   validate_model, validate_micro  the prediction's arithmetic; the micro
 #                                costs per operation
 #   validate_cases, sweep_tables what the validation compares; the tables;
-#   side_by_side                 two servers' runs paired (also for chat, HTTP)
+#   side_by_side, latency_point  two servers' runs paired (also for chat,
+#                                HTTP); one open-loop run
 #   validate_decide,             the verdicts; the paired summary; a row's
-#   sweep_paired, validate_predict  prediction and its check
+#   sweep_paired, validate_predict,  prediction and its check; latency at
+#   latency_sweep                set rates (also for HTTP)
 #   validate_report, sweep_run   the validation's table and sentences; the
 #                                side-by-side sweep
 #   validate_case                one case's rounds
@@ -105,13 +113,14 @@ from typing import Any, Optional
 # procs.py would look for the binaries).
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import latency_point  # noqa: E402
 import procs  # noqa: E402
 import validate  # noqa: E402
 import validate_cases  # noqa: E402
 import validate_report  # noqa: E402
 from procs import Server, SweepError  # noqa: E402
 from sweep_run import (MARGIN, PEERS, PROFILES, Record,  # noqa: E402
-                       margin_arg, run_sweep)
+                       margin_arg, run_latency, run_sweep)
 from validate_cases import Outcome  # noqa: E402
 
 
@@ -181,6 +190,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="skip the validation's load map (baseline and "
                          "control over a grid of loads, then the candidate "
                          "where the predicted effect is largest)")
+    latency_point.add_flags(ap)
     ap.add_argument("--validate_components", default=",".join(comps),
                     help="comma-separated subset of %s" % ",".join(comps))
     args = ap.parse_args(argv)
@@ -203,6 +213,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.repetitions < 0:
         ap.error("--repetitions takes a whole number >= 0 (0: the "
                  "profile's)")
+    latency_point.check_flags(ap, args)
     if args.validate_rounds < 0 or args.validate_budget_s < 0 or \
             args.validate_seconds < 0:
         ap.error("--validate_rounds, --validate_budget_s and "
@@ -293,6 +304,8 @@ def main(argv: list[str]) -> int:
         prof["threads"] = prof["header_threads"] = args.threads
     if args.sessions:
         prof["sessions"] = args.sessions
+    for key in ("latency_rounds", "latency_seconds"):
+        prof[key] = getattr(args, key) or prof[key]
     # SIGINT too: a shell starts background jobs with SIGINT ignored.
     signal.signal(signal.SIGINT, _on_signal)
     signal.signal(signal.SIGTERM, _on_signal)
@@ -315,6 +328,15 @@ def main(argv: list[str]) -> int:
     else:
         data, failed, interrupted = run_sweep(args, prof, servers, client,
                                               soft)
+        if not args.no_latency and not interrupted:
+            try:
+                lat = run_latency(args, prof, servers, data["echo"])
+            except KeyboardInterrupt:
+                interrupted, lat = True, None
+            if lat is not None:
+                data["latency"] = lat
+                failed += [p for p in lat["points"]
+                           if not p["ok"] and not p["void"]]
     vfailed = []
     if not args.no_validate and not interrupted:
         v = run_validation(args, client, out)

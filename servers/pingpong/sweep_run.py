@@ -9,7 +9,11 @@
 # order of a Williams design, side_by_side.order, so each server follows
 # every other equally often and none always runs first), then the tables
 # (sweep_tables.py), the paired summary read against the margin
-# (sweep_paired.py) and the JSON dict with the context of the run.
+# (sweep_paired.py) and the JSON dict with the context of the run; then
+# latency at set rates (latency_sweep.py): the open-loop generator at
+# 25/50/75/90% of the slowest server's closed-loop capacity at one echo
+# point, with the floor (a server that answers at once), each server's p99
+# over asio's, paired by round.
 
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ import tempfile
 import time
 from typing import Any
 
+import latency_point as LP
+import latency_sweep as LS
 import procs
 import side_by_side as SBS
 import sweep_paired
@@ -42,16 +48,19 @@ PROFILES: dict[str, dict[str, Any]] = {
     # A moment per point: checks that the sweep runs end to end.
     "smoke": dict(seconds=0.3, sessions=[10], threads=[1, 2],
                   blocks=[4096, 16384], repetitions=1,
+                  latency_rounds=1, latency_seconds=0.3,
                   header_sessions=[10], header_threads=[1], header_count=256,
                   header_limit=20.0),
     # A few minutes on 2 cores.
-    "default": dict(seconds=2.0, sessions=[1, 10, 100, 1000, 10000],
+    "default": dict(seconds=1.5, sessions=[1, 10, 100, 1000, 10000],
                     threads=[1, 2], blocks=[4096, 16384], repetitions=1,
+                    latency_rounds=6, latency_seconds=0.5,
                     header_sessions=[1, 10, 100], header_threads=[1, 2],
                     header_count=1024, header_limit=60.0),
     # The long sweep: longer points, three repetitions (median reported).
     "full": dict(seconds=5.0, sessions=[1, 10, 100, 1000, 10000],
                  threads=[1, 2], blocks=[4096, 16384], repetitions=3,
+                 latency_rounds=10, latency_seconds=2.0,
                  header_sessions=[1, 10, 100, 1000], header_threads=[1, 2],
                  header_count=8192, header_limit=300.0),
 }
@@ -208,3 +217,81 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
                 echo=echo, header=header,
                 paired=[r.as_json() for r in paired])
     return data, [r for r in echo + header if not r.get("ok")], interrupted
+
+
+# Latency at set rates: the echo point whose closed-loop messages/s give
+# the capacity (one server thread, 4 KiB blocks, 100 sessions or the
+# nearest count run), and the server the others are read against.
+LATENCY_REFERENCE = "asio"
+LATENCY_BLOCK = 4096
+LATENCY_SESSIONS = 100
+
+
+def capacity(echo: list[Record], sessions: int
+             ) -> tuple[int, dict[str, float]]:
+    """(the session count used, each server's median messages/s over its
+    clean one-thread echo points at LATENCY_BLOCK bytes and that count:
+    `sessions`, or the nearest count that ran)."""
+    pts = [r for r in echo if r.get("server_threads") == 1 and
+           r.get("blocksize") == LATENCY_BLOCK]
+    counts = sorted({r["sessions"] for r in pts})
+    if not counts:
+        return sessions, {}
+    at = min(counts, key=lambda n: (abs(n - sessions), n))
+    by: dict[str, list[float]] = {}
+    for r in pts:
+        if r["sessions"] == at and r.get("ok") and r.get("messages_per_s"):
+            by.setdefault(r["server"], []).append(r["messages_per_s"])
+    return at, {s: sorted(v)[len(v) // 2] for s, v in by.items()}
+
+
+def _say(line: str) -> None:
+    print(line)
+    flush()
+
+
+def run_latency(args: argparse.Namespace, prof: dict[str, Any],
+                servers: list[Server], echo: list[Record]
+                ) -> dict[str, Any] | None:
+    """The latency sweep over `servers` (the JSON block, its text
+    printed), or None, said, when it cannot run."""
+    names = [s.name for s in servers]
+    sessions, cap = capacity(echo, LATENCY_SESSIONS)
+    if LATENCY_REFERENCE not in names or not any(cap.get(n)
+                                                 for n in names):
+        print("\nlatency at set rates: skipped (needs %s among the servers "
+              "and a clean one-thread %d-byte echo point)"
+              % (LATENCY_REFERENCE, LATENCY_BLOCK))
+        return None
+    st = LP.Settings(
+        workload="pingpong", unit="messages/s", reference=LATENCY_REFERENCE,
+        protocol="echo", connections=sessions, rounds=prof["latency_rounds"],
+        seconds=prof["latency_seconds"],
+        warmup_s=min(0.2, prof["latency_seconds"]),
+        capacity_source="the closed-loop client's messages/s at %d "
+                        "sessions, %d-byte blocks, one server thread "
+                        "(a floor where the client was bound)"
+                        % (sessions, LATENCY_BLOCK),
+        size=LATENCY_BLOCK, margin=args.margin)
+    point = procs.Point("echo", 1, 1, LATENCY_BLOCK, sessions)
+    _, server_cpus, client_cpus, _ = procs.cpu_split(args.pin, point)
+    by = {s.name: s for s in servers}
+
+    def start(name: str, pointdir: str) -> tuple[Any, int, str]:
+        log = os.path.join(pointdir, "server.log")
+        started = procs.start_server(by[name], point, server_cpus, log)
+        if started is None:
+            return None, 0, "server did not start: " + procs.tail(log)
+        return started[0], started[1], ""
+
+    print()
+    try:
+        with tempfile.TemporaryDirectory(prefix="pingpong-latency-") as tmp:
+            tools = LS.Tools(procs.resolve(LP.LOADGEN),
+                             procs.resolve(LP.FLOOR_SERVER), client_cpus,
+                             server_cpus)
+            b = LS.run(st, names, cap, start, tools, tmp, _say)
+    finally:
+        procs.stop_all()
+    print("\n".join(LS.lines(b)))
+    return LS.to_json(b)

@@ -5,7 +5,7 @@
 #
 # Runs the whole ping-pong sweep for a moment (--profile=smoke) and checks what
 # it promises: exit 0, an echo table with ratios, a header table, the libevent
-# read-cap note, then the validation verdicts (no winners file here: the
+# read-cap note, the latency at set rates, then the validation verdicts (no winners file here: the
 # defaults), and JSON with a clean record for every point and the validation
 # (sweep_test.py --smoke).
 set -euo pipefail
@@ -20,6 +20,8 @@ grep -q "libevent/asio" "$out.txt" || { echo "FAIL: no ratio column"; exit 1; }
 grep -q "^header, " "$out.txt" || { echo "FAIL: no header table"; exit 1; }
 grep -q "4096 bytes per read call" "$out.txt" ||
   { echo "FAIL: no libevent read-cap note"; exit 1; }
+grep -q "^latency at set rates (messages/s), open loop" "$out.txt" ||
+  { echo "FAIL: no latency table"; exit 1; }
 grep -q "^validation verdicts (candidates from defaults" "$out.txt" ||
   { echo "FAIL: no validation table"; exit 1; }
 tail -n 30 "$out.txt" | grep -q "^verdict: logger (default pair, not a micro pick): async-queue-bounded-mpmc against sync" ||

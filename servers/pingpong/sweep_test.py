@@ -75,8 +75,19 @@ def check_smoke(t: unittest.TestCase, d: dict[str, Any]) -> None:
     for r in v["rows"]:
         t.assertTrue(r["origin"] == "default" and r["e2e_ratio"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])
-    print("sweep smoke: %d points, %d validation cases, OK" % (
-        len(recs), len(v["rows"])))
+    lat = d["latency"]  # one round: each run clean with figures, or void
+    t.assertEqual((lat["reference"], lat["rounds"], lat["size"]),
+                  ("asio", 1, 4096))
+    t.assertEqual(len(lat["points"]), 4 * (len(lat["servers"]) + 1))
+    t.assertEqual(sum(p["server"] == "floor" for p in lat["points"]), 4)
+    for p in lat["points"]:
+        if p["void"]:
+            t.assertTrue(p["void_reason"] and not p["ok"], p)
+        else:
+            t.assertTrue(p["ok"] and p["completed"] > 0, p)
+            t.assertTrue(0 < p["p50_us"] <= p["p99_us"] <= p["max_us"], p)
+    print("sweep smoke: %d points, %d latency runs, %d validation cases, "
+          "OK" % (len(recs), len(lat["points"]), len(v["rows"])))
 
 
 def smoke(path: str) -> int:

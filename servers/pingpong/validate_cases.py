@@ -187,7 +187,7 @@ CONTROL_FRACTION = 2 * MARGIN
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(min_rounds=1, max_rounds=1, budget_s=0.0, seconds=0.3,
                   cases="first"),
-    "default": dict(min_rounds=6, max_rounds=60, budget_s=400.0,
+    "default": dict(min_rounds=6, max_rounds=60, budget_s=320.0,
                     seconds=0.5, cases="default"),
     "full": dict(min_rounds=8, max_rounds=60, budget_s=1500.0, seconds=2.0,
                  cases="all"),

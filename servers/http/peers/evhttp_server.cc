@@ -6,7 +6,8 @@
 //
 //   evhttp_server <addr> <port> <threads>
 //
-//   - one listening socket, and per thread one event_base with its own evhttp
+//   - one listening socket with TCP_NODELAY (its connections inherit it),
+//     and per thread one event_base with its own evhttp
 //     that accepts on that same socket (evhttp_accept_socket): each thread
 //     accepts and serves its own connections, so nothing is shared between
 //     threads but the listening socket (the kernel hands each connection to
@@ -31,6 +32,7 @@
 #include <event2/util.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -86,6 +88,9 @@ int Listen(const char* addr, int port) {
   if (fd < 0) return -1;
   const int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  // Accepted sockets inherit it (Linux): without it, a reply written while
+  // the previous one is unacknowledged waits for the client's next segment.
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   if (bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof(sin)) != 0 ||
       listen(fd, SOMAXCONN) != 0) {
     close(fd);
