@@ -4,8 +4,10 @@
 #                -c opt: the four sweeps in paired rounds (each within its
 #                time budget, bench/sweep.sh), pick, the leaders confirmed
 #                in a fresh process, pick again, the ping-pong and its
-#                validation, chat, HTTP under wrk, and results/REPORT.md
-#                (about 22 minutes on 2 cores; docs/methods.md)
+#                validation, chat, HTTP under wrk, latency at set rates
+#                (open loop) after the ping-pong and HTTP runs, and
+#                results/REPORT.md (about 26 minutes on 2 cores;
+#                docs/methods.md)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
 # make bench-quick          a smoke run of the whole chain (a few minutes).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.

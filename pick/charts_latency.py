@@ -23,7 +23,7 @@ from typing import Any, Optional
 from pick import latency_doc as L
 from pick.markdown import num
 from pick.plotting import pyplot, save, style
-from pick.prediction import number, text
+from pick.prediction import mapping, number, text
 
 Series = dict[float, list[float]]
 
@@ -65,6 +65,7 @@ def latency_chart(doc: Any, out_dir: str, workload: Optional[str] = None
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     marked = False
+    floor = text(mapping(lat.get("floor")).get("server"))
     for i, s in enumerate(L.servers(lat)):
         look = style(2 * i)  # tab20's pairs: distinct hues
         pts = ok.get(s, {})
@@ -73,8 +74,12 @@ def latency_chart(doc: Any, out_dir: str, workload: Optional[str] = None
             mid = [statistics.median(pts[x]) for x in xs]
             err = [[m - min(pts[x]) for x, m in zip(xs, mid)],
                    [max(pts[x]) - m for x, m in zip(xs, mid)]]
+            if s == floor:  # the machine's own: grey, dashed
+                look["color"] = "grey"
             ax.errorbar(xs, mid, yerr=err, capsize=3, linewidth=1.5,
-                        label=s, **look)
+                        label=s + (" (answers at once)" if s == floor
+                                   else ""),
+                        linestyle="--" if s == floor else "-", **look)
         if void.get(s):
             # At the top of the panel (axes coordinates for y).
             ax.plot(sorted(void[s]), [0.97] * len(void[s]), linestyle="",

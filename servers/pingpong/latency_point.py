@@ -62,6 +62,7 @@ class LatencyPoint:
     fraction: float
     rate: float
     round: int
+    attempt: int = 0  # > 0: a retry after a void run
     ok: bool = False
     void: bool = False
     void_reason: str = ""
@@ -206,9 +207,9 @@ def run_point(st: Settings, pt: LatencyPoint, start: Starter,
 
 
 def progress(i: int, n: int, pt: LatencyPoint, unit: str) -> str:
-    head = "[%d/%d] latency %-15s %3.0f%% (%s %s) round %d: " % (
+    head = "[%d/%d] latency %-15s %3.0f%% (%s %s) round %d%s: " % (
         i, n, pt.server, 100 * pt.fraction, format(pt.rate, ",.0f"), unit,
-        pt.round)
+        pt.round, " (retry %d)" % pt.attempt if pt.attempt else "")
     if pt.void:
         return head + "VOID: " + pt.void_reason
     if not pt.ok:

@@ -27,11 +27,13 @@
 #
 # A run is void when the generator could not keep its schedule (its exit
 # status 3): its latencies describe the generator, so it enters no median
-# and no ratio, and the text lists it. Each round gives the generator a
-# seed of its own, the same for every server in it. A median's interval is
-# the distribution-free one from the rounds' order statistics (at least
-# 95%; from 6 clean rounds). One run is latency_point.py's; standard
-# library, side_by_side and validate_paired besides.
+# and no ratio, and the text lists it; it is run again at once, up to
+# twice, so that a passing pause does not cost the round. Each round gives
+# the generator a seed of its own, the same for every server in it. A
+# median's interval is the distribution-free one from the rounds' order
+# statistics (at least 95%; from 6 clean rounds). One run is
+# latency_point.py's; standard library, side_by_side and validate_paired
+# besides.
 
 from __future__ import annotations
 
@@ -46,6 +48,12 @@ import side_by_side as SBS
 import validate_paired as VP
 from latency_point import (FLOOR, LatencyPoint, Settings, Starter,
                            floor_size, progress, run_point, start_floor, us)
+
+
+# A void run is run again at once, in its block, up to this many times
+# (the generator's lag is the machine's doing, not the server's); the void
+# attempts stay in the record.
+VOID_RETRIES = 2
 
 
 def common_rates(capacity: dict[str, float], fractions: Sequence[float]
@@ -176,11 +184,15 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
 
     points = []
     for i, (r, k, s) in enumerate(todo, 1):
-        pt = LatencyPoint(s, st.fractions[k], rates[k], r)
-        run_point(st, pt, starter, tools.generator, tools.generator_cpus,
-                  os.path.join(tmp, "latency-%03d-%s" % (i, s)))
-        points.append(pt)
-        log(progress(i, len(todo), pt, st.unit))
+        for attempt in range(VOID_RETRIES + 1):
+            pt = LatencyPoint(s, st.fractions[k], rates[k], r, attempt)
+            run_point(st, pt, starter, tools.generator, tools.generator_cpus,
+                      os.path.join(tmp, "latency-%03d-%s-%d" % (i, s,
+                                                                attempt)))
+            points.append(pt)
+            log(progress(i, len(todo), pt, st.unit))
+            if not pt.void:
+                break
     return block(st, servers, capacity, slowest, rates, points)
 
 
@@ -261,10 +273,11 @@ def lines(b: dict[str, Any]) -> list[str]:
     void = [p for p in b["points"] if p["void"]]
     failed = [p for p in b["points"] if not p["ok"] and not p["void"]]
     out.append("")
-    out.append("void runs (the generator lagged; no figure taken): " + (
-        "; ".join("%s at %g%% round %d: %s" % (
-            p["server"], 100 * p["fraction"], p["round"], p["void_reason"])
-            for p in void) if void else "none"))
+    listed = "; ".join("%s at %g%% round %d: %s" % (
+        p["server"], 100 * p["fraction"], p["round"], p["void_reason"])
+        for p in void)
+    out.append("void runs (the generator lagged; no figure taken, the run "
+               "repeated): " + (listed or "none"))
     if failed:
         out.append("failed runs: " + "; ".join(
             "%s at %g%% round %d: %s" % (

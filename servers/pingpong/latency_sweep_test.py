@@ -184,12 +184,18 @@ class SummaryTest(unittest.TestCase):
 
 def fake_generator(tmp: str, name: str, rc: int) -> str:
     """A script that writes testdata/loadgen/<name>.json to --json= and
-    exits with rc."""
+    exits with rc; name "void-once": void the first time, then clean."""
     path = os.path.join(tmp, "gen-%s" % name)
+    once = os.path.join(tmp, "once")
     with open(path, "w") as f:
-        f.write("#!/bin/sh\nfor a; do case $a in --json=*) cp %s "
-                "\"${a#--json=}\";; esac; done\nexit %d\n"
-                % (os.path.join(TESTDATA, name + ".json"), rc))
+        if name == "void-once":
+            f.write("#!/bin/sh\nif [ -e %s ]; then n=ok; rc=0; else "
+                    "touch %s; n=void; rc=%d; fi\n"
+                    % (once, once, LP.VOID_RC))
+        else:
+            f.write("#!/bin/sh\nn=%s; rc=%d\n" % (name, rc))
+        f.write("for a; do case $a in --json=*) cp %s/$n.json "
+                "\"${a#--json=}\";; esac; done\nexit $rc\n" % TESTDATA)
     os.chmod(path, stat.S_IRWXU)
     return path
 
@@ -244,20 +250,39 @@ class RunTest(unittest.TestCase):
         self.assertIn("79 us / 157 us", text)
         self.assertIn("floor: the generator against a one-thread echo "
                       "server that answers at once (64-byte messages)", text)
-        self.assertIn("void runs (the generator lagged; no figure taken): "
-                      "none", text)
+        self.assertIn("void runs (the generator lagged; no figure taken, "
+                      "the run repeated): none", text)
         self.assertEqual(json.loads(json.dumps(LS.to_json(b)))["paired"][0]
                          ["b"], "nginx")
 
     def test_void_runs(self) -> None:
         b, said = self.run_with("void", LP.VOID_RC)
         self.assertTrue(all(p["void"] and not p["ok"] for p in b["points"]))
+        # Each run tried 1 + VOID_RETRIES times, the floor's too.
+        self.assertEqual(len(b["points"]), 6 * (1 + LS.VOID_RETRIES))
+        self.assertIn("round 0 (retry 2): VOID", said[3])
         self.assertIn("VOID: send lag p99", said[1])
         text = "\n".join(LS.lines(b))
-        self.assertIn("void runs (the generator lagged; no figure taken): "
-                      "nginx at 50% round 0: send lag p99", text)
+        self.assertIn("void runs (the generator lagged; no figure taken, "
+                      "the run repeated): nginx at 50% round 0: send lag "
+                      "p99", text)
         self.assertNotIn("failed runs", text)
         self.assertTrue(all(r["p99_us"] is None for r in b["summary"]))
+
+    def test_a_void_run_is_run_again(self) -> None:
+        b, said = self.run_with("void-once", 0)
+        first = b["points"][0]
+        self.assertTrue(first["void"] and first["attempt"] == 0, first)
+        again = b["points"][1]
+        self.assertEqual((again["server"], again["round"], again["attempt"],
+                          again["ok"]), (first["server"], 0, 1, True))
+        self.assertEqual(len(b["points"]), 7)
+        self.assertIn("(retry 1): p50", said[2])
+        row = [r for r in b["summary"] if r["server"] == first["server"] and
+               r["fraction"] == first["fraction"]][0]
+        self.assertEqual((row["ok_rounds"], row["void_rounds"]), (1, 1))
+        # The pair counts the clean attempt.
+        self.assertTrue(all(r["every"]["n"] <= 1 for r in b["paired"]))
 
     def test_failures_are_said(self) -> None:
         b, said = self.run_with("failed", 1)
