@@ -188,5 +188,41 @@ TYPED_TEST(WaitStrategyTest, CloseWakesBlockedProducer) {
       << "a push blocked on a full queue must fail on close";
 }
 
+// A state that becomes ready with no notify (a lost wake-up) ends a parked
+// FutexWait within its rescue period, and is counted; a notified wake-up
+// is not.
+TEST(FutexWaitRescueTest, ALostWakeUpCostsOnePeriodAndIsCounted) {
+  FutexWait<1> w;
+  std::atomic<bool> ready{false};
+  std::atomic<long> tid{0};
+  const std::uint64_t before = FutexWaitRescues();
+  std::thread waiter([&] {
+    tid.store(CurrentTid());
+    w.wait_until([&] { return ready.load(); });
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  ASSERT_TRUE(AllParked({tid.load()}));
+  const auto set = std::chrono::steady_clock::now();
+  ready.store(true);  // no notify: the wake-up is lost on purpose
+  waiter.join();
+  const auto took = std::chrono::steady_clock::now() - set;
+  EXPECT_LT(took, std::chrono::seconds(2))
+      << "a lost wake-up must cost about one rescue period (100 ms)";
+  EXPECT_EQ(FutexWaitRescues(), before + 1);
+
+  std::atomic<bool> go{false};
+  tid.store(0);
+  std::thread notified([&] {
+    tid.store(CurrentTid());
+    w.wait_until([&] { return go.load(); });
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  ASSERT_TRUE(AllParked({tid.load()}));
+  go.store(true);
+  w.notify_one();
+  notified.join();
+  EXPECT_EQ(FutexWaitRescues(), before + 1) << "a notified wake counted";
+}
+
 }  // namespace
 }  // namespace serverkit

@@ -63,6 +63,7 @@
 #include "base/percentile.h"
 #include "base/type_list.h"
 #include "bench/harness/harness.h"
+#include "queues/wait_strategy.h"
 #include "threadpool/all_pools.h"
 #include "threadpool/executor.h"
 
@@ -180,11 +181,31 @@ class Countdown {
   Clock::time_point finished_at_{};
 };
 
+// Sets the row's `lost_wakeups`: wake-ups that FutexWait's timed park found
+// lost during the benchmark (queues/wait_strategy.h); each cost a worker up
+// to 100 ms, so a row with any is not a fair figure.
+class LostWakeups {
+ public:
+  explicit LostWakeups(benchmark::State& state)
+      : state_(state), before_(FutexWaitRescues()) {}
+  ~LostWakeups() {
+    state_.counters["lost_wakeups"] =
+        static_cast<double>(FutexWaitRescues() - before_);
+  }
+  LostWakeups(const LostWakeups&) = delete;
+  LostWakeups& operator=(const LostWakeups&) = delete;
+
+ private:
+  benchmark::State& state_;
+  const std::uint64_t before_;
+};
+
 // ------------------------------------------------------------------- tiny
 
 template <typename P>
 void BM_Tiny(benchmark::State& state, int workers, int submitters, long work_ns,
              std::uint64_t tasks, double cap_s, const std::string& group) {
+  const LostWakeups lost(state);
   const std::uint64_t spins =
       static_cast<std::uint64_t>(g_spins_per_us * work_ns / 1000.0);
   std::vector<double> latency(tasks, NAN);
@@ -252,6 +273,7 @@ void BM_Tiny(benchmark::State& state, int workers, int submitters, long work_ns,
 template <typename P>
 void BM_Latency(benchmark::State& state, int workers, int submitters,
                 std::uint64_t samples, double cap_s) {
+  const LostWakeups lost(state);
   std::vector<double> latency(samples * submitters, NAN);
   bool capped = false;
   // Outlive the pool: a task may still be in notify_one() when its submitter
@@ -302,6 +324,7 @@ void BM_Latency(benchmark::State& state, int workers, int submitters,
 template <typename P>
 void BM_Fanout(benchmark::State& state, int workers, int chunks,
                std::uint64_t rounds, double cap_s) {
+  const LostWakeups lost(state);
   const std::uint64_t spins = static_cast<std::uint64_t>(g_spins_per_us * 2);
   std::vector<double> round_ns;
   round_ns.reserve(rounds);
@@ -352,6 +375,7 @@ void BM_Fanout(benchmark::State& state, int workers, int chunks,
 template <typename P>
 void BM_Sleep(benchmark::State& state, int workers, std::uint64_t tasks,
               int sleep_us) {
+  const LostWakeups lost(state);
   double wall_s = 0, slept_us = 0;
   for (auto _ : state) {
     std::atomic<std::uint64_t> counter{0};

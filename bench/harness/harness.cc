@@ -788,6 +788,7 @@ struct SweepFlags {
   bool rounds_mode = true;
   std::optional<double> budget, target;
   std::optional<int> min_rounds, max_rounds;
+  bool help = false;                   // --help: ours, then Google Benchmark's
   std::vector<std::string> user_args;  // the rest, for Google Benchmark
 };
 
@@ -872,6 +873,10 @@ FlagMatch ParseRoundsNumberFlag(const std::string& arg, const char* argv0,
 bool ParseSweepFlags(int argc, char** argv, SweepFlags* f) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      f->help = true;
+      continue;
+    }
     FlagMatch m = ParseModeFlag(arg, argv[0], f);
     if (m == FlagMatch::kNotOurs) m = ParseRoundsNumberFlag(arg, argv[0], f);
     if (m == FlagMatch::kBad) return false;
@@ -959,7 +964,8 @@ struct BenchArgs {
   std::vector<std::string> args;
   long repetitions = 1;
   bool interleaved = false;
-  std::string out_path;  // empty: no file
+  std::string out_path;    // empty: no file
+  std::string write_path;  // written there, renamed to out_path when done
   std::string out_format;
   bool out_is_json = true;
   std::string filter;
@@ -1051,6 +1057,17 @@ int BuildBenchArgs(const SweepSpec& spec, const SweepFlags& f,
   AddRunDefaults(f, b);
   if (!ChooseOutput(spec, f, argv0, b)) return 1;
   b->args.insert(b->args.end(), f.user_args.begin(), f.user_args.end());
+  // Results go to a file beside the old one, renamed over it only once
+  // the run has measured something: a failed or interrupted run leaves
+  // the old file as it was.
+  if (!b->out_path.empty()) {
+    b->write_path = b->out_path + ".partial";
+    for (std::string& a : b->args) {
+      if (a.rfind("--benchmark_out=", 0) == 0) {
+        a = "--benchmark_out=" + b->write_path;
+      }
+    }
+  }
   b->filter = FlagValue(f.user_args, "--benchmark_filter").value_or("");
   if (f.rounds_mode && !TakeOverFileAndFilter(argv0, b)) return 2;
   return 0;
@@ -1194,10 +1211,11 @@ void RunSchedule(const SweepSpec& spec, const RoundsConfig& rounds,
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   std::printf(
-      "paired rounds: %zu unit(s); at least %d round(s) each, then "
-      "more until each unit's leading pairs are within ±%.1f%% or "
-      "%.0f s are spent (at most %d rounds)\n",
-      units.size(), rounds.min_rounds, 100 * rounds.target, rounds.budget_s,
+      "paired rounds: %zu unit(s) sharing one budget of %.0f s; at least "
+      "%d round(s) each, then more, where a round narrows an interval "
+      "most per second, until each unit's leading pairs are within "
+      "±%.1f%% or the budget is spent (at most %d rounds a unit)\n",
+      units.size(), rounds.budget_s, rounds.min_rounds, 100 * rounds.target,
       rounds.max_rounds);
   std::fflush(stdout);
   for (int u; (u = NextUnit(state, rounds, seconds_since(start))) >= 0;) {
@@ -1223,7 +1241,7 @@ void RunSchedule(const SweepSpec& spec, const RoundsConfig& rounds,
   out->elapsed_s = seconds_since(start);
 }
 
-// The sweep in paired rounds, written to `b.out_path` as well as the
+// The sweep in paired rounds, written to `b.write_path` as well as the
 // console. Returns 0, or the exit code after saying why the file cannot be
 // written.
 int RunPairedRounds(const SweepSpec& spec, const RoundsConfig& rounds,
@@ -1232,11 +1250,11 @@ int RunPairedRounds(const SweepSpec& spec, const RoundsConfig& rounds,
                     RankingReporter& reporter, RoundsOutcome* out) {
   std::ofstream file;
   std::unique_ptr<benchmark::BenchmarkReporter> file_reporter;
-  if (!b.out_path.empty()) {
-    file.open(b.out_path, std::ios::binary | std::ios::trunc);
+  if (!b.write_path.empty()) {
+    file.open(b.write_path, std::ios::binary | std::ios::trunc);
     if (!file) {
       std::fprintf(stderr, "%s: cannot write %s: %s\n", argv0,
-                   b.out_path.c_str(), std::strerror(errno));
+                   b.write_path.c_str(), std::strerror(errno));
       return 1;
     }
     file_reporter = FileReporter(b.out_format);
@@ -1389,10 +1407,84 @@ FloorEnds StartFloor(Profile profile, const std::string& floor_name) {
 
 }  // namespace
 
+// --help: the sweep's own flags with their defaults for this family, then
+// Google Benchmark's.
+void PrintSweepHelp(const SweepSpec& spec, const char* argv0) {
+  const double budget = spec.round_budget_s;
+  std::printf(
+      "usage: %s [sweep flags] [Google Benchmark flags]\n"
+      "The %s sweep in paired rounds (docs/methods.md, \"Paired rounds\").\n"
+      "\n"
+      "sweep flags (the defaults per --profile: smoke / default / full):\n"
+      "  --profile=default|full|smoke  sizes, rounds and budget (default:\n"
+      "                       default)\n"
+      "  --rounds=on|off      paired rounds, or Google Benchmark's own\n"
+      "                       repetitions (off: %ld of them, interleaved)\n"
+      "                       (default: on)\n"
+      "  --round_budget_s=S   seconds of rounds for the whole sweep, shared\n"
+      "                       by all its units; the minimum rounds run\n"
+      "                       anyway (default: 0 / %.0f / %.0f)\n"
+      "  --round_target=F     a unit stops once its leading pairs' interval\n"
+      "                       is within +-F (default: %g)\n"
+      "  --min_rounds=N       rounds every unit runs first (default: 1 / %d "
+      "/ %d)\n"
+      "  --max_rounds=N       the most rounds of one unit (default: 1 / 60 /\n"
+      "                       200)\n"
+      "  --part=K/N           run process K's share of N (bench/sweep.sh\n"
+      "                       merges them; default: 1/1)\n"
+      "  --benchmark_out=PATH the results file (default:\n"
+      "                       $BUILD_WORKSPACE_DIRECTORY/results/%s.json);\n"
+      "                       written beside it and renamed over it only\n"
+      "                       when the run has measured\n"
+      "  --benchmark_list_tests=true  the benchmarks' names, once; nothing\n"
+      "                       measured, no file written\n"
+      "\n"
+      "Google Benchmark's flags:\n",
+      argv0, spec.family.c_str(), kDefaultRepetitions, budget,
+      budget * kFullBudgetFactor, kRoundTarget, kDefaultMinRounds,
+      kFullMinRounds, spec.family.c_str());
+  std::fflush(stdout);
+  benchmark::PrintDefaultHelp();
+}
+
+// --benchmark_list_tests=true: the names once, through Google Benchmark,
+// with no floor measured and no file opened.
+int ListBenchmarks(const SweepSpec& spec, const SweepFlags& flags) {
+  std::vector<std::string> args = {"list"};
+  for (const std::string& a : flags.user_args) {
+    if (a.rfind("--benchmark_out", 0) != 0) args.push_back(a);
+  }
+  if (!InitializeBenchmark(args)) return 2;
+  spec.register_benchmarks(flags.profile);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+// Moves the finished results file into place; false after saying why not.
+bool PublishResults(const BenchArgs& b, const char* argv0) {
+  if (b.write_path.empty()) return true;
+  if (std::rename(b.write_path.c_str(), b.out_path.c_str()) != 0) {
+    std::fprintf(stderr, "%s: cannot move %s to %s: %s\n", argv0,
+                 b.write_path.c_str(), b.out_path.c_str(),
+                 std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
 int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   const char* argv0 = argv[0];
   SweepFlags flags;
   if (!ParseSweepFlags(argc, argv, &flags)) return 2;
+  if (flags.help) {
+    PrintSweepHelp(spec, argv0);
+    return 0;
+  }
+  if (auto v = FlagValue(flags.user_args, "--benchmark_list_tests");
+      v && ParseBool(*v).value_or(false)) {
+    return ListBenchmarks(spec, flags);
+  }
   bool color = false;
   bool tabular = false;
   if (!ParseConsoleFlags(flags.user_args, argv0, &color, &tabular)) return 2;
@@ -1427,6 +1519,7 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   benchmark::Shutdown();
   if (outcome.ran == 0) {
     std::fprintf(stderr, "%s: no benchmark matched the filter\n", argv0);
+    if (!b.write_path.empty()) std::remove(b.write_path.c_str());
     return 1;
   }
   floor.after = MeasureFloorEdge(floor.edge_trips);
@@ -1439,15 +1532,18 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv) {
   if (!b.out_path.empty() && b.out_is_json) {
     const JsonValue doc = SweepContextJson(spec, flags, b, rounds, rankings,
                                            floor, drift, outcome);
-    if (const std::string error = AddToContext(b.out_path, "serverkit", doc);
+    if (const std::string error = AddToContext(b.write_path, "serverkit", doc);
         !error.empty()) {
       std::fprintf(stderr,
                    "%s: could not add the ranking rules and the floor to %s "
-                   "(%s)\n",
-                   argv0, b.out_path.c_str(), error.c_str());
+                   "(%s); %s is unchanged\n",
+                   argv0, b.write_path.c_str(), error.c_str(),
+                   b.out_path.c_str());
+      std::remove(b.write_path.c_str());
       return 1;
     }
   }
+  if (!PublishResults(b, argv0)) return 1;
   if (!b.out_path.empty()) {
     std::printf("Google Benchmark %s: %s\n", b.out_is_json ? "JSON" : "output",
                 b.out_path.c_str());
