@@ -29,8 +29,9 @@ INTRO = (
     "An open-loop generator offers every server the same rates, whatever "
     "its replies, as fractions of the slowest server's capacity; "
     "latencies in µs, medians over a point's ok rounds (lower is better). "
-    "A round is void when the generator itself fell behind its schedule: "
-    "its latencies say nothing of the server, and it is left out.")
+    "A run is void when the generator itself fell behind its schedule: "
+    "its latencies say nothing of the server, so it is left out and run "
+    "again, up to twice.")
 # The metric of the paired rows shown.
 METRIC = "p99_us"
 # The fewest rounds an interval needs (as the drivers' paired statistics).
@@ -260,7 +261,8 @@ def _voids(lat: dict[str, Any]) -> list[str]:
                   "no reason given")
     failed = listed([p for p in points if L.is_failed(p)], "error",
                     "no error given")
-    lines = ["Void points (the generator could not keep its schedule): " +
+    lines = ["Void runs (the generator could not keep its schedule; each "
+             "run again): " +
              "; ".join(void) + "." if void else "No point was void."]
     if failed:
         lines += ["", "Failed runs: " + "; ".join(failed) + "."]

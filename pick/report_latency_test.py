@@ -113,14 +113,16 @@ class SectionTest(unittest.TestCase):
 
     def test_void_and_failed_lists(self) -> None:
         self.assertIn(
-            "Void points (the generator could not keep its schedule): "
+            "Void runs (the generator could not keep its schedule; each "
+            "run again): "
             "evhttp at 90%, round 3: the generator fell behind its schedule "
             "by 3.2 ms (limit 1 ms).", self.http.splitlines())
         self.assertIn("Failed runs: nginx at 50%, round 1: nginx did not "
                       "start: bind: Address already in use.",
                       self.http.splitlines())
         self.assertIn(
-            "Void points (the generator could not keep its schedule): "
+            "Void runs (the generator could not keep its schedule; each "
+            "run again): "
             "serverkit-uring at 90%, rounds 0, 1, 2, 3, 4, 5: the generator "
             "fell behind its schedule by 1.5 ms (limit 1 ms).",
             self.pp.splitlines())
