@@ -78,8 +78,13 @@ def check_smoke(t: unittest.TestCase, d: dict[str, Any]) -> None:
     lat = d["latency"]  # one round: each run clean with figures, or void
     t.assertEqual((lat["reference"], lat["rounds"], lat["size"]),
                   ("asio", 1, 4096))
-    t.assertEqual(len(lat["points"]), 4 * (len(lat["servers"]) + 1))
-    t.assertEqual(sum(p["server"] == "floor" for p in lat["points"]), 4)
+    # Each (server, rate) once, and again after a void attempt (at most 3).
+    runs = [(p["server"], p["fraction"]) for p in lat["points"]
+            if p["attempt"] == 0]
+    t.assertEqual(len(runs), 4 * (len(lat["servers"]) + 1))
+    t.assertEqual(len(set(runs)), len(runs))
+    t.assertEqual(sum(s == "floor" for s, _ in runs), 4)
+    t.assertTrue(all(p["attempt"] <= 2 for p in lat["points"]))
     for p in lat["points"]:
         if p["void"]:
             t.assertTrue(p["void_reason"] and not p["ok"], p)
