@@ -45,13 +45,13 @@
 # paired by round; a run where the generator lagged is void, not a figure.
 #
 # Profiles (7 servers x connection counts x repetitions x seconds, then 5
-# servers x 4 rates x latency rounds of latency seconds):
+# servers and the floor x 4 rates x latency rounds of latency seconds):
 #   smoke    -c50 only, 1 repetition of 1 s; 1 latency round of 0.3 s:
-#            about 30 s
+#            about 25 s
 #   default  -c50 and -c200, 3 repetitions of 3 s; 6 latency rounds of
-#            0.5 s: about 5 minutes
+#            0.5 s: about 4 minutes
 #   full     -c50 and -c200, 5 repetitions of 15 s; 10 latency rounds of
-#            2 s: about 25 minutes
+#            2 s: about 28 minutes (not measured)
 #
 # A point is ok when wrk ran clean: exit 0, requests made, no non-2xx
 # response and no socket error (and, with an access log, a non-empty log).
