@@ -81,7 +81,8 @@ def _margin(e: Any) -> float:
     return float(m) if isinstance(m, (int, float)) and m > 0 else MARGIN
 
 
-def _inverse(x: Optional[float]) -> Optional[float]:
+def inverse(x: Optional[float]) -> Optional[float]:
+    """1 / x; None for None or x <= 0 (an unbounded end)."""
     return None if x is None or x <= 0 else 1.0 / x
 
 
@@ -98,7 +99,7 @@ def standing_cell(e: Any, side: str) -> str:
         return "no interval"
     lo, hi = d.get("low"), d.get("high")
     if better == "lower":
-        lo, hi = _inverse(hi), _inverse(lo)
+        lo, hi = inverse(hi), inverse(lo)
     m = _margin(e)
     if standing(lo, hi, m) == Standing.UNKNOWN:
         return "no interval"

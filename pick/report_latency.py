@@ -20,7 +20,7 @@ from typing import Any, Collection, Optional
 
 from pick import latency_doc as L
 from pick.margin import MARGIN, Standing, standing, words
-from pick.markdown import md_table, num
+from pick.markdown import inverse, md_table, num
 from pick.markdown import ns as us  # the same digits: whole above 100
 from pick.prediction import mapping, number, text
 
@@ -180,10 +180,6 @@ def ratio_cell(d: dict[str, Any]) -> str:
         "-" if p is None else "< 0.0001" if p < 0.0001 else "%.2g" % p, n)
 
 
-def _inverse(x: Optional[float]) -> Optional[float]:
-    return None if x is None or x <= 0 else 1.0 / x
-
-
 def margin_of(e: dict[str, Any]) -> float:
     m = number(e.get("margin"))
     return m if m is not None and m > 0 else MARGIN
@@ -200,7 +196,7 @@ def standing_words(e: dict[str, Any]) -> str:
         return "no interval (n %d)" % n
     lo, hi = number(d.get("low")), number(d.get("high"))
     if e.get("better") != "higher":
-        lo, hi = _inverse(hi), _inverse(lo)
+        lo, hi = inverse(hi), inverse(lo)
     m = margin_of(e)
     if standing(lo, hi, m) == Standing.UNKNOWN:
         return "no interval (an unbounded end)"

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import statistics
 from typing import Any, Callable, Optional, Sequence
 
 import http_run
@@ -32,24 +31,15 @@ CONNECTIONS = 50
 def capacity(points: Sequence[dict[str, Any]], connections: int
              ) -> dict[str, float]:
     """Each server's median requests/s over its clean wrk points at
-    `connections` (at the fewest connections run, where that count was
-    not)."""
-    counts = sorted({p["connections"] for p in points})
-    if not counts:
-        return {}
-    at = connections if connections in counts else counts[0]
-    by: dict[str, list[float]] = {}
-    for p in points:
-        if p["connections"] == at and p["ok"] and p["requests_per_s"] > 0:
-            by.setdefault(p["server"], []).append(p["requests_per_s"])
-    return {s: statistics.median(v) for s, v in by.items()}
+    `connections` (at the nearest count run, where that one was not)."""
+    return LP.capacity(points, "connections", connections,
+                       "requests_per_s")[1]
 
 
 def settings(rounds: int, seconds: float, margin: float,
              connections: int, wrk_connections: Sequence[int]
              ) -> LP.Settings:
-    at = connections if connections in wrk_connections else \
-        min(wrk_connections)
+    at = LP.nearest(wrk_connections, connections)
     return LP.Settings(
         workload="http", unit="requests/s", reference=REFERENCE,
         protocol="http", connections=connections, rounds=rounds,

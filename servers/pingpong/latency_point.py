@@ -18,9 +18,10 @@ import dataclasses
 import json
 import math
 import os
+import statistics
 import subprocess
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import procs
 from pick.margin import MARGIN
@@ -88,6 +89,30 @@ class LatencyPoint:
 # why); the process is stopped with procs.stop after the run.
 Starter = Callable[[str, str],
                    tuple[Optional[subprocess.Popen[bytes]], int, str]]
+
+
+def nearest(counts: Sequence[int], wanted: int) -> int:
+    """`wanted` when counts has it, else the nearest count (the smaller
+    of two as near)."""
+    return min(counts, key=lambda n: (abs(n - wanted), n))
+
+
+def capacity(records: Sequence[Mapping[str, Any]], count_key: str,
+             wanted: int, value_key: str) -> tuple[int, dict[str, float]]:
+    """The closed-loop capacity the rates come from: (the count used,
+    nearest(..., wanted) of the records' count_key values, and each
+    server's median value_key over its clean records at that count);
+    (wanted, {}) without records."""
+    counts = sorted({r[count_key] for r in records})
+    if not counts:
+        return wanted, {}
+    at = nearest(counts, wanted)
+    by: dict[str, list[float]] = {}
+    for r in records:
+        v = r.get(value_key)
+        if r[count_key] == at and r.get("ok") and v and v > 0:
+            by.setdefault(r["server"], []).append(v)
+    return at, {s: statistics.median(v) for s, v in by.items()}
 
 
 def floor_size(st: Settings) -> int:

@@ -69,6 +69,19 @@ class RatesAndPlanTest(unittest.TestCase):
         self.assertEqual((slowest, base), ("b", 40000.0))
         self.assertEqual(rates, [10000.0, 20000.0, 30000.0, 36000.0])
 
+    def test_capacity_from_the_closed_loop_records(self) -> None:
+        recs = [dict(server="a", n=50, ok=True, v=100.0),
+                dict(server="a", n=50, ok=True, v=300.0),
+                dict(server="a", n=50, ok=False, v=900.0),
+                dict(server="b", n=50, ok=True, v=0.0),
+                dict(server="b", n=200, ok=True, v=50.0)]
+        self.assertEqual(LP.capacity(recs, "n", 50, "v"),
+                         (50, {"a": 200.0}))  # the median of two
+        self.assertEqual(LP.capacity(recs, "n", 150, "v"),
+                         (200, {"b": 50.0}))  # the nearest count run
+        self.assertEqual(LP.capacity([], "n", 50, "v"), (50, {}))
+        self.assertEqual(LP.nearest([10, 100], 55), 10)
+
     def test_no_capacity(self) -> None:
         with self.assertRaisesRegex(ValueError, "no server"):
             LS.common_rates({"a": 0.0}, (0.5,))

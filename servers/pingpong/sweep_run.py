@@ -234,15 +234,7 @@ def capacity(echo: list[Record], sessions: int
     `sessions`, or the nearest count that ran)."""
     pts = [r for r in echo if r.get("server_threads") == 1 and
            r.get("blocksize") == LATENCY_BLOCK]
-    counts = sorted({r["sessions"] for r in pts})
-    if not counts:
-        return sessions, {}
-    at = min(counts, key=lambda n: (abs(n - sessions), n))
-    by: dict[str, list[float]] = {}
-    for r in pts:
-        if r["sessions"] == at and r.get("ok") and r.get("messages_per_s"):
-            by.setdefault(r["server"], []).append(r["messages_per_s"])
-    return at, {s: sorted(v)[len(v) // 2] for s, v in by.items()}
+    return LP.capacity(pts, "sessions", sessions, "messages_per_s")
 
 
 def _say(line: str) -> None:
