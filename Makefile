@@ -12,10 +12,15 @@
 # make bench-quick          a smoke run of the whole chain (a few minutes).
 # make compare A=dir B=dir  per-benchmark deltas between two result sets.
 # make bench-repro FAMILY=queues  one family's sweep twice: do the runs agree?
-# make lint                 flake8 and mypy on pick, pingpong, http, chat.
+# make lint                 flake8 and mypy on pick, servers/ and build/.
 # make calibration          how often the decision rules are wrong, by
 #                           seeded simulation (docs/methods.md's tables).
 # make format-check         clang-format on every C++ file (make format fixes).
+# make soak MINUTES=N       the three servers at once for N minutes (default
+#                           10) under normal and hostile clients; fails on a
+#                           leak, a crash or a lost reply (results/soak.json).
+# make fuzz SECONDS=N       every fuzz target N s (clang, libFuzzer, ASan,
+#                           UBSan), then each planted-bug mutant must be caught.
 
 BAZEL ?= bazel
 PROFILE ?= default
@@ -23,7 +28,7 @@ PROFILE ?= default
 # Extra flags for every `bazel test` below; .ci/run sets --config=ci (-Werror).
 BAZEL_TEST_FLAGS ?=
 
-.PHONY: all deps test lint calibration format format-check test-tsan test-asan test-ubsan bench bench-quick \
+.PHONY: all deps test lint calibration format format-check fuzz soak test-tsan test-asan test-ubsan bench bench-quick \
 	bench-queues bench-threadpool bench-logger bench-buffer bench-pick \
 	bench-pingpong bench-chat bench-http bench-repro compare clean
 
@@ -35,9 +40,8 @@ deps:
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
 
-# flake8 and mypy on pick, servers/pingpong, servers/http, servers/chat and
-# servers/loadgen
-# (tools/lint_python.sh; CI runs this too).
+# flake8 and mypy on pick, servers/ (pingpong, http, chat, loadgen, soak)
+# and build/ (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh
 
@@ -55,6 +59,30 @@ format-check: deps
 
 format:
 	tools/check_format.sh --fix
+
+# The soak (servers/soak, docs/testing.md "The soak"): the three servers
+# built with -c opt, then all three at once for MINUTES under normal clients
+# that check every byte and hostile ones, sampled every 10 s; fails on an
+# upward trend in RSS, descriptors or threads, a server that exits, or a lost
+# or corrupt reply. Prints progress and the table; writes results/soak.json.
+# CI runs it with MINUTES=2.
+MINUTES ?= 10
+SOAK_SERVERS = //servers/pingpong:server //servers/chat:server //servers/http:server
+soak: deps
+	$(BAZEL) build -c opt $(SOAK_SERVERS)
+	/usr/bin/python3 servers/soak/soak.py --minutes=$(MINUTES) \
+	  --bin_dir="$$($(BAZEL) info -c opt bazel-bin)"
+
+# Every fuzz target for SECONDS each, from its corpus (<package>/fuzz/), then
+# every planted-bug mutant, which its target's oracle must catch within
+# MUTANT_SECONDS (tools/fuzz.sh; CI runs this with SECONDS=30). Prints each
+# target's execs, execs per second and coverage; results/fuzz/ keeps logs,
+# new inputs and crashes. `make test` replays each corpus (the _replay tests).
+SECONDS ?= 60
+MUTANT_SECONDS ?= 30
+FUZZ_JOBS ?= 1
+fuzz: deps
+	tools/fuzz.sh --seconds=$(SECONDS) --mutant_seconds=$(MUTANT_SECONDS) --jobs=$(FUZZ_JOBS)
 
 # The concurrent code under ThreadSanitizer (CI runs this too); //build/...
 # holds the mutants, races in our code the suppressions must not hide.

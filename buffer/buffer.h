@@ -9,7 +9,9 @@
 // `Buffer` (prependable | readable | writable):
 //
 //   - `B()` and `explicit B(std::size_t initial)` build it; `initial` is the
-//     writable space to start with (implementations may round it up).
+//     writable space to start with (implementations may round it up). The
+//     reference, `string`, only reserves it: its writable space is 0 until
+//     `ensure_writable`.
 //   - Reading: `readable_bytes()`; `readable()`, the readable bytes as one
 //     span, or two where the implementation wraps; `peek(n)`, the first `n`
 //     bytes as one contiguous `std::string_view` (a wrapped RingBuffer moves

@@ -63,6 +63,7 @@ class StringBuffer {
 
   void retrieve(std::size_t n) {
     assert(n <= data_.size());
+    if (n == 0) return;  // erases nothing: moves nothing
     moved_ += data_.size() - n;
     data_.erase(0, n);
   }
@@ -88,6 +89,7 @@ class StringBuffer {
   }
 
   void prepend(std::string_view s) {
+    if (s.empty()) return;  // inserts nothing: moves nothing
     moved_ += data_.size();
     data_.insert(0, s);
   }

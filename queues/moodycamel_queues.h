@@ -19,6 +19,8 @@
 // per-producer order but gives no FIFO order between producers.
 //
 // All four are unbounded: the capacity, 0 included, is what to preallocate.
+// moodycamel's enqueue returns false when it cannot allocate; the adapters
+// throw std::bad_alloc then, as the contract asks of an unbounded queue.
 //
 // Exceptions (queues/queue.h): all four reject elements whose move may throw.
 // ConcurrentQueue counts an item as dequeued, and destroys it, even when the
@@ -35,6 +37,7 @@
 #include <readerwriterqueue/readerwriterqueue.h>
 
 #include <cstddef>
+#include <new>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -79,6 +82,8 @@ class MoodycamelSlot {
 template <typename T>
 using MoodycamelStored = std::conditional_t<kUnderTsan, MoodycamelSlot<T>, T>;
 
+// moodycamel's enqueue reports a failed allocation by returning false; the
+// contract (queues/queue.h) has an unbounded queue throw std::bad_alloc.
 template <typename T, typename Q, typename... Token>
 bool MoodycamelEnqueue(Q& q, T&& v, Token&... token) {
   if constexpr (kUnderTsan) {
@@ -87,10 +92,10 @@ bool MoodycamelEnqueue(Q& q, T&& v, Token&... token) {
     MoodycamelSlot<T> slot(std::move(v));
     if (q.enqueue(token..., std::move(slot))) return true;
     v = std::move(slot.value());
-    return false;
   } else {
-    return q.enqueue(token..., std::move(v));
+    if (q.enqueue(token..., std::move(v))) return true;
   }
+  throw std::bad_alloc();
 }
 
 // `dequeue(slot)` is the queue's try_dequeue or wait_dequeue, bound.
@@ -201,10 +206,7 @@ class MoodycamelBlockingQueue {
   bool try_pop(T& out) {
     return queues_internal::MoodycamelTryDequeue(q_, out);
   }
-  void push(T&& v) {
-    while (!queues_internal::MoodycamelEnqueue(q_, std::move(v))) {
-    }
-  }
+  void push(T&& v) { queues_internal::MoodycamelEnqueue(q_, std::move(v)); }
   void pop(T& out) {
     queues_internal::MoodycamelDequeue(out, [&](auto& o) {
       q_.wait_dequeue(o);

@@ -15,8 +15,13 @@
 //     capacity, 0 included, as a hint for what to preallocate.
 //   - `bool try_push(value_type&& v)` enqueues `v` and returns true, or returns
 //     false when the queue is full and leaves `v` untouched, so the caller can
-//     retry with the same value. Unbounded queues fail only when memory runs
-//     out.
+//     retry with the same value. An unbounded queue's `try_push` never
+//     returns false: when memory runs out it throws `std::bad_alloc`, has
+//     not enqueued `v`, and the queue goes on working, unless it declares
+//     `static constexpr bool kUsableAfterBadAlloc = false` (tbb: oneTBB's
+//     queue crashes on a later pop); `UsableAfterBadAlloc<Q>` reads that.
+//     The typed test UnboundedThrowsBadAllocWhenMemoryRunsOut runs each
+//     unbounded queue out of memory.
 //   - `bool try_pop(value_type& out)` moves the oldest item into `out` and
 //     returns true, or returns false when the queue is empty.
 //   - `std::size_t capacity() const` is the bound, or 0 for an unbounded queue.
@@ -149,6 +154,16 @@ template <typename Q>
 constexpr bool KeepsProducerOrder() {
   if constexpr (requires { Q::kKeepsProducerOrder; }) {
     return Q::kKeepsProducerOrder;
+  } else {
+    return true;
+  }
+}
+
+// True unless `Q` declares `kUsableAfterBadAlloc = false` (see try_push).
+template <typename Q>
+constexpr bool UsableAfterBadAlloc() {
+  if constexpr (requires { Q::kUsableAfterBadAlloc; }) {
+    return Q::kUsableAfterBadAlloc;
   } else {
     return true;
   }

@@ -4,6 +4,8 @@
 
 #include "queues/queue.h"
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 #include <concepts>
@@ -259,6 +261,91 @@ TYPED_TEST(QueueTest, ExactlyFullAtEveryCapacity) {
         EXPECT_FALSE(q.try_pop(out));
       }
     }
+  }
+}
+
+// 64 bytes, so a queue runs out of memory after about a million pushes.
+struct Block {
+  std::uint64_t seq = 0;
+  char pad[56] = {};
+};
+
+// The process's address space, in bytes (VmSize).
+std::size_t AddressSpaceBytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  std::size_t kib = 0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "VmSize: %zu kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return kib * 1024;
+}
+
+// Run in a child (EXPECT_EXIT): caps the address space 64 MiB above what it
+// is, pushes until the queue throws std::bad_alloc, lifts the cap, then
+// (unless the queue declares itself broken by bad_alloc) checks that it
+// still works and holds exactly what was pushed, in order. Exit 0 on
+// success; otherwise a code and one line on stderr.
+template <typename Q>
+[[noreturn]] void PushUntilMemoryRunsOut() {
+  auto q = std::make_unique<Q>(0);
+  rlimit old{};
+  if (getrlimit(RLIMIT_AS, &old) != 0) std::_Exit(10);
+  rlimit tight = old;
+  tight.rlim_cur = AddressSpaceBytes() + (64u << 20);
+  if (setrlimit(RLIMIT_AS, &tight) != 0) std::_Exit(11);
+  std::uint64_t pushed = 0;
+  bool threw = false;
+  try {
+    for (; pushed < (1u << 24); ++pushed) {
+      Block b;
+      b.seq = pushed;
+      if (!q->try_push(std::move(b))) break;
+    }
+  } catch (const std::bad_alloc&) {
+    threw = true;
+  }
+  setrlimit(RLIMIT_AS, &old);
+  if (!threw) {
+    std::fprintf(stderr, "try_push %s after %llu items, without bad_alloc\n",
+                 pushed == (1u << 24) ? "never failed" : "returned false",
+                 static_cast<unsigned long long>(pushed));
+    std::_Exit(3);
+  }
+  if constexpr (!UsableAfterBadAlloc<Q>()) std::_Exit(0);
+  Block last;
+  last.seq = ~std::uint64_t{0};
+  if (!q->try_push(std::move(last))) std::_Exit(4);
+  for (std::uint64_t i = 0; i <= pushed; ++i) {
+    Block b;
+    const std::uint64_t want = i == pushed ? ~std::uint64_t{0} : i;
+    if (!q->try_pop(b) || b.seq != want) {
+      std::fprintf(stderr, "pop %llu: got %llu, want %llu\n",
+                   static_cast<unsigned long long>(i),
+                   static_cast<unsigned long long>(b.seq),
+                   static_cast<unsigned long long>(want));
+      std::_Exit(5);
+    }
+  }
+  Block extra;
+  std::_Exit(q->try_pop(extra) ? 6 : 0);
+}
+
+// The contract's rule for unbounded queues: try_push never returns false;
+// out of memory, it throws std::bad_alloc, enqueues nothing, and the queue
+// goes on working.
+TYPED_TEST(QueueTest, UnboundedThrowsBadAllocWhenMemoryRunsOut) {
+  using Q = typename TypeParam::template Of<Block>;
+  if constexpr (Q::kBounded) {
+    GTEST_SKIP() << "bounded";
+  } else {
+    // The sanitizers reserve terabytes of shadow memory up front.
+    if (kUnderSanitizer)
+      GTEST_SKIP() << "no address-space cap under a sanitizer";
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(PushUntilMemoryRunsOut<Q>(), ::testing::ExitedWithCode(0), "");
   }
 }
 

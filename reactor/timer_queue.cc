@@ -4,9 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <utility>
 
 #include "reactor/channel.h"
 #include "reactor/event_loop.h"
@@ -35,24 +36,13 @@ TimerQueue::~TimerQueue() {
 void TimerQueue::add(TimerId id, Clock::time_point when,
                      Clock::duration interval, TimerCallback cb) {
   loop_->assert_in_loop_thread();
-  auto timer = std::make_shared<Timer>(Timer{std::move(cb), interval});
-  by_time_.emplace(when, std::make_pair(id, std::move(timer)));
-  active_[id] = when;
+  timers_.add(id, when, interval, std::move(cb));
   arm();
 }
 
 void TimerQueue::cancel(TimerId id) {
   loop_->assert_in_loop_thread();
-  auto it = active_.find(id);
-  if (it == active_.end()) return;  // fired (one-shot) or unknown: a no-op
-  auto [first, last] = by_time_.equal_range(it->second);
-  for (auto t = first; t != last; ++t) {
-    if (t->second.first == id) {
-      by_time_.erase(t);
-      break;
-    }
-  }
-  active_.erase(it);
+  timers_.cancel(id);
   arm();
 }
 
@@ -62,31 +52,15 @@ void TimerQueue::handle_read() {
       errno != EAGAIN) {
     reactor_internal::ReportErrno("reactor: timerfd read failed");
   }
-  const auto now = Clock::now();
-  std::vector<std::pair<TimerId, std::shared_ptr<Timer>>> due;
-  while (!by_time_.empty() && by_time_.begin()->first <= now) {
-    due.push_back(std::move(by_time_.begin()->second));
-    by_time_.erase(by_time_.begin());
-  }
-  for (auto& [id, timer] : due) {
-    if (!active_.count(id)) continue;  // cancelled by an earlier callback
-    if (timer->interval.count() > 0) {
-      const auto next = now + timer->interval;
-      active_[id] = next;
-      by_time_.emplace(next, std::make_pair(id, timer));
-    } else {
-      active_.erase(id);
-    }
-    timer->cb();
-  }
+  timers_.expire(Clock::now());
   arm();
 }
 
 void TimerQueue::arm() {
   struct itimerspec spec;
   std::memset(&spec, 0, sizeof(spec));
-  if (!by_time_.empty()) {
-    auto delay = by_time_.begin()->first - Clock::now();
+  if (const auto earliest = timers_.earliest()) {
+    auto delay = *earliest - Clock::now();
     const auto min_delay = std::chrono::microseconds(100);
     if (delay < min_delay) delay = min_delay;
     const auto ns =

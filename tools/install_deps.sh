@@ -31,6 +31,8 @@ packages=(
   python3-flake8           # tools/lint_python.sh: the Python's style
   python3-mypy             # tools/lint_python.sh: the Python's types
   clang-format             # tools/check_format.sh: the C++ format (.clang-format)
+  clang-14                 # tools/fuzz.sh: the fuzz targets (--config=fuzz)
+  libclang-rt-14-dev       # libFuzzer and clang's sanitizer runtimes
 )
 
 missing=()

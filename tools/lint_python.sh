@@ -5,8 +5,8 @@
 #
 # Lints the project's Python: flake8 (pycodestyle and pyflakes, configured in
 # .flake8) and mypy (mypy.ini: every function annotated, scipy and matplotlib
-# without stubs) on pick, servers/pingpong, servers/http and servers/chat,
-# under Debian's /usr/bin/python3 (the python3-flake8 and python3-mypy
+# without stubs) on pick, servers/ (pingpong, http, chat, loadgen, soak)
+# and build/, under Debian's /usr/bin/python3 (the python3-flake8 and python3-mypy
 # packages, tools/install_deps.sh). mypy runs twice: `mypy --strict` on the
 # package pick (pick, and any path under it), then plain mypy on the
 # other paths with pick added to MYPYPATH: their tests import
@@ -15,7 +15,8 @@
 # (pick.layering and layering).
 #
 #   tools/lint_python.sh [PATH ...]     (default: pick servers/pingpong
-#                                        servers/http servers/chat)
+#                                        servers/http servers/chat
+#                                        servers/loadgen servers/soak build)
 #
 # Runs both, then exits 1 when either found a problem (2 when a tool is
 # missing), 0 when both pass. Runs from the workspace root wherever it is
@@ -24,7 +25,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 py=${PYTHON:-/usr/bin/python3}
-if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(pick servers/pingpong servers/http servers/chat servers/loadgen); fi
+if [[ $# -gt 0 ]]; then paths=("$@"); else paths=(pick servers/pingpong servers/http servers/chat servers/loadgen servers/soak build); fi
 cache="${MYPY_CACHE_DIR:-${TMPDIR:-/tmp}/serverkit-mypy-cache}"
 
 for tool in flake8 mypy; do

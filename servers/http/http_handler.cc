@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 
 namespace serverkit::http {
 namespace {
@@ -110,6 +111,17 @@ void AppendLogEscaped(std::string_view in, std::string* out) {
   }
 }
 
+std::string_view LogEscaped(std::string_view in, std::string* buf) {
+  const bool clean = std::all_of(in.begin(), in.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  });
+  if (clean) return in;
+  buf->clear();
+  AppendLogEscaped(in, buf);
+  return *buf;
+}
+
 const http_parser_settings HttpHandler::kSettings = [] {
   http_parser_settings s;
   http_parser_settings_init(&s);
@@ -151,7 +163,9 @@ int HttpHandler::OnMessageBegin(http_parser* p) {
 }
 
 int HttpHandler::OnUrl(http_parser* p, const char* at, std::size_t len) {
-  Self(p)->url_.append(at, len);
+  HttpHandler* h = Self(p);
+  if (h->url_.empty() && len > 0) h->url_begin_ = at;
+  h->url_.append(at, len);
   return 0;
 }
 
@@ -297,11 +311,23 @@ void HttpHandler::feed(std::string_view in, std::string* out,
     }
     const bool was_in_head = in_head_;
     message_complete_ = false;
+    url_begin_ = nullptr;
     const std::size_t n =
         http_parser_execute(&parser_, &kSettings, in.data() + pos, chunk);
     if (was_in_head && in_head_) {
       head_bytes_ += n;
       if (n > 0) last_head_byte_ = in[pos + n - 1];
+    }
+    // The request line is complete once its line feed is consumed, whether
+    // or not a header field has been reported yet (http-parser reports a
+    // field's first bytes at the end of a call, or not at all when the
+    // field turns out malformed within the same call: split-dependent).
+    if (!request_line_complete_ && !url_.empty()) {
+      const char* from = url_begin_ != nullptr ? url_begin_ : in.data() + pos;
+      const char* end = in.data() + pos + n;
+      if (from < end && std::memchr(from, '\n', end - from) != nullptr) {
+        request_line_complete_ = true;
+      }
     }
     pos += n;
     const http_errno err = HTTP_PARSER_ERRNO(&parser_);
@@ -333,7 +359,13 @@ void HttpHandler::feed(std::string_view in, std::string* out,
     }
     if (err != HPE_OK || n < chunk) {
       // A malformed request (or one the parser stopped on, such as an
-      // upgrade without a complete message): 400 and close.
+      // upgrade without a complete message): 400 and close. Failing inside
+      // its head, a Referer or User-Agent may be cut anywhere, at a point
+      // that depends on how the input was split: neither is reported.
+      if (in_head_) {
+        referer_.clear();
+        user_agent_.clear();
+      }
       reply(400, true, out, on_reply);
       return;
     }

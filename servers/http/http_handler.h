@@ -46,6 +46,10 @@
 // Every reply is reported to the `on_reply` callback of the `feed` call that
 // produced it (the access log), with the request line's parts and, when the
 // handler was built with `record_log_headers`, the Referer and User-Agent.
+// A request that fails inside its head (400) is reported with its request
+// line once that line's line feed has been read, and with no Referer or
+// User-Agent (either may be cut short). Like the replies, the reports do
+// not depend on how the input is split.
 //
 // Thread-safety: none; one handler belongs to one connection (its loop
 // thread).
@@ -75,6 +79,27 @@ inline constexpr std::size_t kMaxHeadBytes = 8 * 1024;
 // and $http_user_agent in an access log: `"`, `\` and bytes below 0x20 or
 // from 0x7f up become `\xHH` (uppercase hex).
 void AppendLogEscaped(std::string_view in, std::string* out);
+
+// `in` ready for a quoted access-log field: itself when nothing in it needs
+// escaping (the usual case, no copy), else escaped into `*buf`.
+std::string_view LogEscaped(std::string_view in, std::string* buf);
+
+// "-" for an empty field, as nginx logs an absent Referer or User-Agent.
+inline std::string_view OrDash(std::string_view s) {
+  return s.empty() ? "-" : s;
+}
+
+// The access-log line after the logger's prefix, nginx's "combined" format:
+// $remote_addr - - [$time_local] "$request" $status $body_bytes_sent
+// "$http_referer" "$http_user_agent". Its arguments: the address, the time,
+// the method, LogEscaped(target), major, minor, status, body bytes, then
+// OrDash(LogEscaped(referer)) and OrDash(LogEscaped(user agent)).
+inline constexpr char kAccessLogFormat[] =
+    "{} - - [{}] \"{} {} HTTP/{}.{}\" {} {} \"{}\" \"{}\"";
+// A reply to a request line that was not understood: address, time, status
+// and body bytes.
+inline constexpr char kAccessLogFormatNoRequest[] =
+    "{} - - [{}] \"-\" {} {} \"-\" \"-\"";
 
 // One reply, for the access log. The views are valid during the callback.
 struct ReplyRecord {
@@ -148,6 +173,9 @@ class HttpHandler {
   bool request_line_complete_ = false;
   bool keep_alive_ = true;  // set when the message completes
   std::string url_;
+  // Where the URL began in the buffer of the current http_parser_execute
+  // call; null when it began in an earlier call (or has not begun).
+  const char* url_begin_ = nullptr;
   std::string field_;             // the header name being read
   std::string* value_ = nullptr;  // where its value goes (null: dropped)
   bool last_was_value_ = false;

@@ -73,21 +73,6 @@ std::string_view TimeLocal() {
   return text;
 }
 
-std::string_view OrDash(std::string_view s) { return s.empty() ? "-" : s; }
-
-// `s` as nginx logs it: itself when nothing needs escaping (the usual case,
-// no copy), else escaped into `*buf`.
-std::string_view Escaped(std::string_view s, std::string* buf) {
-  const bool clean = std::all_of(s.begin(), s.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (clean) return s;
-  buf->clear();
-  AppendLogEscaped(s, buf);
-  return *buf;
-}
-
 // One loop's share, for the stop line: how evenly connections were spread,
 // and (with the loop's counters) how many replies one wake-up served.
 struct LoopTally {
@@ -340,15 +325,14 @@ int Main(int argc, char** argv) {
         return [l](std::string_view addr, const ReplyRecord& r) {
           if (r.request_line_complete) {
             thread_local std::string target, referer, user_agent;
-            SK_LOG_INFO(*l,
-                        "{} - - [{}] \"{} {} HTTP/{}.{}\" {} {} \"{}\" \"{}\"",
-                        addr, TimeLocal(), r.method, Escaped(r.target, &target),
-                        r.http_major, r.http_minor, r.status, r.body_bytes,
-                        OrDash(Escaped(r.referer, &referer)),
-                        OrDash(Escaped(r.user_agent, &user_agent)));
+            SK_LOG_INFO(*l, kAccessLogFormat, addr, TimeLocal(), r.method,
+                        LogEscaped(r.target, &target), r.http_major,
+                        r.http_minor, r.status, r.body_bytes,
+                        OrDash(LogEscaped(r.referer, &referer)),
+                        OrDash(LogEscaped(r.user_agent, &user_agent)));
           } else {
-            SK_LOG_INFO(*l, "{} - - [{}] \"-\" {} {} \"-\" \"-\"", addr,
-                        TimeLocal(), r.status, r.body_bytes);
+            SK_LOG_INFO(*l, kAccessLogFormatNoRequest, addr, TimeLocal(),
+                        r.status, r.body_bytes);
           }
         };
       },

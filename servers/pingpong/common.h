@@ -8,6 +8,10 @@
 //     `header` (evpp's header/body benchmark: an 8-byte header
 //     {uint32 body_size, uint32 packet_count} in network byte order, then
 //     `body_size` bytes; the server echoes each complete message);
+//   - the header protocol's framing as the server decides it
+//     (`FrameMessage`, `DecodeMessage`: need more, a whole message, or a
+//     body_size over the limit), shared with its fuzz target
+//     (header_fuzz.cc);
 //   - the body content of the header protocol, derived from packet_count, so
 //     the client can check every reply;
 //   - the server command line every server of the sweep accepts:
@@ -29,6 +33,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -67,6 +72,43 @@ inline Header DecodeHeader(const char* in) {
   std::memcpy(&b, in, 4);
   std::memcpy(&c, in + 4, 4);
   return Header{ntohl(b), ntohl(c)};
+}
+
+// What the next message of a header-protocol stream is.
+enum class MessageStatus {
+  kNeedMore,  // the header or the body is not all there yet
+  kMessage,   // kHeaderSize + body_size bytes are there
+  kTooLong,   // body_size is over the limit: the server closes
+};
+
+// The server's framing decision for the front of `in`, a reactor Buffer
+// (buffer/buffer.h), taking nothing out of it. *header is set once the
+// header is there; *total (header and body) on kMessage. kTooLong exactly
+// when body_size > max_body, decided from the header alone, so no length
+// field makes a caller hold or allocate more than kHeaderSize + max_body.
+template <typename B>
+MessageStatus FrameMessage(const B& in, std::uint32_t max_body, Header* header,
+                           std::size_t* total) {
+  if (in.readable_bytes() < kHeaderSize) return MessageStatus::kNeedMore;
+  char raw[kHeaderSize];
+  in.peek_into(std::span<char>(raw, kHeaderSize));
+  *header = DecodeHeader(raw);
+  if (header->body_size > max_body) return MessageStatus::kTooLong;
+  const std::size_t whole = kHeaderSize + std::size_t{header->body_size};
+  if (in.readable_bytes() < whole) return MessageStatus::kNeedMore;
+  *total = whole;
+  return MessageStatus::kMessage;
+}
+
+// FrameMessage, then on kMessage takes the message (header and body) out of
+// `in` into *message.
+template <typename B>
+MessageStatus DecodeMessage(B* in, std::uint32_t max_body, std::string* message,
+                            Header* header) {
+  std::size_t total = 0;
+  const MessageStatus s = FrameMessage(*in, max_body, header, &total);
+  if (s == MessageStatus::kMessage) *message = in->retrieve_as_string(total);
+  return s;
 }
 
 // Body byte i of the message with `packet_count` is (packet_count + i) mod 256.

@@ -118,23 +118,25 @@ class Replier {
   // The header protocol: each whole message goes back; a body over
   // `max_body` closes the connection.
   void OnHeader(const ConnPtr& conn, B* in, std::uint32_t max_body) const {
-    while (in->readable_bytes() >= kHeaderSize) {
-      char raw[kHeaderSize];
-      in->peek_into(std::span<char>(raw, kHeaderSize));
-      const Header h = DecodeHeader(raw);
-      if (h.body_size > max_body) {
-        counters_->closed_oversized.fetch_add(1, std::memory_order_relaxed);
-        std::fprintf(stderr,
-                     "server: %s: closing: body_size %u > max_body %u\n",
-                     conn->name().c_str(), h.body_size, max_body);
-        conn->force_close();
-        in->retrieve_all();
-        return;
+    for (;;) {
+      Header h{};
+      std::size_t total = 0;
+      switch (FrameMessage(*in, max_body, &h, &total)) {
+        case MessageStatus::kNeedMore:
+          return;  // wait for the rest
+        case MessageStatus::kTooLong:
+          counters_->closed_oversized.fetch_add(1, std::memory_order_relaxed);
+          std::fprintf(stderr,
+                       "server: %s: closing: body_size %u > max_body %u\n",
+                       conn->name().c_str(), h.body_size, max_body);
+          conn->force_close();
+          in->retrieve_all();
+          return;
+        case MessageStatus::kMessage:
+          Consume(total);
+          Reply(conn, in->retrieve_as_string(total));
+          break;
       }
-      const std::size_t total = kHeaderSize + h.body_size;
-      if (in->readable_bytes() < total) return;  // wait for the rest
-      Consume(total);
-      Reply(conn, in->retrieve_as_string(total));
     }
   }
 
