@@ -635,10 +635,4 @@ void OneInput(ByteReader& in) {
 }  // namespace
 }  // namespace serverkit
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
-                                      std::size_t size) {
-  serverkit::fuzz::Trace::reset();
-  serverkit::fuzz::ByteReader in(data, size);
-  serverkit::OneInput(in);
-  return 0;
-}
+SK_FUZZ_TARGET(serverkit::OneInput)

@@ -343,14 +343,12 @@ class Harness {
   std::uint64_t seq_ = 0;
 };
 
+void OneInput(fuzz::ByteReader& in) {
+  Harness harness(in);
+  harness.Run();
+}
+
 }  // namespace
 }  // namespace serverkit::reactor
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
-                                      std::size_t size) {
-  serverkit::fuzz::Trace::reset();
-  serverkit::fuzz::ByteReader in(data, size);
-  serverkit::reactor::Harness harness(in);
-  harness.Run();
-  return 0;
-}
+SK_FUZZ_TARGET(serverkit::reactor::OneInput)

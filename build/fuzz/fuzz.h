@@ -13,7 +13,8 @@
 //     line to tell a planted bug caught by the oracle from any other crash),
 //     the trace, and aborts.
 //
-// Each target defines `LLVMFuzzerTestOneInput`. Under --config=fuzz
+// Each target defines `LLVMFuzzerTestOneInput` with SK_FUZZ_TARGET(fn),
+// `fn` taking the input's ByteReader. Under --config=fuzz
 // (clang, libFuzzer) libFuzzer drives it; in `make test` fuzz_replay_main.cc
 // feeds it the target's corpus, seeds and regression inputs.
 //
@@ -97,5 +98,16 @@ std::string Printable(std::string_view s, std::size_t max = 200);
       ::serverkit::fuzz::OracleFailed(__FILE__, __LINE__, #cond, what); \
     }                                                                   \
   } while (0)
+
+// Defines the target's LLVMFuzzerTestOneInput: resets the trace, then runs
+// `one_input(ByteReader&)` on the input.
+#define SK_FUZZ_TARGET(one_input)                                 \
+  extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, \
+                                        std::size_t size) {       \
+    ::serverkit::fuzz::Trace::reset();                            \
+    ::serverkit::fuzz::ByteReader sk_fuzz_input(data, size);      \
+    one_input(sk_fuzz_input);                                     \
+    return 0;                                                     \
+  }
 
 #endif  // SERVERKIT_BUILD_FUZZ_FUZZ_H_

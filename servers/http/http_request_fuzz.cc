@@ -347,10 +347,4 @@ void OneInput(ByteReader& in) {
 }  // namespace
 }  // namespace serverkit::http
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
-                                      std::size_t size) {
-  serverkit::fuzz::Trace::reset();
-  serverkit::fuzz::ByteReader in(data, size);
-  serverkit::http::OneInput(in);
-  return 0;
-}
+SK_FUZZ_TARGET(serverkit::http::OneInput)
