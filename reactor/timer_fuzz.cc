@@ -313,14 +313,15 @@ class Harness {
   }
 
   void Compare() {
-    const std::optional<Clock::time_point> want =
-        model_.empty() ? std::nullopt
-                       : std::optional<Clock::time_point>(model_.front().when);
+    // No optional for the model's side: gcc 12 at -O1 (TSan) calls it
+    // maybe-uninitialized.
+    const bool model_has = !model_.empty();
     const std::optional<Clock::time_point> got = real_.earliest();
-    SK_FUZZ_CHECK(got == want, "earliest() is " +
-                                   (got ? At(*got) : std::string("none")) +
-                                   ", the model's " +
-                                   (want ? At(*want) : std::string("none")));
+    SK_FUZZ_CHECK(
+        got.has_value() == model_has && (!got || *got == model_.front().when),
+        "earliest() is " + (got ? At(*got) : std::string("none")) +
+            ", the model's " +
+            (model_has ? At(model_.front().when) : std::string("none")));
     SK_FUZZ_CHECK(real_.size() == live_.size(),
                   "size() is " + std::to_string(real_.size()) +
                       ", the model "
