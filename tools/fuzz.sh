@@ -62,8 +62,10 @@ main_base=$("$BAZEL" info output_base 2>/dev/null) || {
 }
 fuzz_bazel=("$BAZEL" "--output_base=${main_base}-fuzz")
 
+# The main server queries: the fuzz server would walk into the main one's
+# convenience symlink (bazel-<dir>) under //... in a fresh checkout.
 query() {
-  "${fuzz_bazel[@]}" query --noshow_progress "attr(tags, '\\b$1\\b', //...)" 2>/dev/null |
+  "$BAZEL" query --noshow_progress "attr(tags, '\\b$1\\b', //...)" 2>/dev/null |
     { if [ -n "$only" ]; then grep -E -- "$only" || true; else cat; fi; }
 }
 mapfile -t targets < <(query fuzz_target)
