@@ -83,6 +83,11 @@ if ! "${fuzz_bazel[@]}" build --config=fuzz "${targets[@]}" "${mutant_targets[@]
 fi
 bin=$("${fuzz_bazel[@]}" info --config=fuzz bazel-bin 2>/dev/null)
 
+# Only a folder this script made (or an empty one) is cleared.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -f "$out/summary.tsv" ]; then
+  echo "fuzz: $out holds files this script did not write; choose another --out" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out"
 summary="$out/summary.tsv"
@@ -175,4 +180,8 @@ if [ "$status" -ne 0 ]; then
   echo "fuzz: FAILED: a target crashed or a mutant was not caught (see above)" >&2
   exit 1
 fi
-echo "fuzz: every target ran clean and every mutant was caught"
+if [ ${#mutant_targets[@]} -gt 0 ]; then
+  echo "fuzz: every target ran clean and every mutant was caught"
+else
+  echo "fuzz: every target ran clean (no mutant run)"
+fi
