@@ -51,6 +51,7 @@
 #include "base/type_list.h"
 #include "buffer/all_buffers.h"
 #include "buffer/buffer.h"
+#include "buffer/internal/fd_peer_testing.h"
 #include "build/fuzz/fuzz.h"
 
 namespace serverkit {
@@ -143,29 +144,12 @@ const Sockets& TheSockets() {
   return s;
 }
 
-// Writes as much of `data` as the socket takes without blocking.
 std::size_t PeerSend(std::string_view data) {
-  std::size_t sent = 0;
-  while (sent < data.size()) {
-    const ssize_t n =
-        ::write(TheSockets().live[1], data.data() + sent, data.size() - sent);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  return sent;
+  return buffer_internal::PeerSend(TheSockets().live[1], data);
 }
 
-// Reads up to `n` bytes already queued for the peer.
 std::string PeerReceive(std::size_t n) {
-  std::string s(n, '\0');
-  std::size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::read(TheSockets().live[1], s.data() + got, n - got);
-    if (r <= 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  s.resize(got);
-  return s;
+  return buffer_internal::PeerReceive(TheSockets().live[1], n);
 }
 
 class Lockstep {

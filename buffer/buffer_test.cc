@@ -38,6 +38,7 @@
 
 #include "base/sanitizers.h"
 #include "buffer/all_buffers.h"
+#include "buffer/internal/fd_peer_testing.h"
 #include "buffer/internal/mirrored_mapping.h"
 #include "gtest/gtest.h"
 
@@ -127,26 +128,12 @@ class SocketPair {
 
   // Writes as much of `data` as the socket takes without blocking.
   std::size_t PeerSend(std::string_view data) {
-    std::size_t sent = 0;
-    while (sent < data.size()) {
-      const ssize_t n = ::write(peer(), data.data() + sent, data.size() - sent);
-      if (n <= 0) break;
-      sent += static_cast<std::size_t>(n);
-    }
-    return sent;
+    return buffer_internal::PeerSend(peer(), data);
   }
 
-  // Reads exactly `n` bytes that are already queued for the peer.
+  // Reads up to `n` bytes that are already queued for the peer.
   std::string PeerReceive(std::size_t n) {
-    std::string s(n, '\0');
-    std::size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::read(peer(), s.data() + got, n - got);
-      if (r <= 0) break;
-      got += static_cast<std::size_t>(r);
-    }
-    s.resize(got);
-    return s;
+    return buffer_internal::PeerReceive(peer(), n);
   }
 
  private:
