@@ -40,8 +40,8 @@ deps:
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
 
-# flake8 and mypy on pick, servers/ (pingpong, http, chat, loadgen, soak)
-# and build/ (tools/lint_python.sh; CI runs this too).
+# flake8 and mypy --strict on the Python packages pick, servers,
+# validation and build (tools/lint_python.sh; CI runs this too).
 lint: deps
 	tools/lint_python.sh
 
@@ -50,7 +50,7 @@ lint: deps
 calibration: deps
 	PYTHONPATH=. /usr/bin/python3 -m pick.calibration --runs=1000
 	@echo
-	PYTHONPATH=. /usr/bin/python3 servers/pingpong/validate_calibration.py
+	PYTHONPATH=. /usr/bin/python3 -m validation.calibration
 
 # clang-format on every C++ file (tools/check_format.sh; CI runs this too);
 # `make format` rewrites what differs.
@@ -70,7 +70,7 @@ MINUTES ?= 10
 SOAK_SERVERS = //servers/pingpong:server //servers/chat:server //servers/http:server
 soak: deps
 	$(BAZEL) build -c opt $(SOAK_SERVERS)
-	/usr/bin/python3 servers/soak/soak.py --minutes=$(MINUTES) \
+	PYTHONPATH=. /usr/bin/python3 -m servers.soak.soak --minutes=$(MINUTES) \
 	  --bin_dir="$$($(BAZEL) info -c opt bazel-bin)"
 
 # Every fuzz target for SECONDS each, from its corpus (<package>/fuzz/), then

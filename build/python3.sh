@@ -5,11 +5,13 @@
 #
 # The one shim between Bazel and the project's Python scripts: an sh_binary
 # or sh_test named NAME in package PKG with this file as its source runs
-# PKG/NAME.py from its runfiles under Debian's /usr/bin/python3 (the python3
-# on PATH may be a pyenv build; Debian's matplotlib and scipy import only
-# under /usr/bin/python3), with the arguments it was given. No Python
-# toolchain is needed offline. //pick:pick runs pick.py this way,
-# //servers/pingpong:sweep sweep.py, and the Python tests their NAME.py.
+# the module PKG/NAME.py from its runfiles as `python3 -m PKG.NAME` (PKG's
+# slashes as dots) under Debian's /usr/bin/python3 (the python3 on PATH may
+# be a pyenv build; Debian's matplotlib and scipy import only under
+# /usr/bin/python3), with the arguments it was given. No Python toolchain is
+# needed offline. //pick:pick runs pick.pick this way, //validation:pingpong
+# (//bench:pingpong) validation.pingpong, and the Python tests their
+# PKG.NAME.
 #
 # The runfiles root: $0.runfiles/serverkit (bazel run), else
 # $RUNFILES_DIR/serverkit (bazel test, or a binary run from a test), else the
@@ -17,10 +19,11 @@
 # in PKG, found by dropping leading directories from $0 until
 # ROOT/<rest>.py exists (so it works for absolute and relative $0 alike).
 #
-# The import path: ROOT, the parent of the package `pick` (whose modules
-# import each other as `from pick import stats`; servers/pingpong's
-# validate_cases imports `from pick.outcome import Outcome`), on PYTHONPATH
-# ahead of what was there; Python puts the script's own folder first.
+# The import path: ROOT, the parent of the packages pick, servers,
+# validation and build (every module imports the others by package name:
+# `from servers.driver import procs`), on PYTHONPATH ahead of what was
+# there; -P keeps the current directory off it, so a module's own folder is
+# never searched by bare name.
 set -euo pipefail
 if [[ -d "$0.runfiles/serverkit" ]]; then
   root="$0.runfiles/serverkit"
@@ -38,4 +41,5 @@ while [[ ! -f "$root/$rest.py" ]]; do
   rest="${rest#*/}"
 done
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
-exec /usr/bin/python3 "$root/$rest.py" "$@"
+module="${rest//\//.}"
+exec /usr/bin/python3 -P -m "$module" "$@"

@@ -19,10 +19,14 @@
 # over the runner-up and over the family's baseline, and what the interval
 # shows against the margin (picking.py, rounds.py, margin.py); the margins
 # come from results/confirm/<family>.json when bench.sh's confirmation
-# wrote it (confirm.py; --confirm-filter prints its sweep flags). Writes
-# results/winners.json (the reactor policy the ping-pong validation runs:
-# the "reactor" object; winners.py), results/REPORT.md (report.py) and its
-# charts (results/*.png, drawn by charts.py with matplotlib).
+# wrote it (confirm.py; --confirm-filter prints its sweep flags). All of
+# that is one Analysis (analysis.py), built once from the arguments; one
+# reporter per output reads it (reporter.py, Google Benchmark's
+# BenchmarkReporter), in this order: results/winners.json (the reactor
+# policy the ping-pong validation runs: the "reactor" object;
+# winners_file.py), the charts (results/*.png, drawn with matplotlib:
+# charts/draw.py), results/REPORT.md (report/document.py) and the console
+# summary (console.py).
 #
 # --alpha; --margin (alias --min-margin): the margin m of every answer.
 # --drift-threshold: replaces every file's drift threshold (stats.drift()),
@@ -46,19 +50,19 @@ import json
 import os
 import sys
 
-from pick import charts as C
-from pick import report
 from pick import results as R
+from pick.analysis import Settings, analyse
+from pick.charts.draw import ChartFiles
 from pick.compare import compare_dirs
+from pick.confirm import confirm_flags
+from pick.console import ConsoleSummary
 from pick.merge import MergeError, merge_parts
-from pick.plotting import ChartsUnavailable
+from pick.report.document import ReportFile
+from pick.reporter import run
 from pick.repro import repro
 from pick.spec import Workload
-from pick.confirm import confirm_flags
-from pick.stats import MIN_MARGIN, fmt_ratio
-from pick.tables import recommendation_rows, text_table
-from pick.validation import validation_summary
-from pick.winners import pick_all, winners_json
+from pick.stats import MIN_MARGIN
+from pick.winners_file import WinnersFile
 
 
 def merge(out_path: str, parts: list[str]) -> int:
@@ -185,56 +189,23 @@ def main(argv: list[str]) -> int:
         print("pick: no family results (queues.json, threadpool.json, "
               "logger.json, buffer.json) in %s" % results_dir, file=sys.stderr)
         return 2
+    settings = Settings(results_dir=results_dir, out_dir=out_dir,
+                        alpha=args.alpha, margin=args.min_margin,
+                        drift_threshold=args.drift_threshold,
+                        charts=not args.no_charts)
     workload = Workload(args.producers, args.consumers, args.payload,
                         args.latency_bound)
-    pingpong = R.load_pingpong(results_dir)
-    servers = R.load_server_runs(results_dir)
     try:
-        picked = pick_all(loaded, workload, args.alpha, args.min_margin,
-                          args.drift_threshold)
+        analysis = analyse(settings, workload, loaded, tuple(problems))
     except R.VocabularyError as e:
         print("pick: %s" % e, file=sys.stderr)
         return 2
     if args.confirm_filter:
-        print(confirm_flags(picked, args.confirm_filter))
+        print(confirm_flags(analysis.picked, args.confirm_filter))
         return 0
     os.makedirs(out_dir, exist_ok=True)
-    doc = winners_json(picked, workload, results_dir, loaded, pingpong)
-    winners_path = os.path.join(out_dir, "winners.json")
-    with open(winners_path, "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-
-    charts: list[tuple[str, str]] = []
-    chart_error = None
-    if not args.no_charts:
-        try:
-            charts = C.draw_all(loaded, pingpong, picked, out_dir, servers)
-        except ChartsUnavailable as e:
-            chart_error = str(e)
-    report_path = os.path.join(out_dir, "REPORT.md")
-    with open(report_path, "w") as f:
-        f.write(report.render(picked, loaded, pingpong, workload, charts,
-                              chart_error, results_dir, args, problems,
-                              servers))
-
-    print("Recommendation (workload: %s)\n" % workload.describe())
-    print(text_table(recommendation_rows(picked)))
-    print("'*': some of the class's groups ran more threads than cores "
-          "(oversubscribed).")
-    print("\nReactor policy: " + ", ".join(
-        ["%s %s (%s vs %s)" % (k, e["winner"], fmt_ratio(e["micro_ratio"]),
-                               e["baseline"])
-         if e["measured"] and e.get("adopted", True) else
-         "%s %s (baseline kept: a tie or no verdict)" % (k, e["winner"])
-         if e["measured"] else
-         "%s %s (baseline, not measured)" % (k, e["winner"])
-         for k, e in picked["reactor"].items()] +
-        ["%s not chosen (%s)" % (k, why)
-         for k, why in picked["reactor_missing"].items()]))
-    print(validation_summary(pingpong)[0])
-    print("winners: %s" % winners_path)
-    if chart_error:
-        print("pick: charts not drawn: %s" % chart_error, file=sys.stderr)
-    print("report: %s" % os.path.abspath(report_path))
-    return 3 if chart_error else 0
+    # winners.json first (the validation's policy, whatever fails after),
+    # REPORT.md after the charts it links, the console last.
+    written = run([WinnersFile(), ChartFiles(), ReportFile(),
+                   ConsoleSummary()], analysis)
+    return 3 if written.chart_error else 0

@@ -9,8 +9,8 @@
 # ("points"), their medians over the ok rounds ("summary") and each
 # server's p99 over the reference's ("paired"). Read tolerantly, as
 # prediction.py reads the validation: a value of the wrong type is treated
-# as absent, never raised on. What REPORT.md's section (report_latency.py)
-# and the charts (charts_latency.py) share: the block, its servers and
+# as absent, never raised on. What REPORT.md's section (report/latency.py)
+# and the charts (charts/latency.py) share: the block, its servers and
 # fractions, its rows, a point's state, the chart's file name and the
 # command that writes the block. Standard library only.
 

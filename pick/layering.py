@@ -2,13 +2,14 @@
 # pick/layering.py
 # -----------------------------------------------------------------------------
 #
-# What the two layer tests share (pick/layers_test.py and
-# servers/pingpong/layout_test.py): a folder's module names, the modules a
-# file imports (parsed with ast, imports inside functions included; bench/
-# pick's modules by their package names, pick.NAME), which modules importing
-# one module alone loads in a fresh interpreter, and the Python files over a
-# line limit. Test support, standard library only; each
-# test keeps its own layer map and its own rules.
+# What the layer tests share (pick/layers_test.py and the servers' layout
+# tests): a folder's module names, the modules a file imports (parsed with
+# ast, imports inside functions included; pick's modules by their package
+# names, pick.NAME), which modules importing one module alone loads in a
+# fresh interpreter, and the Python files over a line limit; for a package
+# with subpackages (pick's report/ and charts/), its modules by dotted name
+# and what each imports by full dotted name. Test support, standard library
+# only; each test keeps its own layer map and its own rules.
 
 from __future__ import annotations
 
@@ -100,3 +101,51 @@ def files_over(here: str, max_lines: int) -> list[tuple[str, int]]:
                 if n > max_lines:
                     over.append((path, n))
     return over
+
+
+def module_file(root: str, module: str) -> str:
+    """The file of the dotted `module` under `root` (the folder on the
+    import path): root/a/b.py, or root/a/b/__init__.py for a package."""
+    path = os.path.join(root, *module.split("."))
+    if os.path.isdir(path):
+        return os.path.join(path, "__init__.py")
+    return path + ".py"
+
+
+def package_modules(root: str, package: str) -> list[str]:
+    """The modules of `package` (a folder under `root`) and of its
+    subpackages (folders with an __init__.py), by dotted name: "pick.stats",
+    "pick.report" (its __init__.py), "pick.report.document"."""
+    out = []
+    top = os.path.join(root, *package.split("."))
+    for name in sorted(os.listdir(top)):
+        path = os.path.join(top, name)
+        if name.endswith(".py") and name != "__init__.py":
+            out.append(package + "." + name[:-3])
+        elif os.path.isfile(os.path.join(path, "__init__.py")):
+            sub = package + "." + name
+            out.append(sub)
+            out.extend(package_modules(root, sub))
+    return out
+
+
+def module_imports(root: str, module: str) -> set[str]:
+    """Every module the dotted `module` (its file under `root`) imports, by
+    full dotted name: `from a.b import c` names a.b.c where that is a
+    module under `root` (a file or a package), else a.b. Relative imports
+    are not counted."""
+    path = module_file(root, module)
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                not node.level:
+            for a in node.names:
+                sub = node.module + "." + a.name
+                base = os.path.join(root, *sub.split("."))
+                out.add(sub if os.path.exists(base + ".py") or
+                        os.path.isdir(base) else node.module)
+    return out

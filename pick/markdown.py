@@ -2,8 +2,8 @@
 # pick/markdown.py
 # -----------------------------------------------------------------------------
 #
-# The Markdown pieces REPORT.md is written with (report.py and its sections,
-# report_details.py, report_pingpong.py and report_servers.py): a table, how
+# The Markdown pieces REPORT.md is written with (report/document.py and its
+# sections: families.py, pingpong.py, servers.py, ...): a table, how
 # numbers, nanoseconds and coefficients of variation are printed in it, and
 # the end-to-end drivers' paired summaries as a table, each interval with
 # what it says against the driver's margin (pick/margin.py's words).

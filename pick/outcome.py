@@ -3,7 +3,7 @@
 # -----------------------------------------------------------------------------
 #
 # The ping-pong validation's outcome vocabulary: one closed set of words,
-# written by servers/pingpong/validate.py into every row of pingpong.json's
+# written by validation/run.py into every row of pingpong.json's
 # "validation" ("outcome": "held", ...) and read back by validation.py by
 # equality, never by matching words in the human "verdict" text beside it.
 #
@@ -32,9 +32,8 @@
 # "no-difference") is refused as an unknown outcome: rerun the validation.
 #
 # Here, at pick's bottom layer (standard library only), because both sides
-# import it: pick's modules, and servers/pingpong/validate.py, which puts
-# pick on its path for this module alone (pick never imports from
-# servers/pingpong).
+# import it: pick's modules, and the validation (validation/), which sits
+# above pick (pick imports neither servers/ nor validation/).
 
 from __future__ import annotations
 

@@ -43,18 +43,29 @@
 #                                pingpong.json's latency at set rates,
 #                                read tolerantly
 #   picking, tables, markdown,   one class decided; the recommendation
-#   plotting                     table; Markdown and matplotlib helpers
-#   winners, compare, repro,     pick_all, reactor policy, winners.json;
-#   report_details,              --compare; --repro; REPORT.md's sections
-#   report_pingpong,             (the chat and HTTP ones: report_servers;
-#   report_servers,              predict, then check: report_predict;
-#   report_predict,              latency at set rates: report_latency);
-#   report_latency,              the micro-benchmark, server-workload,
-#   charts_micro, charts_servers load-map and set-rate latency charts
-#   charts_predict,
-#   charts_latency
-#   report, charts               REPORT.md; every chart (also a script)
-#   cli                          argparse and main()
+#   charts.plotting              table; Markdown and matplotlib helpers
+#   winners, compare, repro,     pick_all, reactor policy, winners.json's
+#   calibration,                 document; --compare; --repro; the
+#   report.recommendation,       decision rule's error rates; REPORT.md's
+#   report.families,             sections over the files (the words under
+#   report.pingpong,             the table; the details per family; the
+#   report.validation,           ping-pong, validation, chat and HTTP,
+#   report.servers,              predict-then-check and set-rate latency
+#   report.predict,              ones); the micro-benchmark, ping-pong,
+#   report.latency, charts.micro validation, server-workload, load-map and
+#   charts.pingpong,             set-rate latency charts
+#   charts.validation,
+#   charts.servers,
+#   charts.predict,
+#   charts.latency
+#   analysis                     the one value every output reads: the
+#                                settings, workload, files and decisions
+#   reporter, report.provenance  the reporters' interface; REPORT.md's
+#                                machine and commands
+#   winners_file,                the reporters: winners.json, REPORT.md,
+#   report.document,             every chart, the console summary
+#   charts.draw, console
+#   cli, charts.__main__         argparse and main(); the charts alone
 #   pick                         this entry point
 
 import importlib.util

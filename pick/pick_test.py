@@ -11,6 +11,7 @@
 #   results_test   names, aggregates, the vocabulary read from the files
 #   picking_test   the classes decided, the noise rule's minimum margin
 #   winners_test   winners.json's reactor contract, the floor and drift
+#   analysis_test  the one analysis value and the reporters over it
 #   report_test    REPORT.md and the charts, --compare, no matplotlib
 #   report_predict_test  predict, then check: the section and the load map
 #   report_latency_test  latency at set rates: the section and the charts
@@ -19,10 +20,11 @@
 #   rounds_test    paired rounds: interval, sign test, host states, ties,
 #                  budgets, the reactor's baseline kept, --repro
 #   validation_test  the validation's exact outcome field, old files refused
-#   layers_test    each module imports only the layers below it
+#   layers_test    each module (report/'s and charts/' too) imports only
+#                  the layers below it
 #
-# Each file also runs on its own, as a module from bench/
-# (`cd bench && /usr/bin/python3 -m pick.X_test`).
+# Each file also runs on its own, as a module from the workspace root
+# (`/usr/bin/python3 -m pick.X_test`).
 # Exit status 0 when every test passed, 1 otherwise.
 
 import importlib.util

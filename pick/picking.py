@@ -30,7 +30,7 @@
 # ("host drifted: rerun", stats.drift()).
 #
 # A class's decision is a dict (pick_class()); winners.py gathers them into
-# winners.json and the reactor policy, report.py into REPORT.md.
+# winners.json and the reactor policy, report/document.py into REPORT.md.
 
 from __future__ import annotations
 

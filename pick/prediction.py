@@ -3,11 +3,11 @@
 # -----------------------------------------------------------------------------
 #
 # Predict, then check, as the validation writes it into pingpong.json
-# (servers/pingpong/validate_predict.py): each validation row's "model"
+# (validation/predict.py): each validation row's "model"
 # (or "model_note", why it has none) and the load map under
 # "validation"."loadmap". Read tolerantly: a value of the wrong type is
 # treated as absent, never raised on, so REPORT.md's section
-# (report_predict.py) and the chart (charts_predict.py) show what is
+# (report/predict.py) and the chart (charts/predict.py) show what is
 # readable and say what is not. Standard library only.
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 # -----------------------------------------------------------------------------
 #
 # Mid-ranks for the rank tests: pick's U-test (stats.utest) and the
-# validation's signed-rank test (servers/pingpong/validate_paired.py), which
+# validation's signed-rank test (pick/paired/signed_rank.py), which
 # imports it as pick.ranks. At pick's bottom layer, standard library only.
 
 from __future__ import annotations

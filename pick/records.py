@@ -15,9 +15,10 @@
 # `<family>/<scenario>/<impl>/<k>:<v>/...`; Google Benchmark's own segments
 # (/iterations:N, /repeats:N, /min_time:T, /manual_time, /real_time,
 # /threads:N once one of those appeared) and its aggregate suffixes (_mean,
-# _median, _stddev, _cv) are set aside, as bench/harness/harness.cc's Parse
-# does. A group is (scenario, params): one scenario with one set of
-# parameters, e.g. queues/throughput/producers:2/consumers:1.
+# _median, _stddev, _cv) are set aside, as ParseRunName does
+# (bench/harness/internal/run_names.h). A group is (scenario, params): one
+# scenario with one set of parameters, e.g.
+# queues/throughput/producers:2/consumers:1.
 #
 # The bottom layer of pick (see pick.py for the layers): standard library
 # only.

@@ -3,8 +3,8 @@
 # pick/report_latency_test.py
 # -----------------------------------------------------------------------------
 #
-# REPORT.md's "Latency at set rates (open loop)" (report_latency.py, reading
-# through latency_doc.py) and its charts (charts_latency.py) on
+# REPORT.md's "Latency at set rates (open loop)" (report/latency.py, reading
+# through latency_doc.py) and its charts (charts/latency.py) on
 # testdata/latency/http.json and pingpong.json: three fractions of HTTP
 # with a void round, a failed run, a paired row under 6 rounds, one with an
 # unbounded end, one unreadable, and malformed values (a word for a p50, a
@@ -22,8 +22,8 @@ from typing import Any
 
 from pick.testutil import BASIC, HERE, ChartCase, leaves, replaced, report_of
 
-from pick.charts_latency import _series, latency_chart
-from pick.report_latency import HEADING, latency_section
+from pick.charts.latency import _series, latency_chart
+from pick.report.latency import HEADING, latency_section
 
 LATENCY = os.path.join(HERE, "testdata", "latency")
 

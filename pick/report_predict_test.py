@@ -3,8 +3,8 @@
 # pick/report_predict_test.py
 # -----------------------------------------------------------------------------
 #
-# REPORT.md's "Predict, then check" (report_predict.py, reading through
-# prediction.py) and the load-map chart (charts_predict.py) on
+# REPORT.md's "Predict, then check" (report/predict.py, reading through
+# prediction.py) and the load-map chart (charts/predict.py) on
 # testdata/predict/pingpong.json: two cases with a model (one with a
 # second micro metric, one whose check misses), one without (its note),
 # a nothing-to-validate row, and a load map of two components with a check,
@@ -21,8 +21,8 @@ from typing import Any
 from pick.testutil import BASIC, HERE, ChartCase, leaves, replaced, report_of
 
 from pick import prediction as P
-from pick.charts_predict import loadmap_chart
-from pick.report_predict import HEADING, NOT_IN_FILE, predict_section
+from pick.charts.predict import loadmap_chart
+from pick.report.predict import HEADING, NOT_IN_FILE, predict_section
 
 PREDICT = os.path.join(HERE, "testdata", "predict")
 

@@ -3,9 +3,10 @@
 # pick/report_test.py
 # -----------------------------------------------------------------------------
 #
-# REPORT.md and the charts from a small fixed result set (report.py,
-# charts.py, through pick.py), without validation or results, --compare;
-# and the chart script and pick when matplotlib is missing.
+# REPORT.md and the charts from a small fixed result set
+# (report/document.py, charts/draw.py, through pick.py), without validation
+# or results, --compare; and the chart script and pick when matplotlib is
+# missing.
 
 import io
 import json
@@ -20,8 +21,8 @@ from pick.testutil import BASIC, HERE, PY, SMOKE
 
 from pick.compare import compare_dirs
 from pick.markdown import paired_table
-from pick.report_pingpong import pingpong_section
-from pick.report_servers import chat_section, http_section
+from pick.report.pingpong import pingpong_section
+from pick.report.servers import chat_section, http_section
 from pick.shapes import EchoPoint, PingpongDoc, RunContext
 
 

@@ -21,7 +21,7 @@ from pick.testutil import BASIC, OLD, PICK, PY, SMOKE, cls, picked
 from pick import cli
 from pick import results as R
 from pick import winners as W
-from pick.report_details import class_details
+from pick.report.families import class_details
 from pick.spec import Workload
 
 

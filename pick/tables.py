@@ -6,8 +6,8 @@
 # leader, margins, the answer in margin.py's words, and the paired rounds
 # that decided it; "(leads a tie)" marks a leader that is not ahead),
 # shared by pick's output (plain text, text_table()) and REPORT.md
-# (Markdown, report.py), and the plain-text table that --compare and
-# --repro print too. From paired rounds a margin is the median paired
+# (Markdown, report/document.py), and the plain-text table that --compare
+# and --repro print too. From paired rounds a margin is the median paired
 # ratio with its interval ("1.32x [1.21, 1.45]"); from an older file the
 # ratio of class scores.
 

@@ -22,7 +22,7 @@ from typing import Any, Iterator
 from pick import results as R
 from pick.spec import Workload
 from pick.decisions import Picked
-from pick.plotting import ChartsUnavailable, pyplot
+from pick.charts.plotting import ChartsUnavailable, pyplot
 from pick.winners import pick_all
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -2,7 +2,7 @@
 # pick/validation.py
 # -----------------------------------------------------------------------------
 #
-# The ping-pong validation as servers/pingpong/sweep.py writes it into
+# The ping-pong validation as validation/pingpong.py writes it into
 # results/pingpong.json ("validation"): for each component of the reactor
 # policy (winners.json's "reactor"), does its candidate (the micro pick, or
 # the best alternative to the baseline the pick kept, or a default pair)

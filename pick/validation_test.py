@@ -19,7 +19,7 @@ from pick.testutil import BASIC
 
 from pick import outcome as vocab
 from pick import validation as V
-from pick.report_pingpong import validation_section
+from pick.report.validation import validation_section
 from pick.shapes import PingpongDoc
 
 

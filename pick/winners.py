@@ -5,7 +5,7 @@
 # Everything pick decides, gathered (pick_all()), and results/winners.json:
 # per family its floor, drift and classes, and the reactor policy the
 # ping-pong validation runs (the "reactor" object, read by
-# servers/pingpong/validate.py).
+# validation/run.py).
 #
 # The reactor policy (pick_reactor()): the task queue is the event-loop
 # class's winner (the eventloop scenario, coalesced wake-ups, the largest

@@ -5,6 +5,7 @@
 
 #include <cassert>
 
+#include "reactor/completion_io.h"
 #include "reactor/event_loop.h"
 
 namespace serverkit::reactor {
@@ -63,7 +64,8 @@ void Channel::handle_event_with_guard(Clock::time_point receive_time) {
     // vector's capacity, so no allocation per message).
     if (recv_cb_) recv_cb_(received_, receive_time);
     if (received_.storage.bytes != nullptr) {
-      loop_->recycle(std::move(received_.storage));
+      // Only a completion-based poller hands over storage.
+      loop_->completion_io()->recycle(std::move(received_.storage));
     }
     clear_received();
   }

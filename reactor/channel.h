@@ -26,7 +26,7 @@
 // cancelled) is still delivered: the socket no longer holds it.
 //
 // Completion-based writes, likewise: a poller that sends for the channel
-// (`Poller::sends()`) reports each finished send (`add_sent`), and
+// (reactor/completion_io.h) reports each finished send (`add_sent`), and
 // `handle_event` passes it to the send callback, before any received data.
 
 #ifndef SERVERKIT_REACTOR_CHANNEL_H_

@@ -49,7 +49,11 @@
 namespace serverkit::reactor {
 
 class Channel;
+class CompletionIo;
 
+// The one way to configure a loop. Servers fill it from their flags at run
+// time (servers/common/server_policy.h picks every component by name), so a
+// compile-time policy type beside it would only repeat these fields.
 struct EventLoopOptions {
   // nullptr: a SwapVectorQueue, muduo's choice.
   std::unique_ptr<TaskQueue> task_queue;
@@ -70,20 +74,10 @@ class EventLoop {
   // The poller this loop really uses (epoll where io_uring was asked for
   // but is not permitted). Any thread.
   PollerBackend backend() const { return poller_->backend(); }
-  // The most a connection of this loop may receive between two polls
-  // when the poller reads for it (io_uring), else 0 (reactor/poller.h).
-  std::size_t receive_limit() const { return poller_->receive_limit(); }
-  // Receives into storage of their own (bulk streams over io_uring; see
-  // reactor/poller.h). Any thread.
-  std::uint64_t room_receives() const { return poller_->room_receives(); }
-  // Completion-based writes (reactor/poller.h): whether the poller sends
-  // for connections, a buffer to fill, and the send. Loop thread.
-  bool sends() const { return poller_->sends(); }
-  BufferStorage send_buffer() { return poller_->send_buffer(); }
-  void recycle(BufferStorage storage) { poller_->recycle(std::move(storage)); }
-  void send(Channel* channel, BufferStorage data) {
-    poller_->send(channel, std::move(data));
-  }
+  // The poller's completion-based reads and sends (reactor/completion_io.h),
+  // or null where channels read and write on readiness (epoll, or io_uring
+  // without them). Fixed for the loop's life. Any thread.
+  CompletionIo* completion_io() const { return completion_io_; }
 
   // Runs until `quit()`. Loop thread.
   void loop();
@@ -139,6 +133,7 @@ class EventLoop {
   std::mutex quit_mu_;  // orders quit()'s eventfd write before the close
   bool running_tasks_ = false;
   std::unique_ptr<Poller> poller_;
+  CompletionIo* const completion_io_;  // poller_'s, asked once
   std::unique_ptr<TaskQueue> tasks_;
   std::vector<Functor> local_tasks_;  // queued from the loop thread
   std::vector<Functor> running_;      // the batch being run

@@ -28,8 +28,9 @@
 #include "gtest/gtest.h"
 #include "queues/all_queues.h"
 #include "reactor/channel.h"
+#include "reactor/completion_io.h"
+#include "reactor/poller/uring_poller.h"
 #include "reactor/task_queue.h"
-#include "reactor/uring_poller.h"
 
 namespace serverkit::reactor {
 namespace {
@@ -153,38 +154,41 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   // SERVERKIT_URING_RECV=0 asks for readiness reads.
   const char* recv_env = std::getenv("SERVERKIT_URING_RECV");
   const bool recv_off = recv_env != nullptr && std::string(recv_env) == "0";
+  // Reads and sends are completion-based together (one switch): the loop's
+  // CompletionIo, or none.
+  CompletionIo* const io = loop.completion_io();
+  const std::size_t limit = io != nullptr ? io->receive_limit() : 0;
   std::printf("[ backend  ] reads %s (receive limit %zu bytes), writes %s\n",
-              loop.receive_limit() > 0 ? "on completion" : "on readiness",
-              loop.receive_limit(),
-              loop.sends() ? "on completion" : "on readiness");
-  // Sends are completion-based exactly where reads are (one switch).
-  EXPECT_EQ(loop.sends(), loop.receive_limit() > 0);
+              io != nullptr ? "on completion" : "on readiness", limit,
+              io != nullptr ? "on completion" : "on readiness");
+  if (io != nullptr) {
+    EXPECT_GT(limit, 0u);
+  }
   if (asked == PollerBackend::kUring) {
     struct utsname u {};
     ASSERT_EQ(::uname(&u), 0);
     int major = 0, minor = 0;
     std::sscanf(u.release, "%d.%d", &major, &minor);
     if (recv_off) {
-      EXPECT_EQ(loop.receive_limit(), 0u);
+      EXPECT_EQ(io, nullptr);
     } else if (major > 5 || (major == 5 && minor >= 19)) {
-      EXPECT_GT(loop.receive_limit(), 0u) << "kernel " << u.release;
+      EXPECT_NE(io, nullptr) << "kernel " << u.release;
     }
   } else {
-    EXPECT_EQ(loop.receive_limit(), 0u);
+    EXPECT_EQ(io, nullptr);
   }
   EventLoopOptions epoll_options;
   epoll_options.backend = PollerBackend::kEpoll;
   EventLoop epoll_loop(std::move(epoll_options));
   EXPECT_EQ(epoll_loop.backend(), PollerBackend::kEpoll);
-  EXPECT_FALSE(epoll_loop.sends());
-  EXPECT_EQ(epoll_loop.receive_limit(), 0u);
+  EXPECT_EQ(epoll_loop.completion_io(), nullptr);
   EXPECT_EQ(ParsePollerBackend("uring"), PollerBackend::kUring);
   EXPECT_EQ(ParsePollerBackend("epoll"), PollerBackend::kEpoll);
   EXPECT_EQ(ParsePollerBackend("kqueue"), std::nullopt);
 }
 
 // The *_uring_sq_full_test targets set SERVERKIT_URING_TEST_SQE_FAIL_EVERY
-// (reactor/uring_poller.h): their loops must really miss entries, which
+// (reactor/poller/uring_poller.h): their loops must really miss entries, which
 // the poller says once per process (so a fresh one: a death test's child).
 TEST(EventLoopDeathTest, InjectedMissingEntriesAreMissedAndSaid) {
   if (std::getenv("SERVERKIT_URING_TEST_SQE_FAIL_EVERY") == nullptr) {
@@ -325,7 +329,8 @@ TEST(EventLoopTest, TimersFireAndCancel) {
 TEST(EventLoopTest, ARemovedChannelsSendNeverReachesItsFdNumbersNextOwner) {
   LoopThread lt;
   EventLoop* loop = lt.loop();
-  if (!loop->sends()) {
+  CompletionIo* const io = loop->completion_io();
+  if (io == nullptr) {
     GTEST_SKIP() << "this loop's poller does not send (epoll, or io_uring "
                     "without provided buffers)";
   }
@@ -340,7 +345,7 @@ TEST(EventLoopTest, ARemovedChannelsSendNeverReachesItsFdNumbersNextOwner) {
     const std::string_view text = "bytes for a connection that is gone";
     BufferStorage bytes;
     bytes.assign(text.data(), text.size());
-    loop->send(&channel, std::move(bytes));
+    io->send(&channel, std::move(bytes));
     channel.disable_all();
     channel.remove();
     ::close(a[0]);

@@ -8,8 +8,8 @@
 //   - Reads: on readable, one `read_fd` into the input buffer (readv with a
 //     64 KiB stack extra), then the message callback with the buffer; the
 //     callee retrieves what it consumed. Over io_uring the poller receives
-//     instead (reactor/uring_poller.h) and hands the bytes over: they are
-//     appended to the input buffer, then the same message callback.
+//     instead (reactor/poller/uring_poller.h) and hands the bytes over: they
+//     are appended to the input buffer, then the same message callback.
 //   - Writes: `send` writes directly when nothing is queued, queues the rest
 //     in the output buffer and waits for EPOLLOUT. Over io_uring the poller
 //     sends instead: `send` copies the bytes into a send the poller owns
@@ -26,9 +26,9 @@
 //     what one message callback sends in reply to one read (a read is at
 //     most the input buffer's free space plus 64 KiB; over io_uring, what
 //     the loop received for it between two polls, at most its
-//     `receive_limit()`, 4.5 MiB, since bytes the kernel already took from
-//     the socket are delivered, never dropped). Crossing the high
-//     mark also calls the high-water-mark callback, once per crossing.
+//     `receive_limit()` (reactor/completion_io.h), since bytes the kernel
+//     already took from the socket are delivered, never dropped). Crossing the
+//     high mark also calls the high-water-mark callback, once per crossing.
 //     `set_water_marks` changes both marks.
 //   - Peer half-close: when the peer's EOF arrives the connection stops
 //     reading, calls the half-close callback (which may still send), and
@@ -52,18 +52,16 @@
 #ifndef SERVERKIT_REACTOR_TCP_CONNECTION_H_
 #define SERVERKIT_REACTOR_TCP_CONNECTION_H_
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cerrno>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 
 #include "buffer/buffer.h"
 #include "reactor/callbacks.h"
 #include "reactor/channel.h"
+#include "reactor/completion_io.h"
 #include "reactor/event_loop.h"
 #include "reactor/internal/report_errno.h"
 #include "reactor/socket_ops.h"
@@ -94,7 +92,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
         [this](Channel::Received& r, Clock::time_point t) {
           handle_received(r, t);
         });
-    if (loop->sends()) {
+    if (io_ != nullptr) {
       channel_.set_send_callback(
           [this](std::size_t sent, int error) { handle_sent(sent, error); });
     }
@@ -146,10 +144,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
       return;
     }
     if constexpr (ReleasableBuffer<B>) {
-      if (async_send_ && in_flight_ == 0 && output_.readable_bytes() == 0 &&
+      if (io_ != nullptr && in_flight_ == 0 && output_.readable_bytes() == 0 &&
           buf->readable_bytes() > 0) {
         BufferStorage bytes = buf->release();
-        buf->adopt(loop_->send_buffer());
+        buf->adopt(io_->send_buffer());
         start_send(std::move(bytes));
         return;
       }
@@ -286,105 +284,19 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
  private:
   enum State { kConnecting, kConnected, kDisconnecting, kDisconnected };
 
-  void handle_read(Clock::time_point receive_time) {
-    int saved_errno = 0;
-    const ssize_t n = input_.read_fd(fd_, &saved_errno);
-    if (n > 0) {
-      bytes_read_.fetch_add(static_cast<std::uint64_t>(n),
-                            std::memory_order_relaxed);
-      if (message_cb_) {
-        message_cb_(this->shared_from_this(), &input_, receive_time);
-      }
-    } else if (n == 0) {
-      handle_peer_eof();
-    } else if (saved_errno != EAGAIN && saved_errno != EWOULDBLOCK &&
-               saved_errno != EINTR) {
-      errno = saved_errno;
-      handle_error();
-      handle_close();
-    }
-  }
+  void handle_read(Clock::time_point receive_time);
 
   // Completion-based reads (a poller that receives for the channel, see
   // reactor/channel.h): the bytes are already here; append them all (or,
   // into an empty input buffer that can, take their storage), call the
   // message callback once, then handle the end of the stream.
-  void handle_received(Channel::Received& r, Clock::time_point receive_time) {
-    std::size_t n = 0;
-    if constexpr (ReleasableBuffer<B>) {
-      if (r.data.size() == 1 && r.storage.bytes != nullptr &&
-          input_.readable_bytes() == 0) {
-        n = r.storage.size();
-        loop_->recycle(input_.release());
-        input_.adopt(std::move(r.storage));
-      }
-    }
-    if (n == 0) {
-      for (std::string_view d : r.data) {
-        input_.append(d.data(), d.size());
-        n += d.size();
-      }
-    }
-    if (n > 0) {
-      bytes_read_.fetch_add(n, std::memory_order_relaxed);
-      if (message_cb_ && state_.load() != kDisconnected) {
-        message_cb_(this->shared_from_this(), &input_, receive_time);
-      }
-    }
-    if (!r.ended || state_.load() == kDisconnected) return;
-    if (r.error == 0) {
-      handle_peer_eof();
-    } else {
-      if (r.error != ECONNRESET && r.error != EPIPE) {
-        reactor_internal::ReportErrno(r.error, "reactor: %s: receive failed",
-                                      name_.c_str());
-      }
-      handle_close();
-    }
-  }
+  void handle_received(Channel::Received& r, Clock::time_point receive_time);
 
-  void handle_write() {
-    if (!channel_.is_writing()) return;
-    int saved_errno = 0;
-    const ssize_t n = output_.write_fd(fd_, &saved_errno);
-    if (n > 0) {
-      bytes_written_.fetch_add(static_cast<std::uint64_t>(n),
-                               std::memory_order_relaxed);
-      if (paused_ && output_.readable_bytes() <= low_water_mark_) {
-        resume_reading();
-      }
-      if (output_.readable_bytes() == 0) {
-        channel_.disable_writing();
-        if (write_complete_cb_) {
-          loop_->queue_in_loop([self = this->shared_from_this()] {
-            self->write_complete_cb_(self);
-          });
-        }
-        if (state_.load() == kDisconnecting) shutdown_in_loop();
-        if (close_when_drained_) handle_close();
-      }
-    } else if (n < 0 && saved_errno != EAGAIN && saved_errno != EWOULDBLOCK &&
-               saved_errno != EINTR) {
-      // The peer is gone (EPIPE, ECONNRESET) or the socket failed: what is
-      // queued can never be delivered.
-      if (saved_errno != EPIPE && saved_errno != ECONNRESET) {
-        reactor_internal::ReportErrno(saved_errno, "reactor: %s: write failed",
-                                      name_.c_str());
-      }
-      handle_close();
-    }
-  }
+  void handle_write();
 
   // The peer's EOF: stop reading, tell the owner, and close once the output
   // has drained (at once when nothing is queued).
-  void handle_peer_eof() {
-    loop_->assert_in_loop_thread();
-    if (peer_closed_.exchange(true, std::memory_order_relaxed)) return;
-    paused_ = false;
-    if (channel_.is_reading()) channel_.disable_reading();
-    if (half_close_cb_) half_close_cb_(this->shared_from_this());
-    if (!held_open_) close_when_drained_in_loop();
-  }
+  void handle_peer_eof();
 
   void close_when_drained_in_loop() {
     loop_->assert_in_loop_thread();
@@ -426,45 +338,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
     }
   }
 
-  void send_in_loop(const char* data, std::size_t len) {
-    loop_->assert_in_loop_thread();
-    if (state_.load() == kDisconnected) {
-      dropped_sends_.fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    if (async_send_) {
-      if (in_flight_ == 0 && output_.readable_bytes() == 0) {
-        start_send(data, len);
-      } else {
-        queue_output(data, len);
-        if (in_flight_ == 0) flush_output();
-      }
-      return;
-    }
-    std::size_t written = 0;
-    bool fault = false;
-    if (!channel_.is_writing() && output_.readable_bytes() == 0) {
-      const ssize_t n = ::write(fd_, data, len);
-      if (n >= 0) {
-        written = static_cast<std::size_t>(n);
-        bytes_written_.fetch_add(written, std::memory_order_relaxed);
-        if (written == len && write_complete_cb_) {
-          loop_->queue_in_loop([self = this->shared_from_this()] {
-            self->write_complete_cb_(self);
-          });
-        }
-      } else if (errno != EWOULDBLOCK && errno != EAGAIN && errno != EINTR) {
-        if (errno == EPIPE || errno == ECONNRESET) fault = true;
-        if (!fault) {
-          reactor_internal::ReportErrno("reactor: %s: write failed",
-                                        name_.c_str());
-        }
-      }
-    }
-    if (fault || written == len) return;
-    queue_output(data + written, len - written);
-    if (!channel_.is_writing()) channel_.enable_writing();
-  }
+  void send_in_loop(const char* data, std::size_t len);
 
   // Bytes waiting to be written: the output buffer and the send in flight.
   std::size_t queued_bytes() const {
@@ -474,78 +348,18 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   bool writing() const { return channel_.is_writing() || in_flight_ > 0; }
 
   // Appends to the output buffer, with the marks' bookkeeping.
-  void queue_output(const char* data, std::size_t len) {
-    const std::size_t queued = queued_bytes();
-    if (queued + len >= high_water_mark_ && queued < high_water_mark_ &&
-        high_water_cb_) {
-      loop_->queue_in_loop(
-          [self = this->shared_from_this(), total = queued + len] {
-            self->high_water_cb_(self, total);
-          });
-    }
-    output_.append(data, len);
-    if (!paused_ && queued_bytes() >= high_water_mark_ &&
-        channel_.is_reading()) {
-      pause_reading();
-    }
-  }
+  void queue_output(const char* data, std::size_t len);
 
   // Over io_uring: hands `len` bytes to the poller as one send.
-  void start_send(const char* data, std::size_t len) {
-    BufferStorage bytes = loop_->send_buffer();
-    bytes.assign(data, len);
-    start_send(std::move(bytes));
-  }
-  void start_send(BufferStorage bytes) {
-    in_flight_ = bytes.size();
-    loop_->send(&channel_, std::move(bytes));
-  }
+  void start_send(const char* data, std::size_t len);
+  void start_send(BufferStorage bytes);
 
   // Over io_uring: everything in the output buffer as one send (its very
   // storage, where the buffer hands it over).
-  void flush_output() {
-    const std::size_t n = output_.readable_bytes();
-    if (n == 0) return;
-    if constexpr (ReleasableBuffer<B>) {
-      BufferStorage bytes = output_.release();
-      output_.adopt(loop_->send_buffer());
-      start_send(std::move(bytes));
-    } else {
-      BufferStorage bytes = loop_->send_buffer();
-      bytes.reserve(n);
-      CopyOut(output_.readable(), std::span<char>(bytes.bytes.get(), n));
-      output_.retrieve(n);
-      bytes.end = n;
-      start_send(std::move(bytes));
-    }
-  }
+  void flush_output();
 
   // The poller finished the send in flight.
-  void handle_sent(std::size_t sent, int error) {
-    in_flight_ = 0;
-    bytes_written_.fetch_add(sent, std::memory_order_relaxed);
-    if (state_.load() == kDisconnected) return;
-    if (error != 0) {
-      // The peer is gone (EPIPE, ECONNRESET) or the socket failed: what is
-      // queued can never be delivered.
-      if (error != EPIPE && error != ECONNRESET) {
-        reactor_internal::ReportErrno(error, "reactor: %s: send failed",
-                                      name_.c_str());
-      }
-      handle_close();
-      return;
-    }
-    flush_output();
-    if (paused_ && queued_bytes() <= low_water_mark_) resume_reading();
-    if (in_flight_ > 0) return;
-    if (write_complete_cb_) {
-      loop_->queue_in_loop([self = this->shared_from_this()] {
-        self->write_complete_cb_(self);
-      });
-    }
-    if (state_.load() == kDisconnecting) shutdown_in_loop();
-    if (close_when_drained_) handle_close();
-  }
+  void handle_sent(std::size_t sent, int error);
 
   void shutdown_in_loop() {
     loop_->assert_in_loop_thread();
@@ -562,8 +376,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   const std::string name_;
   const int fd_;
   Channel channel_;
-  // Over io_uring (the poller sends): the bytes of the send in flight.
-  const bool async_send_ = loop_->sends();
+  // Over io_uring (the poller sends; null: readiness writes), asked once;
+  // the bytes of the send in flight.
+  CompletionIo* const io_ = loop_->completion_io();
   std::size_t in_flight_ = 0;
   const InetAddress local_;
   const InetAddress peer_;
@@ -589,5 +404,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
 };
 
 }  // namespace serverkit::reactor
+
+// The read and write paths' definitions.
+#include "reactor/internal/tcp_connection_io.h"  // IWYU pragma: export
 
 #endif  // SERVERKIT_REACTOR_TCP_CONNECTION_H_

@@ -5,8 +5,8 @@
 // `TcpServer<B>`: accepts in the base loop, hands each connection round-robin
 // to one of `threads` I/O loops (or to the base loop when threads == 0), and
 // owns the connections until they close. Connections use buffer type `B`.
-// Every loop is built with the task queue and wake-up options that
-// `loop_options()` returns, which is how a `ReactorPolicy` reaches them.
+// Every loop is built with the EventLoopOptions that `loop_options()`
+// returns (reactor/event_loop.h: the one way to configure a loop).
 //
 // SIGPIPE is ignored process-wide when the first server or client is built
 // (a peer's reset must fail a write, not kill the server).

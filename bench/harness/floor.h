@@ -29,8 +29,8 @@
 // joins its one helper thread, and pins both to the cores it names (the
 // calling thread's affinity is restored before it returns).
 
-#ifndef SERVERKIT_BENCH_COMMON_FLOOR_H_
-#define SERVERKIT_BENCH_COMMON_FLOOR_H_
+#ifndef SERVERKIT_BENCH_HARNESS_FLOOR_H_
+#define SERVERKIT_BENCH_HARNESS_FLOOR_H_
 
 #include <cstdint>
 #include <optional>
@@ -84,4 +84,4 @@ std::vector<std::string> FloorDrift(std::optional<double> before_p50_ns,
 
 }  // namespace serverkit::bench
 
-#endif  // SERVERKIT_BENCH_COMMON_FLOOR_H_
+#endif  // SERVERKIT_BENCH_HARNESS_FLOOR_H_

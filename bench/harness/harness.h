@@ -45,9 +45,20 @@
 //
 // Thread-safety: `PinToCore` and `Cores` are thread-safe; the rest is for the
 // main thread.
+//
+// This is the one header a sweep includes (with floor.h for a scenario that
+// measures the floor itself). Behind it, one file per concern, as Google
+// Benchmark's src/ has: flags.cc (the command line, --help),
+// benchmark_args.cc (Google Benchmark's command line, the results file),
+// sysinfo.cc (CPUs, pinning), registry.cc (names, vocabulary),
+// run_names.cc (reading names back, filters), console_reporter.cc (the
+// rankings), schedule.cc (paired rounds' driver; rounds.h their
+// statistics), floor_report.cc (the floor in a sweep; floor.h measures it),
+// json_context.cc (the "serverkit" context; json.h its values), and
+// harness.cc (RunSweep). Their declarations are in internal/.
 
-#ifndef SERVERKIT_BENCH_COMMON_HARNESS_H_
-#define SERVERKIT_BENCH_COMMON_HARNESS_H_
+#ifndef SERVERKIT_BENCH_HARNESS_HARNESS_H_
+#define SERVERKIT_BENCH_HARNESS_HARNESS_H_
 
 #include <benchmark/benchmark.h>
 
@@ -225,4 +236,4 @@ int RunSweep(const SweepSpec& spec, int argc, char** argv);
 
 }  // namespace serverkit::bench
 
-#endif  // SERVERKIT_BENCH_COMMON_HARNESS_H_
+#endif  // SERVERKIT_BENCH_HARNESS_HARNESS_H_

@@ -10,8 +10,8 @@
 //
 // Thread-safety: values are plain values; nothing here is shared.
 
-#ifndef SERVERKIT_BENCH_COMMON_JSON_H_
-#define SERVERKIT_BENCH_COMMON_JSON_H_
+#ifndef SERVERKIT_BENCH_HARNESS_JSON_H_
+#define SERVERKIT_BENCH_HARNESS_JSON_H_
 
 #include <concepts>
 #include <optional>
@@ -63,4 +63,4 @@ std::optional<std::string> InsertIntoContext(std::string_view json,
 
 }  // namespace serverkit::bench
 
-#endif  // SERVERKIT_BENCH_COMMON_JSON_H_
+#endif  // SERVERKIT_BENCH_HARNESS_JSON_H_

@@ -19,8 +19,8 @@
 //
 // Thread-safety: none needed; the sweep's main thread uses all of it.
 
-#ifndef SERVERKIT_BENCH_COMMON_ROUNDS_H_
-#define SERVERKIT_BENCH_COMMON_ROUNDS_H_
+#ifndef SERVERKIT_BENCH_HARNESS_ROUNDS_H_
+#define SERVERKIT_BENCH_HARNESS_ROUNDS_H_
 
 #include <map>
 #include <optional>
@@ -105,4 +105,4 @@ int NextUnit(std::vector<UnitState>& units, const RoundsConfig& config,
 
 }  // namespace serverkit::bench
 
-#endif  // SERVERKIT_BENCH_COMMON_ROUNDS_H_
+#endif  // SERVERKIT_BENCH_HARNESS_ROUNDS_H_

@@ -144,7 +144,7 @@ pp: dict[str, Any]
 pp = dict(context=dict(profile="smoke", cores=2, seconds_per_point=0.3,
                        repetitions=1, kernel="test"),
           notes=["test note"], echo=[], header=[],
-          # The shape servers/pingpong/validate.py writes (rows per case, each
+          # The shape validation/run.py writes (rows per case, each
           # with its exact outcome, outcome.py).
           validation=dict(
               repetitions=5, seconds_per_run=2.0, alpha=0.05, notes=[],

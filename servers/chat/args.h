@@ -22,8 +22,8 @@
 //
 // Thread-safety: call from main().
 
-#ifndef SERVERKIT_BENCH_CHAT_ARGS_H_
-#define SERVERKIT_BENCH_CHAT_ARGS_H_
+#ifndef SERVERKIT_SERVERS_CHAT_ARGS_H_
+#define SERVERKIT_SERVERS_CHAT_ARGS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -50,4 +50,4 @@ ServerArgs ParseServerArgs(int argc, char* const* argv, std::string_view name,
 
 }  // namespace serverkit::chat
 
-#endif  // SERVERKIT_BENCH_CHAT_ARGS_H_
+#endif  // SERVERKIT_SERVERS_CHAT_ARGS_H_

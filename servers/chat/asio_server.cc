@@ -50,7 +50,7 @@
 #include "servers/chat/args.h"
 #include "servers/chat/codec.h"
 #include "servers/common/asio_accept.h"
-#include "servers/pingpong/common.h"
+#include "servers/common/process.h"
 
 namespace serverkit::chat {
 namespace {
@@ -316,9 +316,9 @@ class Server {
         auto session = std::make_shared<Session>(
             std::move(s), rooms_.rooms[i].get(), &rooms_, &args_);
         asio::post(ctx, [session] { session->Start(); });
-      } else if (!bench::AcceptAgainAfter(ec, pause_, &logged_emfile_,
-                                          "asio_server",
-                                          [this] { Accept(); })) {
+      } else if (!servers::AcceptAgainAfter(ec, pause_, &logged_emfile_,
+                                            "asio_server",
+                                            [this] { Accept(); })) {
         return;
       }
       Accept();
@@ -332,7 +332,7 @@ class Server {
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>>
       guards_;
   asio::io_context accept_ctx_;
-  pingpong::StopSignalWatcher stop_watch_;
+  servers::StopSignalWatcher stop_watch_;
   tcp::acceptor acceptor_;
   asio::steady_timer pause_{accept_ctx_};
   bool logged_emfile_ = false;
@@ -348,7 +348,7 @@ int Main(int argc, char** argv) {
       ": one io_context per thread (concurrency hint 1), a room per "
       "io_context.\n");
   std::signal(SIGPIPE, SIG_IGN);
-  pingpong::RaiseFdLimit();
+  servers::RaiseFdLimit();
   try {
     Server server(args);
     server.Run();  // until SIGINT / SIGTERM

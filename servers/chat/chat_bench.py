@@ -14,11 +14,11 @@
 # //servers/chat:server with --server_flags), ours over io_uring
 # (`serverkit-uring`, the same with --backend=uring; not with --no_uring)
 # and `asio` (//servers/chat:asio_server) run in turn, R rounds each
-# (chat_run.py: one server, the load test //servers/chat:loadtest against it),
+# (run.py: one server, the load test //servers/chat:loadtest against it),
 # repetitions interleaved: each block of back-to-back runs (a thread count,
 # a K, a repetition) takes the next order of a Williams design
-# (side_by_side.order; with two servers, in turn and reversed), so each
-# server follows every other equally often. On 2+
+# (servers.driver.side_by_side.order; with two servers, in turn and reversed),
+# so each server follows every other equally often. On 2+
 # cores the server and the load test are pinned to disjoint cores, and the
 # output says which.
 #
@@ -37,18 +37,20 @@
 # Output: a progress line per run, then the table and the paired summary
 # (each of ours over asio with its 95% interval, and what the interval says
 # against the margin m, --margin, default 5%: ahead by more than m, ahead,
-# equivalent within ±m, or not told apart; chat_tables.py), notes,
+# equivalent within ±m, or not told apart; tables.py), notes,
 # failures; JSON at $BUILD_WORKSPACE_DIRECTORY/results/chat.json (else
 # ./results/chat.json, or --out). Every process it starts is stopped at the
-# end, also on failure, Ctrl-C or SIGTERM (procs.stop_all). Exit status 0
-# when every run was clean, 1 when one failed, 130 when interrupted, 2 on a
-# usage error.
+# end, also on failure, Ctrl-C or SIGTERM (servers.driver.procs.stop_all). Exit
+# status 0 when every run was clean, 1 when one failed, 130 when interrupted, 2
+# on a usage error.
 #
 # The modules, in layers (each imports only those below it):
-#   chat_codec, ../pingpong/procs   the codec (for the tests); processes
-#   chat_run, chat_tables           one point; the document and the table
-#   chat_peers                      (the tests' peers and servers)
-#   chat_bench                      this command line
+#   codec                the codec (for the tests)
+#   run, tables, peers   one point (with servers.driver.procs); the
+#                        document and the table (with
+#                        servers.driver.side_by_side); the tests' peers
+#                        and servers
+#   chat_bench           this command line
 
 from __future__ import annotations
 
@@ -65,13 +67,11 @@ import time
 from types import FrameType
 from typing import Any, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import chat_run  # noqa: E402
-import chat_tables  # noqa: E402
-from chat_run import ChatServer, Point, Record  # noqa: E402
-import procs  # noqa: E402  (put on the path by chat_run)
-import side_by_side as SBS  # noqa: E402  (likewise)
+from servers.chat import run as chat_run
+from servers.chat import tables as chat_tables
+from servers.chat.run import ChatServer, Point, Record
+from servers.driver import procs
+from servers.driver import side_by_side as SBS
 
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(clients=[100, 500], threads=[1], rounds=20,
@@ -188,7 +188,7 @@ def progress(i: int, n: int, rec: Record) -> str:
         i, n, rec["server"], rec["threads"], rec["clients"],
         rec["repetition"])
     if not rec["ok"]:
-        return head + "FAILED: " + rec.get("error", "?")
+        return head + "FAILED: " + str(rec.get("error", "?"))
     return head + ("round p50 %.3f ms (max %.3f), delivery p99 %.0f us, "
                    "server %.3f us/msg, %.0f%% busy, load test %.0f%% of "
                    "its core%s" % (

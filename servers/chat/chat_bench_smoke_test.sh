@@ -19,6 +19,6 @@ grep -q "serverkit/asio" "$out.txt" || { echo "FAIL: no ratio column"; exit 1; }
 grep -Eq "^ +1 +100 " "$out.txt" || { echo "FAIL: no row for K=100"; exit 1; }
 grep -q "^against a margin of ±5%" "$out.txt" ||
   { echo "FAIL: no standings against the margin"; exit 1; }
-# The runfiles root on the import path, for side_by_side's pick.margin.
+# The runfiles root on the import path, for servers.driver.side_by_side's pick.margin.
 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" \
-  /usr/bin/python3 servers/chat/chat_bench_test.py --smoke "$out.json"
+  /usr/bin/python3 -P -m servers.chat.chat_bench_test --smoke "$out.json"

@@ -28,16 +28,14 @@ import sys
 import unittest
 from typing import Any
 
+from servers.chat import chat_bench
+from servers.chat import codec as chat_codec
+from servers.chat import run as chat_run
+from servers.chat import tables as chat_tables
+from servers.driver import side_by_side as SBS
+from pick import paired as VP
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(HERE)), "pick"))
-import chat_bench  # noqa: E402
-import chat_codec  # noqa: E402
-import chat_run  # noqa: E402
-import chat_tables  # noqa: E402
-import side_by_side as SBS  # noqa: E402
-import validate_paired as VP  # noqa: E402
-import layering  # noqa: E402
 
 TESTDATA = os.path.join(HERE, "testdata")
 
@@ -213,7 +211,7 @@ class PairedTest(unittest.TestCase):
 
     def test_too_few_for_an_interval(self) -> None:
         rows = chat_tables.paired(self.points)
-        self.assertEqual(VP.fmt_paired(rows[0].every),
+        self.assertEqual(VP.fmt_rank_paired(rows[0].every),
                          "0.84x n 1 (no interval below 6)")
         doc = [r.as_json() for r in rows]
         self.assertIsNone(doc[0]["every"]["high"])
@@ -282,35 +280,6 @@ class CodecTest(unittest.TestCase):
         self.assertEqual(chat_codec.round_of(body), ("R", 7))
         self.assertIsNone(chat_codec.round_of(body[:-1] + b"\0"))
         self.assertIsNone(chat_codec.round_of(b"hello"))
-
-
-# The driver's modules, bottom first: each imports only lower layers.
-LAYERS = [["chat_codec", "procs", "side_by_side"],
-          ["chat_run", "chat_tables", "chat_peers"],
-          ["chat_bench"]]
-LAYER = {m: k for k, layer in enumerate(LAYERS) for m in layer}
-
-
-def imports(name: str) -> set[str]:
-    return layering.imports(HERE, name)
-
-
-class LayoutTest(unittest.TestCase):
-    def test_imports_go_down(self) -> None:
-        for name in LAYER:
-            if name in ("procs", "side_by_side"):
-                continue  # servers/pingpong's, checked there
-            for dep in sorted(imports(name) & set(LAYER)):
-                with self.subTest(module=name, imports=dep):
-                    self.assertLess(LAYER[dep], LAYER[name])
-
-    def test_bottom_is_standard_library(self) -> None:
-        self.assertEqual({m for m in imports("chat_codec")
-                          if m not in sys.stdlib_module_names and
-                          m != "__future__"}, set())
-
-    def test_files_are_short(self) -> None:
-        self.assertEqual(layering.files_over(HERE, 400), [])
 
 
 def check_smoke(path: str) -> int:

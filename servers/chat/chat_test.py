@@ -27,7 +27,7 @@
 #     larger than --max_queued reaches every client with nothing queued, and
 #     nobody is closed as slow (only bytes already queued count).
 # No timing is asserted; every wait has a generous deadline. Every process
-# runs in its own process group (servers/pingpong/procs.py) and is stopped at
+# runs in its own process group (servers/driver/procs.py) and is stopped at
 # the end.
 
 from __future__ import annotations
@@ -42,14 +42,13 @@ import threading
 import time
 from typing import Any, Sequence
 
+from servers.chat import codec as chat_codec
+from servers.driver import procs
+from servers.chat.peers import (DEADLINE, Peer, expect_closed, join,
+                                loadtest_result, log_lines, run_loadtest,
+                                start_server)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.append(os.path.join(os.path.dirname(HERE), "pingpong"))
-import chat_codec  # noqa: E402
-import procs  # noqa: E402
-from chat_peers import (DEADLINE, Peer, expect_closed, join,  # noqa: E402
-                        loadtest_result, log_lines, run_loadtest,
-                        start_server)
 
 
 def check_clean(loadtest: str, path: str, threads: int, tmp: str,

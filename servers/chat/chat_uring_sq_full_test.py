@@ -5,16 +5,13 @@
 #
 # chat_uring_test.py with every third io_uring submission entry the server
 # asks for missing (SERVERKIT_URING_TEST_SQE_FAIL_EVERY=3,
-# reactor/uring_poller.h), as when the kernel does not take the queue:
+# reactor/poller/uring_poller.h), as when the kernel does not take the queue:
 # every client must still get every message. Same arguments.
 
 import os
 import runpy
-import sys
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 if __name__ == "__main__":
     os.environ["SERVERKIT_URING_TEST_SQE_FAIL_EVERY"] = "3"
-    sys.argv[0] = os.path.join(HERE, "chat_uring_test.py")
-    runpy.run_path(sys.argv[0], run_name="__main__")
+    runpy.run_module("servers.chat.chat_uring_test", run_name="__main__",
+                     alter_sys=True)

@@ -9,9 +9,9 @@
 # our server with every loop polling through io_uring
 # (SERVERKIT_REACTOR_BACKEND=uring): broadcasts are many completion-based
 # sends per iteration, and churn removes connections with sends queued.
-# Where io_uring cannot be set up here it reports a skip (uring_skip.py).
-# Else it first checks that the server really runs on io_uring (one of its
-# descriptors is an io_uring instance) and, where
+# Where io_uring cannot be set up here it reports a skip
+# (servers/driver/uring_skip.py). Else it first checks that the server really
+# runs on io_uring (one of its descriptors is an io_uring instance) and, where
 # SERVERKIT_URING_TEST_SQE_FAIL_EVERY is set (chat_uring_sq_full_test.py),
 # that it says it missed a submission entry.
 
@@ -21,11 +21,12 @@ import os
 import sys
 import tempfile
 
+from servers.chat import chat_test
+from servers.chat.peers import Peer, start_server
+from servers.driver import procs
+from servers.driver import uring_skip
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import chat_test  # noqa: E402
-import procs  # noqa: E402  (servers/pingpong, on chat_test's path)
-import uring_skip  # noqa: E402  (servers/pingpong, likewise)
 
 SAID = "io_uring submission queue full"
 
@@ -49,10 +50,10 @@ def server_runs_as_asked(path: str) -> str:
     with tempfile.TemporaryDirectory(prefix="chat-uring-") as tmp:
         log_path = os.path.join(tmp, "server.log")
         with open(log_path, "w+") as log:
-            p, port = chat_test.start_server(path, 1, log)
+            p, port = start_server(path, 1, log)
             try:
                 links = fd_links(p.pid)
-                peer = chat_test.Peer(port)  # one connection: a few arms
+                peer = Peer(port)  # one connection: a few arms
                 peer.sock.close()
             finally:
                 procs.stop(p, grace=5.0)

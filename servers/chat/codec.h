@@ -19,8 +19,8 @@
 //
 // Thread-safety: everything here is thread-safe (no shared state).
 
-#ifndef SERVERKIT_BENCH_CHAT_CODEC_H_
-#define SERVERKIT_BENCH_CHAT_CODEC_H_
+#ifndef SERVERKIT_SERVERS_CHAT_CODEC_H_
+#define SERVERKIT_SERVERS_CHAT_CODEC_H_
 
 #include <arpa/inet.h>
 
@@ -130,4 +130,4 @@ inline std::optional<Body> DecodeBody(std::string_view body, std::size_t size) {
 
 }  // namespace serverkit::chat
 
-#endif  // SERVERKIT_BENCH_CHAT_CODEC_H_
+#endif  // SERVERKIT_SERVERS_CHAT_CODEC_H_

@@ -48,17 +48,16 @@
 #include "reactor/tcp_server.h"
 #include "servers/chat/args.h"
 #include "servers/chat/codec.h"
+#include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
-#include "servers/pingpong/common.h"
 
 namespace serverkit::chat {
 namespace {
 
-using bench::Fail;
-using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
 using reactor::TcpServer;
+using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
 
@@ -131,8 +130,6 @@ class LoopRoom {
   std::unordered_map<const reactor::TcpConnection<B>*, std::size_t> index_;
 };
 
-std::atomic<EventLoop*> g_base_loop{nullptr};
-
 // Takes every whole message out of `in` and posts it to every room, one
 // task per loop sharing one immutable frame; a message over `max_message`
 // closes the connection.
@@ -199,10 +196,10 @@ void PrintStopped(const EventLoop& base, const TcpServer<B>& server,
 
 template <typename B>
 int Serve(const ServerArgs& sa, const PolicyOptions& po,
-          const bench::TaskQueueFactory& make_queue,
+          const servers::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
   using ConnPtr = reactor::TcpConnectionPtr<B>;
-  auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
+  auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
 
   // The rooms, one per I/O loop, and the loop → room map: filled after
@@ -212,7 +209,7 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
   std::unordered_map<const EventLoop*, LoopRoom<B>*> room_of;
   std::atomic<std::uint64_t> messages_in{0}, closed_oversized{0};
 
-  std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
+  std::unique_ptr<TcpServer<B>> server = servers::ListenOrFail<B>(
       kProgram, &base, sa.addr, sa.port, sa.threads, "chat", loop_options);
 
   server->set_connection_callback([&room_of](const ConnPtr& conn) {
@@ -241,9 +238,7 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
                std::string(B::kName).c_str(),
                std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
                po.logger.c_str(), sa.max_message, sa.max_queued);
-  g_base_loop.store(&base);
-  base.loop();
-  g_base_loop.store(nullptr);
+  servers::LoopUntilStopped(&base);
 
   PrintStopped(base, *server, rooms, messages_in.load(),
                closed_oversized.load());
@@ -253,28 +248,22 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
 
 int Main(int argc, char** argv) {
   PolicyOptions po;
-  std::vector<char*> rest = bench::TakePolicyFlags(argc, argv, kProgram, &po);
-  const ServerArgs sa = ParseServerArgs(
-      static_cast<int>(rest.size()), rest.data(), kProgram, bench::kPolicyHelp);
+  std::vector<char*> rest = servers::TakePolicyFlags(argc, argv, kProgram, &po);
+  const ServerArgs sa =
+      ParseServerArgs(static_cast<int>(rest.size()), rest.data(), kProgram,
+                      servers::kPolicyHelp);
 
-  // Before any thread starts: threads inherit the blocked stop signals.
-  bench::QuitOnStopSignals(&g_base_loop);
-  const bench::TaskQueueFactory make_queue =
-      bench::MakeTaskQueueFactory(kProgram, po);
-  std::function<LogLine> log_line;
-  const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
+  return servers::RunServer<LogLine>(
       kProgram, po,
       [](auto* l) -> std::function<LogLine> {
         return [l](std::string_view conn, std::size_t bytes) {
           SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
         };
       },
-      &log_line);
-
-  pingpong::RaiseFdLimit();
-  return bench::WithBuffer(kProgram, po, [&]<typename B>() {
-    return Serve<B>(sa, po, make_queue, log_line);
-  });
+      [&]<typename B>(const servers::TaskQueueFactory& make_queue,
+                      const std::function<LogLine>& log_line) {
+        return Serve<B>(sa, po, make_queue, log_line);
+      });
 }
 
 }  // namespace

@@ -10,15 +10,15 @@
 //
 // Thread-safety: call from the acceptor's handler only.
 
-#ifndef SERVERKIT_BENCH_COMMON_ASIO_ACCEPT_H_
-#define SERVERKIT_BENCH_COMMON_ASIO_ACCEPT_H_
+#ifndef SERVERKIT_SERVERS_COMMON_ASIO_ACCEPT_H_
+#define SERVERKIT_SERVERS_COMMON_ASIO_ACCEPT_H_
 
 #include <boost/asio.hpp>
 #include <chrono>
 #include <cstdio>
 #include <utility>
 
-namespace serverkit::bench {
+namespace serverkit::servers {
 
 // For a failed accept (`ec` set): returns true when the caller should
 // accept again now; false when the loop ended (aborted) or `accept_again`
@@ -48,6 +48,6 @@ bool AcceptAgainAfter(const boost::system::error_code& ec,
   return true;
 }
 
-}  // namespace serverkit::bench
+}  // namespace serverkit::servers
 
-#endif  // SERVERKIT_BENCH_COMMON_ASIO_ACCEPT_H_
+#endif  // SERVERKIT_SERVERS_COMMON_ASIO_ACCEPT_H_

@@ -1,6 +1,12 @@
+// -----------------------------------------------------------------------------
+// servers/common/server_policy.cc
+// -----------------------------------------------------------------------------
+//
+// The policy flags, the slowed-on-purpose controls and the task-queue
+// factory (server_policy.h).
+
 #include "servers/common/server_policy.h"
 
-#include <pthread.h>
 #include <time.h>
 
 #include <cctype>
@@ -9,9 +15,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 
-namespace serverkit::bench {
+namespace serverkit::servers {
 
 const char* const kPolicyHelp =
     "  --buffer=NAME       connection buffer (default linear)\n"
@@ -188,24 +193,4 @@ reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
   return o;
 }
 
-void QuitOnStopSignals(std::atomic<reactor::EventLoop*>* loop) {
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals,
-                  nullptr);  // inherited by all threads
-  std::thread([stop_signals, loop] {
-    int sig;
-    sigwait(&stop_signals, &sig);
-    for (;;) {
-      if (reactor::EventLoop* l = loop->load()) {
-        l->quit();
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }).detach();
-}
-
-}  // namespace serverkit::bench
+}  // namespace serverkit::servers

@@ -23,18 +23,15 @@
 //                       calling thread (slow on purpose: the logger's
 //                       control, sized in ns per line)
 //
-// plus the stop signals (SIGINT / SIGTERM quit the base loop, so loggers
-// flush on the way out). An unknown name exits with status 2 and the list of
-// valid names. A server adds its own flags through `extra_flag`.
+// An unknown name exits with status 2 and the list of valid names. A server
+// adds its own flags through `extra_flag`. The stop signals and the order in
+// which a server's Main uses all this are server_main.h's.
 //
 // Thread-safety: call from main() before any thread starts.
 
-#ifndef SERVERKIT_BENCH_COMMON_SERVER_POLICY_H_
-#define SERVERKIT_BENCH_COMMON_SERVER_POLICY_H_
+#ifndef SERVERKIT_SERVERS_COMMON_SERVER_POLICY_H_
+#define SERVERKIT_SERVERS_COMMON_SERVER_POLICY_H_
 
-#include <signal.h>
-
-#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -50,10 +47,9 @@
 #include "logger/all_loggers.h"
 #include "queues/all_queues.h"
 #include "reactor/event_loop.h"
-#include "reactor/policy.h"
 #include "reactor/tcp_server.h"
 
-namespace serverkit::bench {
+namespace serverkit::servers {
 
 struct PolicyOptions {
   std::string buffer = "linear";
@@ -240,12 +236,6 @@ std::unique_ptr<reactor::TcpServer<B>> ListenOrFail(
   }
 }
 
-// Blocks SIGINT and SIGTERM in the calling thread (and so in every thread it
-// starts later) and starts a detached watcher that, on either signal, quits
-// the loop `*loop` points to once it is set. Call before any other thread
-// starts.
-void QuitOnStopSignals(std::atomic<reactor::EventLoop*>* loop);
+}  // namespace serverkit::servers
 
-}  // namespace serverkit::bench
-
-#endif  // SERVERKIT_BENCH_COMMON_SERVER_POLICY_H_
+#endif  // SERVERKIT_SERVERS_COMMON_SERVER_POLICY_H_

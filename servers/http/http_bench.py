@@ -36,10 +36,10 @@
 # cpu 1, wrk cpu 0), and the output says so. Repetitions interleave the
 # servers: each repetition runs every server once per connection count, and
 # each such block of back-to-back runs takes the next order of a Williams
-# design (side_by_side.order), so each server follows every other equally
-# often.
+# design (servers.driver.side_by_side.order), so each server follows every
+# other equally often.
 #
-# Then latency at set rates (http_latency.py, unless --no_latency): the
+# Then latency at set rates (latency.py, unless --no_latency): the
 # open-loop generator at 25/50/75/90% of the slowest server's wrk capacity
 # against ours (epoll, io_uring), nginx, Beast and evhttp, p99 over nginx's
 # paired by round; a run where the generator lagged is void, not a figure.
@@ -80,15 +80,15 @@
 # started is stopped at the end, on failure and on Ctrl-C too.
 #
 # The modules, in layers (each imports only those below it):
-#   http_wrk, http_nginx    wrk's command line and output; nginx's config;
-#   http_loops              our server's per-loop stop lines
-#   http_run                one point (with ../pingpong/procs.py)
-#   http_context,           the profiles, the JSON's context, the notes;
-#   http_tables             the summary tables and the paired summary
-#                           (with ../pingpong/side_by_side.py)
-#   http_latency            latency at set rates (with
-#                           ../pingpong/latency_{point,sweep}.py)
-#   http_bench              this command line
+#   wrk, nginx, loops   wrk's command line and output; nginx's config;
+#                       our server's per-loop stop lines
+#   run                 one point (with servers.driver.procs)
+#   context, tables     the profiles, the JSON's context, the notes; the
+#                       summary tables and the paired summary (with
+#                       servers.driver.side_by_side)
+#   latency             latency at set rates (with
+#                       servers.driver.latency_point and latency_sweep)
+#   http_bench          this command line
 
 from __future__ import annotations
 
@@ -104,21 +104,17 @@ import time
 from types import FrameType
 from typing import Any, Optional
 
-# The modules beside this file as found here (in the runfiles tree, where
-# procs.py looks for the binaries), not the symlinks' resolved directory.
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import http_context  # noqa: E402
-import http_latency  # noqa: E402
-import http_nginx  # noqa: E402
-import http_run  # noqa: E402
-import latency_point  # noqa: E402  (servers/pingpong, like procs)
-import latency_sweep  # noqa: E402  (likewise)
-import http_tables  # noqa: E402
-import procs  # noqa: E402  (servers/pingpong, on the path http_run set)
-import side_by_side as SBS  # noqa: E402  (likewise)
-from http_context import PROFILES, Profile  # noqa: E402
-from http_run import PointSpec, ServerSpec  # noqa: E402
+from servers.http import context as http_context
+from servers.http import latency as http_latency
+from servers.http import nginx as http_nginx
+from servers.http import run as http_run
+from servers.driver import latency_point
+from servers.driver import latency_sweep
+from servers.http import tables as http_tables
+from servers.driver import procs
+from servers.driver import side_by_side as SBS
+from servers.http.context import PROFILES, Profile as Profile
+from servers.http.run import PointSpec, ServerSpec
 
 WRK = "/usr/bin/wrk"
 WRK_THREADS = 1

@@ -26,7 +26,9 @@ import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.join(HERE, "http_bench.py")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# The driver as a module, from the root its packages live under.
+BENCH = [sys.executable, "-P", "-m", "servers.http.http_bench"]
 NEEDED = {"/usr/sbin/nginx": "nginx-light", "/usr/bin/wrk": "wrk"}
 SERVERS = {"serverkit", "serverkit-uring", "serverkit-log", "nginx",
            "nginx-log", "beast", "evhttp"}
@@ -58,8 +60,9 @@ def leftovers(marker: str) -> list[str]:
 
 def run_bench(args: list[str], tmp: str, interrupt_after: float = 0.0
               ) -> tuple[int, str]:
-    env = dict(os.environ, TMPDIR=tmp)  # the driver's point directories
-    p = subprocess.Popen([sys.executable, BENCH] + args, env=env,
+    env = dict(os.environ, TMPDIR=tmp,  # the driver's point directories
+               PYTHONPATH=ROOT)
+    p = subprocess.Popen(BENCH + args, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True)
     if interrupt_after:
@@ -99,7 +102,8 @@ def check_latency(data: dict[str, Any], text: str) -> None:
     lat = data["latency"]
     assert lat["servers"] == LATENCY_SERVERS, lat["servers"]
     assert lat["reference"] == "nginx" and lat["rounds"] == 1, lat
-    slowest = min(lat["capacity"], key=lambda s: lat["capacity"][s])
+    capacity: dict[str, float] = lat["capacity"]
+    slowest = min(capacity, key=lambda s: capacity[s])
     assert lat["slowest"] == slowest, lat
     assert lat["rates"] == [round(f * lat["capacity"][slowest], 1)
                             for f in (0.25, 0.5, 0.75, 0.9)], lat["rates"]

@@ -54,8 +54,8 @@
 // Thread-safety: none; one handler belongs to one connection (its loop
 // thread).
 
-#ifndef SERVERKIT_BENCH_HTTP_HTTP_HANDLER_H_
-#define SERVERKIT_BENCH_HTTP_HTTP_HANDLER_H_
+#ifndef SERVERKIT_SERVERS_HTTP_HTTP_HANDLER_H_
+#define SERVERKIT_SERVERS_HTTP_HTTP_HANDLER_H_
 
 #include <http_parser.h>
 
@@ -191,4 +191,4 @@ class HttpHandler {
 
 }  // namespace serverkit::http
 
-#endif  // SERVERKIT_BENCH_HTTP_HTTP_HANDLER_H_
+#endif  // SERVERKIT_SERVERS_HTTP_HTTP_HANDLER_H_

@@ -37,10 +37,7 @@ import tempfile
 import time
 from typing import Callable
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "pingpong"))
-import procs  # noqa: E402
+from servers.driver import procs
 
 GET = b"GET /collect?v=1 HTTP/1.1\r\nHost: t\r\n\r\n"
 BODY = b'{"ok":true}'

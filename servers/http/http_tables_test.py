@@ -9,7 +9,7 @@
 # never ran clean, client-bound repetitions), the paired summary and what
 # each interval says against the margin, the run plan's Williams orders
 # (http_bench.plan); a point's JSON
-# (http_run.PointRecord.to_json) and the cores split (http_run.pinning).
+# (run.PointRecord.to_json) and the cores split (run.pinning).
 
 from __future__ import annotations
 
@@ -17,19 +17,18 @@ import argparse
 import json
 import math
 import os
-import sys
 import unittest
-from typing import Any
+from typing import Any, Optional, cast
+
+from servers.http import http_bench
+from servers.http import loops as http_loops
+from servers.http import run as http_run
+from servers.http import tables as http_tables
+from servers.driver import side_by_side as SBS
+from pick import paired as VP
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
-import http_bench  # noqa: E402
-import http_loops  # noqa: E402
-import http_run  # noqa: E402
-import http_tables  # noqa: E402
-import side_by_side as SBS  # noqa: E402
-import validate_paired as VP  # noqa: E402
 
 POINT_KEYS = {"server", "access_log", "threads", "connections",
               "wrk_threads", "seconds", "repetition", "ok", "requests",
@@ -110,7 +109,7 @@ class PairedTest(unittest.TestCase):
         # Beast's failed repetition is left out; evhttp never ran clean.
         self.assertEqual(cpu[1].every.n, 2)
         self.assertAlmostEqual(cpu[1].every.ratio, 8.0)
-        self.assertEqual(VP.fmt_paired(cpu[2].every), "-")
+        self.assertEqual(VP.fmt_rank_paired(cpu[2].every), "-")
         self.assertAlmostEqual(cpu[3].every.ratio, 7.0 / 6.0)
 
     def test_p99_and_requests(self) -> None:
@@ -120,7 +119,8 @@ class PairedTest(unittest.TestCase):
                                0.9)
         d = SBS.log_ratios(self.points, "serverkit", "nginx",
                            lambda p: (p["connections"], p["repetition"]),
-                           lambda p: p["requests_per_s"], False)
+                           lambda p: cast(Optional[float],
+                                          p["requests_per_s"]), False)
         self.assertEqual([round(math.exp(x), 6) for x in d],
                          [1.5, round(160 / 110, 6), round(140 / 90, 6)])
 

@@ -3,21 +3,19 @@
 # servers/http/http_wrk_test.py
 # -----------------------------------------------------------------------------
 #
-# http_wrk's parser on real wrk 4.1 outputs (testdata/wrk_*.txt: a clean
+# wrk's parser on real wrk 4.1 outputs (testdata/wrk_*.txt: a clean
 # run, a run on a 404 path, a run whose server was killed mid-way) and on
 # broken ones; its command line; nginx's generated config.
 
 from __future__ import annotations
 
 import os
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from servers.http import nginx as http_nginx
+from servers.http import wrk as http_wrk
 
-import http_nginx  # noqa: E402
-import http_wrk  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def fixture(name: str) -> str:

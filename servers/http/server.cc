@@ -1,3 +1,7 @@
+// -----------------------------------------------------------------------------
+// servers/http/server.cc
+// -----------------------------------------------------------------------------
+//
 // Our HTTP server: the reactor (reactor/) with the HTTP/1.1 handler
 // (http_handler.h), built with a chosen policy.
 //
@@ -39,6 +43,7 @@
 
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
+#include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
 #include "servers/http/http_handler.h"
 #include "servers/pingpong/common.h"
@@ -46,11 +51,11 @@
 namespace serverkit::http {
 namespace {
 
-using bench::Fail;
-using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
 using reactor::TcpServer;
+using servers::Fail;
+using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
 
@@ -172,8 +177,6 @@ struct Totals {
   }
 };
 
-std::atomic<EventLoop*> g_base_loop{nullptr};
-
 // The connections of the calling loop thread (initialized in each thread on
 // its first call).
 std::unordered_map<const void*, std::unique_ptr<Conn>>& LoopConns() {
@@ -190,7 +193,7 @@ struct Args {
 Args ParseArgs(const std::vector<char*>& rest) {
   const std::string usage =
       std::string("usage: server <addr> <port> <threads> [flags]\n") +
-      bench::kPolicyHelp;
+      servers::kPolicyHelp;
   if (rest.size() == 2 && std::string_view(rest[1]) == "--help") {
     std::fputs(usage.c_str(), stdout);
     std::exit(0);
@@ -212,13 +215,13 @@ Args ParseArgs(const std::vector<char*>& rest) {
 
 template <typename B>
 int Serve(const Args& args, const PolicyOptions& po,
-          const bench::TaskQueueFactory& make_queue,
+          const servers::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
-  auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
+  auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
   std::unique_ptr<TcpServer<B>> server =
-      bench::ListenOrFail<B>(kProgram, &base, args.addr, args.port,
-                             args.threads, "http", loop_options);
+      servers::ListenOrFail<B>(kProgram, &base, args.addr, args.port,
+                               args.threads, "http", loop_options);
 
   Totals totals;
   LoopTallies tallies;
@@ -287,9 +290,7 @@ int Serve(const Args& args, const PolicyOptions& po,
       std::string(B::kName).c_str(),
       std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
       po.logger.c_str());
-  g_base_loop.store(&base);
-  base.loop();
-  g_base_loop.store(nullptr);
+  servers::LoopUntilStopped(&base);
   const std::vector<LoopCounts> loop_counts = CountLoops(server->loops());
   server.reset();  // connections still open report their counters on the way
   std::fprintf(
@@ -311,15 +312,10 @@ int Serve(const Args& args, const PolicyOptions& po,
 int Main(int argc, char** argv) {
   PolicyOptions po;
   const std::vector<char*> rest =
-      bench::TakePolicyFlags(argc, argv, kProgram, &po);
+      servers::TakePolicyFlags(argc, argv, kProgram, &po);
   const Args args = ParseArgs(rest);
 
-  // Before any thread starts (an async logger's backend included).
-  bench::QuitOnStopSignals(&g_base_loop);
-  const bench::TaskQueueFactory make_queue =
-      bench::MakeTaskQueueFactory(kProgram, po);
-  std::function<LogLine> log_line;
-  const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
+  return servers::RunServer<LogLine>(
       kProgram, po,
       [](auto* l) -> std::function<LogLine> {
         return [l](std::string_view addr, const ReplyRecord& r) {
@@ -336,12 +332,10 @@ int Main(int argc, char** argv) {
           }
         };
       },
-      &log_line);
-
-  pingpong::RaiseFdLimit();
-  return bench::WithBuffer(kProgram, po, [&]<typename B>() {
-    return Serve<B>(args, po, make_queue, log_line);
-  });
+      [&]<typename B>(const servers::TaskQueueFactory& make_queue,
+                      const std::function<LogLine>& log_line) {
+        return Serve<B>(args, po, make_queue, log_line);
+      });
 }
 
 }  // namespace

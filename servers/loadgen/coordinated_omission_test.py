@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import sys
 
-import loadgen_harness as harness
+from servers.loadgen import harness
 
 R = 2000
 S_MS = 100

@@ -20,7 +20,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "servers/common/process.h"
 #include "servers/loadgen/flags.h"
 #include "servers/loadgen/report.h"
 #include "servers/loadgen/worker.h"
@@ -95,14 +95,6 @@ bool ParseAddress(const Options& o, sockaddr_storage* addr, socklen_t* len) {
   return false;
 }
 
-void RaiseFdLimit() {
-  rlimit r{};
-  if (::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
-    r.rlim_cur = r.rlim_max;
-    ::setrlimit(RLIMIT_NOFILE, &r);
-  }
-}
-
 int Finish(const Report& report) {
   std::fputs(Summary(report).c_str(), stdout);
   std::fflush(stdout);
@@ -138,7 +130,7 @@ int Main(int argc, char** argv) {
   sockaddr_storage addr;
   socklen_t addr_len = 0;
   ParseAddress(o, &addr, &addr_len);  // the flags checked it is numeric
-  RaiseFdLimit();
+  servers::RaiseFdLimit();
 
   std::vector<std::vector<int>> fds(o.threads);
   std::vector<std::vector<int>> indices(o.threads);

@@ -28,7 +28,7 @@ import sys
 import threading
 from typing import Any
 
-import loadgen_harness as harness
+from servers.loadgen import harness
 
 KEYS = {"ok", "void", "void_reason", "protocol", "rate", "arrivals",
         "connections", "threads", "duration_s", "warmup_s", "scheduled",

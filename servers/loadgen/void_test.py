@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-import loadgen_harness as harness
+from servers.loadgen import harness
 
 
 def expect_void(run: harness.Run, reason: str) -> None:

@@ -16,27 +16,23 @@
 //     the client can check every reply;
 //   - the server command line every server of the sweep accepts:
 //       <addr> <port> <threads> [--protocol=echo|header] [--max_body=N]
-//   - `RaiseFdLimit()`: soft RLIMIT_NOFILE up to the hard limit;
-//   - `StopSignalWatcher`: runs a callback when SIGINT or SIGTERM arrives.
 //
-// Thread-safety: the functions are thread-safe (no shared state); a
-// StopSignalWatcher is owned by one thread.
+// (The descriptor limit and the stop signals are servers/common/process.h.)
+//
+// Thread-safety: the functions are thread-safe (no shared state).
 
-#ifndef SERVERKIT_BENCH_PINGPONG_COMMON_H_
-#define SERVERKIT_BENCH_PINGPONG_COMMON_H_
+#ifndef SERVERKIT_SERVERS_PINGPONG_COMMON_H_
+#define SERVERKIT_SERVERS_PINGPONG_COMMON_H_
 
 #include <arpa/inet.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 
 namespace serverkit::pingpong {
 
@@ -143,29 +139,9 @@ ServerOptions ParseServerArgs(int argc, char** argv, std::string_view name,
 bool TakeServerPositional(std::string_view arg, int index, std::string* addr,
                           int* port, int* threads);
 
-// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
-long RaiseFdLimit();
-
 // Parses a non-negative decimal integer; nullopt on junk or overflow.
 std::optional<long> ParseLong(std::string_view s);
 
-// Blocks SIGINT and SIGTERM in the constructing thread, and so in every thread
-// it starts later (construct it before any), and calls `on_stop` once, on a
-// thread of its own, when either arrives. sigwait, not a handler: under TSan
-// a handled SIGTERM (asio::signal_set) was lost once in 150 quick stops.
-// The destructor stops the watching; `on_stop` is not called after it.
-class StopSignalWatcher {
- public:
-  explicit StopSignalWatcher(std::function<void()> on_stop);
-  ~StopSignalWatcher();
-  StopSignalWatcher(const StopSignalWatcher&) = delete;
-  StopSignalWatcher& operator=(const StopSignalWatcher&) = delete;
-
- private:
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
-
 }  // namespace serverkit::pingpong
 
-#endif  // SERVERKIT_BENCH_PINGPONG_COMMON_H_
+#endif  // SERVERKIT_SERVERS_PINGPONG_COMMON_H_

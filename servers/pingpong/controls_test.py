@@ -31,7 +31,7 @@
 # per op is 10 to 35 us and moves by up to a third from one run to the next
 # with what else runs, so a 20 us cost is not large against that noise; at
 # 100 us the noise is a few percent of it.
-# Why those bounds: the controls spin thread CPU time (bench::SpinCpuNs), so
+# Why those bounds: the controls spin thread CPU time (servers::SpinCpuNs), so
 # an op costs at least its injected ns whatever the scheduler does, plus a
 # few percent (the reads of the thread's CPU clock, system calls): the lower
 # side is tight, 0.85 leaving room only for the baseline's noise. The upper
@@ -46,7 +46,8 @@
 # Also: a bad value of each new flag (--log_slowdown_ns and
 # --buffer_slowdown_ns_per_kib; --task_queue_slowdown_ns shares their parser)
 # exits 2 naming the flag. Every process runs in its own process group, dies
-# with the test (procs.spawn) and is killed at the end. About 12 s.
+# with the test (servers.driver.procs.spawn) and is killed at the end.
+# About 12 s.
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-import procs
+from servers.driver import procs
 
 LOW, HIGH = 0.85, 1.35
 COST_NS = 100000     # per task, per log line, per KiB taken out of the buffer
@@ -127,7 +128,7 @@ def reap(p: subprocess.Popen[bytes], timeout: float) -> float:
         if pid == p.pid:
             p.returncode = os.waitstatus_to_exitcode(status)
             assert p.returncode == 0, "server exit status %d" % p.returncode
-            return ru.ru_utime + ru.ru_stime
+            return float(ru.ru_utime + ru.ru_stime)
         if time.monotonic() > deadline:
             raise AssertionError("server still running %.0f s after SIGINT"
                                  % timeout)

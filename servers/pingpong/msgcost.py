@@ -15,7 +15,8 @@
 # serverkit-uring, asio, libevent; --servers picks among them, and each
 # --server adds one more, as in the sweep, e.g. an older build), the server
 # is started and driven by the ping-pong client exactly as in the sweep
-# (procs.py; pinned apart when the threads fit the cores), twice:
+# (servers/driver/procs.py; pinned apart when the threads fit the cores),
+# twice:
 #   1. Counting: Debian's linux-perf `perf stat` watches the server from
 #      before the client starts until it ends, counting its system calls
 #      through the syscalls:sys_enter_* tracepoints (exact counts, unlike
@@ -23,7 +24,7 @@
 #      sends only once every session is connected and stops at its
 #      snapshot, so its byte count is what was echoed under perf: figures
 #      are per block echoed (bytes / block size), whatever the reads and
-#      writes were split into (msgcost_parse.py). The CPU includes the
+#      writes were split into (perf_output.py). The CPU includes the
 #      connects, as the sweep's CPU per MiB does.
 #   2. Sampling (unless --no_record): `perf record` (cpu-clock, 1999 Hz)
 #      for one second once the sessions are connected, and `perf report`:
@@ -50,11 +51,9 @@ import tempfile
 import time
 from typing import Any, Optional
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import msgcost_parse as mp  # noqa: E402
-import procs  # noqa: E402
-from sweep_run import PEERS  # noqa: E402
+from servers.pingpong import perf_output as mp
+from servers.driver import procs
+from servers.pingpong.sweep import PEERS
 
 DEFAULT_POINTS = "1:4096:1,1:4096:100,1:4096:1000,1:16384:1000"
 

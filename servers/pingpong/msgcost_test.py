@@ -3,20 +3,19 @@
 # servers/pingpong/msgcost_test.py
 # -----------------------------------------------------------------------------
 #
-# msgcost_parse.py on real perf output (testdata/msgcost/: `perf stat -x,`
+# perf_output.py on real perf output (testdata/msgcost/: `perf stat -x,`
 # and `perf report --stdio` of our server at 1 thread, 4 KiB, 100 sessions)
 # and on the errors it must name.
 
 from __future__ import annotations
 
 import os
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from servers.pingpong import perf_output as mp
 
-import msgcost_parse as mp  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+
 
 DATA = os.path.join(HERE, "testdata", "msgcost")
 

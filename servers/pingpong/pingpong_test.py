@@ -38,8 +38,8 @@ import tempfile
 import time
 from typing import IO, Any, Callable, Sequence
 
-import hostile_peer
-import procs
+from servers.pingpong import hostile_peer
+from servers.driver import procs
 
 MAX_BODY = 4096
 HALF_CLOSE_BYTES = 8 << 20
@@ -280,7 +280,7 @@ def check_header(client: str, path: str, threads: int, tmp: str
             early.close()
 
             rc = cp.wait(timeout=60)
-            r = json.load(open(out))
+            r: dict[str, Any] = json.load(open(out))
             assert rc == 0, "client exit %d: %s" % (rc, r)
             assert r["completed"] == 8 and r["unfinished"] == 0, r
             assert r["errors"] == 0 and r["closed_by_server"] == 0, r

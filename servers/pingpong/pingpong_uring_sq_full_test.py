@@ -5,8 +5,8 @@
 #
 # pingpong_test.py's checks on our server over io_uring with every third
 # submission entry the server asks for missing
-# (SERVERKIT_URING_TEST_SQE_FAIL_EVERY=3, reactor/uring_poller.h), as when
-# the kernel does not take the queue: every byte must still come back.
+# (SERVERKIT_URING_TEST_SQE_FAIL_EVERY=3, reactor/poller/uring_poller.h), as
+# when the kernel does not take the queue: every byte must still come back.
 # First it checks that the server really runs so (it says so once on
 # stderr). Same arguments as pingpong_test.py.
 
@@ -19,7 +19,7 @@ SAID = "io_uring submission queue full"
 
 
 def injection_reaches_the_server(client: str, path: str) -> None:
-    import pingpong_test as pp
+    from servers.pingpong import pingpong_test as pp
     with tempfile.TemporaryDirectory(prefix="sq-full-") as tmp:
         log_path = os.path.join(tmp, "server.log")
         with open(log_path, "w+") as log:
@@ -39,7 +39,6 @@ def injection_reaches_the_server(client: str, path: str) -> None:
 if __name__ == "__main__":
     os.environ["SERVERKIT_REACTOR_BACKEND"] = "uring"
     os.environ["SERVERKIT_URING_TEST_SQE_FAIL_EVERY"] = "3"
-    sys.path.insert(0, HERE)
     args = sys.argv[1:]
     servers = dict(a.split("=", 1) for a in args[1:])
     try:
@@ -47,5 +46,5 @@ if __name__ == "__main__":
     except AssertionError as e:
         print("FAIL %s" % e)
         sys.exit(1)
-    import pingpong_test
+    from servers.pingpong import pingpong_test
     sys.exit(pingpong_test.main(args))

@@ -1,3 +1,7 @@
+// -----------------------------------------------------------------------------
+// servers/pingpong/server.cc
+// -----------------------------------------------------------------------------
+//
 // Our ping-pong server: the reactor (reactor/) built with a chosen policy.
 //
 //   server <addr> <port> <threads> [--protocol=echo|header] [--max_body=N]
@@ -25,7 +29,7 @@
 //                   default) logs nothing
 //   --buffer_slowdown_ns_per_kib  every byte the message callback takes out
 //                   of the input buffer costs N/1024 ns more CPU time, spun
-//                   (bench::SpinCpuNs) before the bytes are consumed: the
+//                   (servers::SpinCpuNs) before the bytes are consumed: the
 //                   baseline buffer slowed on purpose, the validation's
 //                   control for the buffer (sized in ns per KiB consumed)
 //   (--task_queue_slowdown_ns and --log_slowdown_ns, the task queue's and the
@@ -51,17 +55,17 @@
 
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
+#include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
 #include "servers/pingpong/common.h"
 
 namespace serverkit::pingpong {
 namespace {
 
-using bench::Fail;
-using bench::PolicyOptions;
 using reactor::Clock;
 using reactor::EventLoop;
 using reactor::TcpServer;
+using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
 
@@ -78,8 +82,6 @@ using LogLine = void(std::string_view conn, std::size_t bytes);
 
 // ---- the server
 // ---------------------------------------------------------------
-
-std::atomic<EventLoop*> g_base_loop{nullptr};
 
 // What the server counts and reports when it stops.
 struct Counters {
@@ -147,8 +149,8 @@ class Replier {
   void Consume(std::size_t bytes) const {
     counters_->bytes_in.fetch_add(bytes, std::memory_order_relaxed);
     if (buffer_slowdown_ns_per_kib_ > 0) {
-      bench::SpinCpuNs(static_cast<std::uint64_t>(bytes) *
-                       buffer_slowdown_ns_per_kib_ / 1024);
+      servers::SpinCpuNs(static_cast<std::uint64_t>(bytes) *
+                         buffer_slowdown_ns_per_kib_ / 1024);
     }
   }
 
@@ -234,9 +236,9 @@ void PrintStopped(const EventLoop& base, const TcpServer<B>& server,
 template <typename B>
 int Serve(const ServerOptions& so, const PolicyOptions& po,
           bool reply_via_queue, std::uint32_t buffer_slowdown_ns_per_kib,
-          const bench::TaskQueueFactory& make_queue,
+          const servers::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
-  auto loop_options = [&] { return bench::LoopOptions(make_queue, po); };
+  auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
 
   // The worker loop of --reply_via_queue.
@@ -251,7 +253,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
     while (worker.load() == nullptr) std::this_thread::yield();
   }
 
-  std::unique_ptr<TcpServer<B>> server = bench::ListenOrFail<B>(
+  std::unique_ptr<TcpServer<B>> server = servers::ListenOrFail<B>(
       kProgram, &base, so.addr, so.port, so.threads, "pingpong", loop_options);
 
   Counters counters;
@@ -279,9 +281,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
       std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
       reply_via_queue ? 1 : 0, po.logger.c_str(),
       std::string(reactor::PollerBackendName(base.backend())).c_str());
-  g_base_loop.store(&base);
-  base.loop();
-  g_base_loop.store(nullptr);
+  servers::LoopUntilStopped(&base);
 
   PrintStopped(base, *server, reply_via_queue ? worker.load() : nullptr,
                counters);
@@ -297,44 +297,35 @@ int Main(int argc, char** argv) {
   PolicyOptions po;
   bool reply_via_queue = false;
   std::uint32_t buffer_slowdown_ns_per_kib = 0;
-  std::vector<char*> rest = bench::TakePolicyFlags(
+  std::vector<char*> rest = servers::TakePolicyFlags(
       argc, argv, kProgram, &po, [&](std::string_view a) {
         if (a == "--reply_via_queue") {
           reply_via_queue = true;
           return true;
         }
-        if (auto v = bench::FlagValue(a, "--buffer_slowdown_ns_per_kib")) {
-          buffer_slowdown_ns_per_kib = bench::ParseSlowdownNs(
+        if (auto v = servers::FlagValue(a, "--buffer_slowdown_ns_per_kib")) {
+          buffer_slowdown_ns_per_kib = servers::ParseSlowdownNs(
               kProgram, "--buffer_slowdown_ns_per_kib", *v);
           return true;
         }
         return false;
       });
-  const std::string help = std::string(bench::kPolicyHelp) + kExtraHelp;
+  const std::string help = std::string(servers::kPolicyHelp) + kExtraHelp;
   const ServerOptions so = ParseServerArgs(static_cast<int>(rest.size()),
                                            rest.data(), kProgram, help);
 
-  // Before any thread starts (an async logger's backend included): threads
-  // inherit the blocked stop signals, so only the watcher takes them, and
-  // the loggers flush on the way out.
-  bench::QuitOnStopSignals(&g_base_loop);
-  const bench::TaskQueueFactory make_queue =
-      bench::MakeTaskQueueFactory(kProgram, po);
-  std::function<LogLine> log_line;
-  const std::shared_ptr<void> logger = bench::MakeLogger<LogLine>(
+  return servers::RunServer<LogLine>(
       kProgram, po,
       [](auto* l) -> std::function<LogLine> {
         return [l](std::string_view conn, std::size_t bytes) {
           SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
         };
       },
-      &log_line);
-
-  RaiseFdLimit();
-  return bench::WithBuffer(kProgram, po, [&]<typename B>() {
-    return Serve<B>(so, po, reply_via_queue, buffer_slowdown_ns_per_kib,
-                    make_queue, log_line);
-  });
+      [&]<typename B>(const servers::TaskQueueFactory& make_queue,
+                      const std::function<LogLine>& log_line) {
+        return Serve<B>(so, po, reply_via_queue, buffer_slowdown_ns_per_kib,
+                        make_queue, log_line);
+      });
 }
 
 }  // namespace

@@ -1,369 +1,291 @@
-#!/usr/bin/python3
 # -----------------------------------------------------------------------------
 # servers/pingpong/sweep.py
 # -----------------------------------------------------------------------------
 #
-# The ping-pong sweep: every server, the same client, one table.
-#
-#   bazel run -c opt //bench:pingpong -- [--profile=smoke|default|full]
-#       [--server 'NAME=PATH-OR-TARGET [server flags...]'] ... [--no_peers]
-#       [--client_threads=N] [--pin=auto|yes|no] [--seconds=S] [--out=PATH]
-#       [--repetitions=N] [--margin=M]
-#       [--threads=1,4,8] [--sessions=1,100,1000]
-#       [--validate | --no_validate] [--winners=PATH] [--validate_seconds=S]
-#       [--validate_rounds=N] [--validate_budget_s=S]
-#       [--validate_components=a,b] [--no_loadmap]
-#       [--no_latency] [--latency_rounds=N] [--latency_seconds=S]
-#
-# The side-by-side sweep runs first, then latency at set rates (unless
-# --no_latency: the open-loop generator, //servers/loadgen, at 25/50/75/90%
-# of the slowest server's capacity at one echo point, each server's p99
-# over asio's paired by round; profiles: smoke 1 round of 0.3 s, default
-# 6 of 0.5 s, full 10 of 2 s; sweep_run.run_latency), then the
-# validation (validate.py: our server with each component's candidate,
-# the micro pick or the best
-# alternative to the baseline it kept, against the baseline and a slowed
-# control, in the modes where that component matters; one verdict per
-# component and case, printed last). --validate runs the validation alone
-# (keeping the sweep's records already in the JSON); --no_validate skips
-# it. Rounds per case (validate_cases.PROFILES): smoke one round of 0.3 s
-# runs; default 6 to 60 rounds of 0.5 s runs within about 320 s in all; full
-# 8 to 60 rounds of 2 s runs; --validate_rounds=N runs exactly N rounds
-# per case. Then the load map (validate_loadmap.GRIDS: default 16 loads
-# per component within about 260 s; --no_loadmap skips it). validate.py's
-# header says how it decides and predicts.
-#
-# Servers. Ours, `serverkit` (//servers/pingpong:server, the reactor with the
-# baseline policy) and `serverkit-uring` (the same with --backend=uring:
-# every loop polls through io_uring), and the peers `asio` and `libevent`
-# (//servers/pingpong:asio_server, :libevent_server) run unless --no_peers.
-# Each --server adds one more: NAME is the column name, PATH-OR-TARGET an
-# executable path (absolute, or relative to the runfiles tree, the
-# workspace, or the current directory) or a label such as
-# //reactor:pingpong_server (found in the runfiles, else in the workspace's
-# bazel-bin). Words after it are passed to that server on every run, so one
-# binary can appear under several names with different --policy= flags.
-# Every server is started as
-#     PATH 127.0.0.1 <free port> <threads> --protocol=echo|header [flags...]
-# on loopback, waited on until it accepts, driven by //servers/pingpong:client,
-# and killed (its whole process group) after the point; servers and clients
-# also die with the driver (PR_SET_PDEATHSIG), on Ctrl-C, on errors and on
-# timeouts (procs.py).
-#
-# Sweep. echo: sessions 1/10/100/1000 (+10000 when RLIMIT_NOFILE allows) x
-# server threads 1, 2 x blocks 4 KiB, 16 KiB; header: a few session counts per
-# server. The servers run back to back at each point (ratios come from
-# neighbouring runs), each point of each repetition (--repetitions, default
-# the profile's: full 3, else 1) in the next order of a Williams design, so
-# each server follows every other equally often. The client gets as
-# many threads as the server unless --client_threads says otherwise.
-# --pin=auto pins the server and the client to disjoint cores when their
-# threads fit the cores (taskset -c 1 / -c 0 in chenshuo/recipes), and says
-# so.
-#
-# Output: progress lines, then one table per (protocol, threads, block) with
-# MiB/s (header: messages/s and p99 session time) and ratios to asio and
-# libevent (sweep_tables.py), then the paired summary: each server against
-# asio and libevent over every echo point and repetition, as one ratio with
-# its 95% interval and what that interval says against the margin m
-# (--margin, default 5%: ahead by more than m, ahead, equivalent within
-# ±m, or not told apart; sweep_paired.py); a figure marked "!" ran unclean
-# (connect failures, errors), one marked "c" had the client at >= 90% of the
-# CPU it could use, so it may be the client's ceiling (on 2 cores client and
-# server get one core each). JSON in
-# $BUILD_WORKSPACE_DIRECTORY/results/pingpong.json (else
-# ./results/pingpong.json, or --out), with the client's and the
-# server's CPU seconds per point, and the validation under "validation".
-# Winners come from results/winners.json beside it (or --winners). Exit
-# status 0 when every point and every validation run ran clean (a "refuted"
-# verdict is a finding, not a failure).
-#
-# The modules, in layers (each imports only those below it):
-#   procs, ../pick/outcome       processes, paths, one point; the outcomes
-#   validate_model, validate_micro  the prediction's arithmetic; the micro
-#                                costs per operation
-#   validate_cases, sweep_tables what the validation compares; the tables;
-#   side_by_side, latency_point  two servers' runs paired (also for chat,
-#                                HTTP); one open-loop run
-#   validate_decide,             the verdicts; the paired summary; a row's
-#   sweep_paired, validate_predict,  prediction and its check; latency at
-#   latency_sweep                set rates (also for HTTP)
-#   validate_report, sweep_run   the validation's table and sentences; the
-#                                side-by-side sweep
-#   validate_case                one case's rounds
-#   validate_loadmap             the load map
-#   validate                     the validation's runs
-#   sweep                        this command line
+# The ping-pong's side-by-side sweep (validation/pingpong.py's command line
+# runs it): the servers it compares (PEERS), the profiles, the points of one
+# repetition, every server at every point back to back with a progress line per
+# point (servers.driver.procs.run_point; each point of each repetition, a
+# block, takes the next order of a Williams design,
+# servers.driver.side_by_side.order, so each server follows every other equally
+# often and none always runs first), then the tables (tables.py), the paired
+# summary read against the margin (summary.py) and the JSON dict with the
+# context of the run; then latency at set rates
+# (servers/driver/latency_sweep.py): the open-loop generator at 25/50/75/90% of
+# the slowest server's closed-loop capacity at one echo point, with the floor
+# (a server that answers at once), each server's p99 over asio's, paired by
+# round.
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import platform
 import resource
-import shlex
-import signal
 import sys
+import tempfile
 import time
-from types import FrameType
-from typing import Any, Optional
+from typing import Any
 
-# The modules beside this file as found here, in the runfiles tree (Python
-# puts the symlinks' resolved directory first, the source tree, where
-# procs.py would look for the binaries).
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from servers.driver import latency_point as LP
+from servers.driver import latency_sweep as LS
+from servers.driver import procs
+from servers.driver import side_by_side as SBS
+from servers.pingpong import summary as sweep_paired
+from servers.pingpong import tables as T
+from servers.driver.procs import Server
 
-import latency_point  # noqa: E402
-import procs  # noqa: E402
-import validate  # noqa: E402
-import validate_cases  # noqa: E402
-import validate_report  # noqa: E402
-from procs import Server, SweepError  # noqa: E402
-from sweep_run import (MARGIN, PEERS, PROFILES, Record,  # noqa: E402
-                       margin_arg, run_latency, run_sweep)
-from validate_cases import Outcome  # noqa: E402
+# (name, path or label, flags): ours over epoll and over io_uring
+# (--backend=uring; epoll, said on stderr, where io_uring is not
+# permitted), then the peers.
+PEERS: tuple[tuple[str, str, list[str]], ...] = (
+    ("serverkit", procs.SERVER, []),
+    ("serverkit-uring", procs.SERVER, ["--backend=uring"]),
+    ("asio", "//servers/pingpong:asio_server", []),
+    ("libevent", "//servers/pingpong:libevent_server", []),
+)
 
+PROFILES: dict[str, dict[str, Any]] = {
+    # A moment per point: checks that the sweep runs end to end.
+    "smoke": dict(seconds=0.3, sessions=[10], threads=[1, 2],
+                  blocks=[4096, 16384], repetitions=1,
+                  latency_rounds=1, latency_seconds=0.3,
+                  header_sessions=[10], header_threads=[1], header_count=256,
+                  header_limit=20.0),
+    # A few minutes on 2 cores.
+    "default": dict(seconds=1.5, sessions=[1, 10, 100, 1000, 10000],
+                    threads=[1, 2], blocks=[4096, 16384], repetitions=1,
+                    latency_rounds=6, latency_seconds=0.5,
+                    header_sessions=[1, 10, 100], header_threads=[1, 2],
+                    header_count=1024, header_limit=60.0),
+    # The long sweep: longer points, three repetitions (median reported).
+    "full": dict(seconds=5.0, sessions=[1, 10, 100, 1000, 10000],
+                 threads=[1, 2], blocks=[4096, 16384], repetitions=3,
+                 latency_rounds=10, latency_seconds=2.0,
+                 header_sessions=[1, 10, 100, 1000], header_threads=[1, 2],
+                 header_count=8192, header_limit=300.0),
+}
 
-def _on_signal(signum: int, _frame: Optional[FrameType]) -> None:
-    raise KeyboardInterrupt("signal %d" % signum)
+LIBEVENT_NOTE = ("libevent 2.1 reads at most 4096 bytes per read call "
+                 "(EVBUFFER_MAX_READ, plus a FIONREAD ioctl per read; "
+                 "evbuffer_set_max_read exists only from 2.2): at 16 KiB "
+                 "blocks its figure measures that cap as much as its reactor.")
 
+Record = dict[str, Any]
 
-def results_dir() -> str:
-    return os.path.join(procs.WORKSPACE or os.getcwd(), "results")
-
-
-def results_path(out: str) -> str:
-    return out or os.path.join(results_dir(), "pingpong.json")
-
-
-# --- the command line --------------------------------------------------------
-
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    comps = validate_cases.COMPONENTS
-    ap = argparse.ArgumentParser(
-        prog="sweep", description="Ping-pong sweep: every server, one client.")
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="default")
-    ap.add_argument("--server", action="append", default=[],
-                    metavar="'NAME=PATH-OR-TARGET [FLAGS...]'",
-                    help="add a server (repeatable); FLAGS go to that server")
-    ap.add_argument("--no_peers", action="store_true",
-                    help="do not run the asio and libevent peers")
-    ap.add_argument("--client_threads", type=int, default=0,
-                    help="client threads (default: the server's)")
-    ap.add_argument("--pin", choices=["auto", "yes", "no"], default="auto")
-    ap.add_argument("--seconds", type=float, default=0,
-                    help="seconds per echo point (default: the profile's)")
-    ap.add_argument("--repetitions", type=int, default=0,
-                    help="runs of the whole sweep, interleaved (default: "
-                         "the profile's)")
-    ap.add_argument("--threads", default="",
-                    help="server threads, comma-separated (default: the "
-                         "profile's; header runs too)")
-    ap.add_argument("--sessions", default="",
-                    help="echo sessions, comma-separated (default: the "
-                         "profile's)")
-    ap.add_argument("--no_header", action="store_true",
-                    help="skip the header protocol runs")
-    ap.add_argument("--out", default="", help="JSON path")
-    ap.add_argument("--margin", type=margin_arg, default=MARGIN,
-                    help="the margin m, a fraction (default %(default)s), "
-                         "that the paired summary and the validation read "
-                         "each interval against: ahead by more than m, "
-                         "ahead, equivalent within ±m, or not told apart")
-    vg = ap.add_mutually_exclusive_group()
-    vg.add_argument("--validate", action="store_true",
-                    help="run only the validation (no side-by-side sweep)")
-    vg.add_argument("--no_validate", action="store_true",
-                    help="run only the side-by-side sweep")
-    ap.add_argument("--winners", default="",
-                    help="winners JSON (default results/winners.json)")
-    ap.add_argument("--validate_seconds", type=float, default=0,
-                    help="seconds per validation run (default: the profile's)")
-    ap.add_argument("--validate_rounds", type=int, default=0,
-                    help="exactly N rounds per case (default: the "
-                         "profile's minimum, then until the MDE target or "
-                         "the budget)")
-    ap.add_argument("--validate_budget_s", type=float, default=0,
-                    help="the validation's time budget (default: the "
-                         "profile's)")
-    ap.add_argument("--no_loadmap", action="store_true",
-                    help="skip the validation's load map (baseline and "
-                         "control over a grid of loads, then the candidate "
-                         "where the predicted effect is largest)")
-    latency_point.add_flags(ap)
-    ap.add_argument("--validate_components", default=",".join(comps),
-                    help="comma-separated subset of %s" % ",".join(comps))
-    args = ap.parse_args(argv)
-    chosen = [c for c in args.validate_components.split(",") if c]
-    bad = [c for c in chosen if c not in comps]
-    if bad or not chosen:
-        ap.error("--validate_components: unknown %s; choose from %s" % (
-            ",".join(bad) or "(none)", ",".join(comps)))
-    args.validate_components = chosen
-    for name in ("threads", "sessions"):
-        text = getattr(args, name)
-        try:
-            values = [int(v) for v in text.split(",")] if text else []
-        except ValueError:
-            values = [0]
-        if any(v < 1 for v in values):
-            ap.error("--%s takes whole numbers >= 1, comma-separated (got "
-                     "%r)" % (name, text))
-        setattr(args, name, values)
-    if args.repetitions < 0:
-        ap.error("--repetitions takes a whole number >= 0 (0: the "
-                 "profile's)")
-    latency_point.check_flags(ap, args)
-    if args.validate_rounds < 0 or args.validate_budget_s < 0 or \
-            args.validate_seconds < 0:
-        ap.error("--validate_rounds, --validate_budget_s and "
-                 "--validate_seconds take a number >= 0 (0: the profile's)")
-    return args
+# validation/pingpong.py's --margin: its default (pick.margin.MARGIN) and its
+# type.
+MARGIN = SBS.MARGIN
+margin_arg = SBS.margin_arg
 
 
-def servers_of(args: argparse.Namespace) -> list[Server]:
-    """The peers (unless --no_peers) and every --server; raises
-    SweepError."""
-    servers = [] if args.no_peers else [Server(n, s, list(f))
-                                        for n, s, f in PEERS]
-    for entry in args.server:
-        words = shlex.split(entry)
-        if not words or "=" not in words[0]:
-            raise SweepError("--server wants 'NAME=PATH-OR-TARGET [FLAGS]', "
-                             "got %r" % entry)
-        name, spec = words[0].split("=", 1)
-        if any(s.name == name for s in servers):
-            raise SweepError("server name %r given twice" % name)
-        servers.append(Server(name, spec, words[1:]))
-    if not servers and not args.validate:
-        raise SweepError("no servers to run")
-    if not args.no_validate:
-        procs.resolve(procs.SERVER)
-    return servers
+def flush() -> None:
+    sys.stdout.flush()
 
 
-def raise_fd_limit() -> int:
-    """Raises the soft descriptor limit to the hard one (children inherit
-    it); returns the soft limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-        except (ValueError, OSError):
-            pass
-    return soft
+# --- the sweep ---------------------------------------------------------------
+
+def sessions_within(wanted: list[int], soft: int
+                    ) -> tuple[list[int], list[str]]:
+    """The session counts the descriptor limit allows, and a note per count
+    skipped."""
+    sessions, notes = [], []
+    for n in wanted:
+        if soft == resource.RLIM_INFINITY or n + 100 <= soft:
+            sessions.append(n)
+        else:
+            notes.append("%d sessions skipped: RLIMIT_NOFILE allows %d "
+                         "descriptors per process (soft raised to the hard "
+                         "limit); raise the hard limit (ulimit -Hn, as root) "
+                         "to run it" % (n, soft))
+    return sessions, notes
 
 
-def failed_cases(v: dict[str, Any]) -> list[dict[str, Any]]:
-    """The validation's rows that did not run (or ran unclean)."""
-    return [r for r in v["rows"] if r["outcome"] == Outcome.ERROR.value]
+def progress_line(r: Record, p: procs.Point, done: int, total: int) -> str:
+    if p.protocol == "echo":
+        return "[%d/%d] echo %-10s threads %d block %5d sessions %5d: %s" % (
+            done, total, r["server"], p.threads, p.block, p.sessions,
+            "%.1f MiB/s" % r["mib_per_s"] if r["ok"]
+            else "FAILED %s" % r.get("error", ""))
+    return "[%d/%d] header %-8s threads %d sessions %5d x %d: %s" % (
+        done, total, r["server"], p.threads, p.sessions, p.count,
+        "%.0f messages/s, p99 session %.3f s" % (
+            r["messages_per_s"], r["p99_session_s"]) if r["ok"] else
+        "FAILED %s" % r.get("error", ""))
 
 
-def log_parent(out: str) -> str:
-    """Where the validation's loggers write: /dev/shm where there is one (a
-    disk's writeback adds noise common to every variant; docs/methods.md),
-    else beside the results."""
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK):
-        return shm
-    return os.path.dirname(os.path.abspath(out))
+def points(args: argparse.Namespace, prof: dict[str, Any],
+           sessions: list[int]) -> list[procs.Point]:
+    """Every point of one repetition: the echo points, then the header
+    points."""
+    out = [procs.Point("echo", t, args.client_threads or t, b, n,
+                       seconds=prof["seconds"])
+           for t in prof["threads"] for b in prof["blocks"]
+           for n in sessions]
+    if not args.no_header:
+        out += [procs.Point("header", t, args.client_threads or t, 100, n,
+                            count=prof["header_count"],
+                            limit=prof["header_limit"])
+                for t in prof["header_threads"]
+                for n in prof["header_sessions"]]
+    return out
 
 
-def run_validation(args: argparse.Namespace, client: str, out: str
-                   ) -> dict[str, Any]:
-    """The validation, its table printed and its failures listed."""
+def run_points(args: argparse.Namespace, prof: dict[str, Any],
+               servers: list[Server], client: str, sessions: list[int]
+               ) -> tuple[list[Record], list[Record], bool]:
+    """Every server at every point, back to back, each (repetition,
+    point) in the next order of the Williams design: (echo records,
+    header records, interrupted)."""
+    todo = points(args, prof, sessions)
+    total = len(todo) * len(servers) * prof["repetitions"]
+    echo: list[Record] = []
+    header: list[Record] = []
     try:
-        v = validate.run_validation(
-            client, args.profile, args.pin,
-            args.winners or os.path.join(results_dir(), "winners.json"),
-            log_parent=log_parent(out),
-            seconds=args.validate_seconds,
-            rounds=args.validate_rounds, budget_s=args.validate_budget_s,
-            components=args.validate_components, margin=args.margin,
-            loadmap=not args.no_loadmap)
+        with tempfile.TemporaryDirectory(prefix="pingpong-") as tmp:
+            for rep in range(prof["repetitions"]):
+                for i, p in enumerate(todo):
+                    for s in SBS.order(servers, rep * len(todo) + i):
+                        r = procs.run_point(s, client, tmp, p, args.pin)
+                        r["repetition"] = rep
+                        (echo if p.protocol == "echo" else header).append(r)
+                        print(progress_line(r, p, len(echo) + len(header),
+                                            total))
+                        flush()
+    except KeyboardInterrupt:
+        print("\nsweep: interrupted; stopping servers, writing what ran",
+              file=sys.stderr)
+        return echo, header, True
     finally:
         procs.stop_all()
-    validate_report.print_table(v)
-    vfailed = failed_cases(v)
-    if vfailed:
-        print("\n%d validation case(s) failed to run:" % len(vfailed))
-        for r in vfailed:
-            print("  %s/%s: %s" % (r["component"], r["case"], r["error"]))
-    return v
+    return echo, header, False
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    prof = dict(PROFILES[args.profile])
-    if args.seconds > 0:
-        prof["seconds"] = args.seconds
-    if args.repetitions > 0:
-        prof["repetitions"] = args.repetitions
-    if args.threads:
-        prof["threads"] = prof["header_threads"] = args.threads
-    if args.sessions:
-        prof["sessions"] = args.sessions
-    for key in ("latency_rounds", "latency_seconds"):
-        prof[key] = getattr(args, key) or prof[key]
-    # SIGINT too: a shell starts background jobs with SIGINT ignored.
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGHUP, _on_signal)
+def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
+              servers: list[Server], client: str, soft: int
+              ) -> tuple[dict[str, Any], list[Record], bool]:
+    """The side-by-side sweep: runs it, prints its tables; returns
+    (JSON dict, failed records, interrupted)."""
+    # Said only where libevent runs.
+    libevent = [LIBEVENT_NOTE] if any(s.name == "libevent"
+                                      for s in servers) else []
+    notes = list(libevent)
+    sessions, skipped = sessions_within(prof["sessions"], soft)
+    for note in skipped:
+        notes.append(note)
+        print("sweep: " + note, file=sys.stderr)
 
-    try:
-        client = procs.resolve(procs.CLIENT)
-        servers = servers_of(args)
-    except SweepError as e:
-        print("sweep: %s" % e, file=sys.stderr)
-        return 2
-    soft = raise_fd_limit()
+    cores = len(os.sched_getaffinity(0))
+    load = os.getloadavg()[0]
+    context = dict(profile=args.profile, cores=cores, margin=args.margin,
+                   seconds_per_point=prof["seconds"],
+                   repetitions=prof["repetitions"], fd_limit=soft,
+                   loadavg_at_start=round(load, 2), pin=args.pin,
+                   client_threads=args.client_threads or "server's",
+                   kernel=platform.release(),
+                   header_count=prof["header_count"],
+                   servers=[dict(name=s.name, path=s.path, flags=s.extra)
+                            for s in servers])
+    print("ping-pong sweep, profile %s: %d servers (%s), %d cores, %.1f s per "
+          "echo point, %d repetition(s)" % (
+              args.profile, len(servers), ", ".join(s.name for s in servers),
+              cores, prof["seconds"], prof["repetitions"]))
+    for note in libevent:
+        print("note: " + note)
+    if load > cores:
+        note = ("load average %.1f exceeds the %d cores at start: other work "
+                "shares the machine; absolute figures are noisy, read ratios" %
+                (load, cores))
+        notes.append(note)
+        print("note: " + note)
+    flush()
 
-    out = results_path(args.out)
     started = time.monotonic()
-    interrupted = False
-    failed: list[Record] = []
-    if args.validate:
-        data = previous_results(out)
-    else:
-        data, failed, interrupted = run_sweep(args, prof, servers, client,
-                                              soft)
-        if not args.no_latency and not interrupted:
-            try:
-                lat = run_latency(args, prof, servers, data["echo"])
-            except KeyboardInterrupt:
-                interrupted, lat = True, None
-            if lat is not None:
-                data["latency"] = lat
-                failed += [p for p in lat["points"]
-                           if not p["ok"] and not p["void"]]
-    vfailed = []
-    if not args.no_validate and not interrupted:
-        v = run_validation(args, client, out)
-        data["validation"] = v
-        interrupted = interrupted or v.get("interrupted", False)
-        vfailed = failed_cases(v)
+    echo, header, interrupted = run_points(args, prof, servers, client,
+                                           sessions)
+    names = [s.name for s in servers]
+    lines = T.echo_tables(echo, names, prof["threads"], prof["blocks"],
+                          sessions, args.client_threads, cores)
+    lines += T.header_tables(header, names, prof["header_threads"],
+                             prof["header_sessions"], prof["header_count"])
+    paired = sweep_paired.summarise(echo, names, args.margin)
+    lines += sweep_paired.paired_lines(paired, prof["repetitions"])
+    lines += T.closing_lines(echo + header)
+    lines += ["\nnote: " + note for note in libevent]
+    print("\n".join(lines))
 
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    with open(out, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    print("results: %s (%.0f s)" % (out, time.monotonic() - started))
-    if interrupted:
-        return 130
-    return 1 if failed or vfailed else 0
+    data = dict(context=context, notes=notes, interrupted=interrupted,
+                elapsed_s=round(time.monotonic() - started, 1),
+                echo=echo, header=header,
+                paired=[r.as_json() for r in paired])
+    return data, [r for r in echo + header if not r.get("ok")], interrupted
 
 
-def previous_results(out: str) -> dict[str, Any]:
-    """The JSON already at out (the last sweep's records), so that --validate
-    replaces only its "validation" key; {} when absent or unreadable."""
+# Latency at set rates: the echo point whose closed-loop messages/s give
+# the capacity (one server thread, 4 KiB blocks, 100 sessions or the
+# nearest count run), and the server the others are read against.
+LATENCY_REFERENCE = "asio"
+LATENCY_BLOCK = 4096
+LATENCY_SESSIONS = 100
+
+
+def capacity(echo: list[Record], sessions: int
+             ) -> tuple[int, dict[str, float]]:
+    """(the session count used, each server's median messages/s over its
+    clean one-thread echo points at LATENCY_BLOCK bytes and that count:
+    `sessions`, or the nearest count that ran)."""
+    pts = [r for r in echo if r.get("server_threads") == 1 and
+           r.get("blocksize") == LATENCY_BLOCK]
+    return LP.capacity(pts, "sessions", sessions, "messages_per_s")
+
+
+def _say(line: str) -> None:
+    print(line)
+    flush()
+
+
+def run_latency(args: argparse.Namespace, prof: dict[str, Any],
+                servers: list[Server], echo: list[Record]
+                ) -> dict[str, Any] | None:
+    """The latency sweep over `servers` (the JSON block, its text
+    printed), or None, said, when it cannot run."""
+    names = [s.name for s in servers]
+    sessions, cap = capacity(echo, LATENCY_SESSIONS)
+    if LATENCY_REFERENCE not in names or not any(cap.get(n)
+                                                 for n in names):
+        print("\nlatency at set rates: skipped (needs %s among the servers "
+              "and a clean one-thread %d-byte echo point)"
+              % (LATENCY_REFERENCE, LATENCY_BLOCK))
+        return None
+    st = LP.Settings(
+        workload="pingpong", unit="messages/s", reference=LATENCY_REFERENCE,
+        protocol="echo", connections=sessions, rounds=prof["latency_rounds"],
+        seconds=prof["latency_seconds"],
+        warmup_s=min(0.2, prof["latency_seconds"]),
+        capacity_source="the closed-loop client's messages/s at %d "
+                        "sessions, %d-byte blocks, one server thread "
+                        "(a floor where the client was bound)"
+                        % (sessions, LATENCY_BLOCK),
+        size=LATENCY_BLOCK, margin=args.margin)
+    point = procs.Point("echo", 1, 1, LATENCY_BLOCK, sessions)
+    _, server_cpus, client_cpus, _ = procs.cpu_split(args.pin, point)
+    by = {s.name: s for s in servers}
+
+    def start(name: str, pointdir: str) -> tuple[Any, int, str]:
+        log = os.path.join(pointdir, "server.log")
+        started = procs.start_server(by[name], point, server_cpus, log)
+        if started is None:
+            return None, 0, "server did not start: " + procs.tail(log)
+        return started[0], started[1], ""
+
+    print()
     try:
-        with open(out) as f:
-            d = json.load(f)
-        return d if isinstance(d, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        with tempfile.TemporaryDirectory(prefix="pingpong-latency-") as tmp:
+            tools = LS.Tools(procs.resolve(LP.LOADGEN),
+                             procs.resolve(LP.FLOOR_SERVER), client_cpus,
+                             server_cpus)
+            b = LS.run(st, names, cap, start, tools, tmp, _say)
+    finally:
+        procs.stop_all()
+    print("\n".join(LS.lines(b)))
+    return LS.to_json(b)

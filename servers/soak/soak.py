@@ -18,15 +18,15 @@
 #             output of `bazel info -c opt bazel-bin`), or given one by one
 #             (a path ending in .py runs under this interpreter: a stand-in),
 #             else in this script's runfiles;
-#   load      normal clients that check every byte (soak_normal.py): 4
+#   load      normal clients that check every byte (normal.py): 4
 #             ping-pong connections, 3 chat clients, 2 HTTP keep-alive
 #             connections, about 1,400 replies a second in all; a loss, a
 #             corrupt byte, a hang or a disconnection fails the soak at once;
 #   hostile   one thread per server cycling the hostile kinds
-#             (soak_hostile.py) for the whole run;
+#             (hostile.py) for the whole run;
 #   samples   every --interval s, each server's VmRSS, open descriptors and
 #             threads from /proc (and whether it still runs);
-#   verdict   soak_trend.py on each series after the warm-up (the first
+#   verdict   trend.py on each series after the warm-up (the first
 #             --warmup fraction of the run); a server that exits, or does
 #             not stop cleanly on SIGTERM at the end, fails the soak.
 #
@@ -48,12 +48,12 @@ import threading
 import time
 from typing import Optional
 
-import soak_normal
-import soak_procs
-import soak_report
-from soak_hostile import Hostile
-from soak_procs import Tally
-from soak_report import ServerRecord, SoakRecord
+from servers.soak import normal as soak_normal
+from servers.soak import procs as soak_procs
+from servers.soak import report as soak_report
+from servers.soak.hostile import Hostile
+from servers.soak.procs import Tally
+from servers.soak.report import ServerRecord, SoakRecord
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # runfiles root or workspace

@@ -12,7 +12,7 @@
 #      JSON has every server's samples (over 30 each), three passing
 #      trends, replies checked, and connections of every hostile kind;
 #   2. the planted leak: 12 s with the ping-pong server replaced by
-#      soak_leaky_server.py, which leaks memory and descriptors: the soak
+#      leaky_server.py, which leaks memory and descriptors: the soak
 #      fails, naming the stand-in's RSS and descriptors as leaks, and its
 #      replies were checked. (Chat's and HTTP's verdicts over 12 s are not
 #      asserted: the window is too short to leave their first growth out.)
@@ -28,21 +28,23 @@ import tempfile
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SOAK = os.path.join(HERE, "soak.py")
-LEAKY = os.path.join(HERE, "soak_leaky_server.py")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+# The soak as a module, from the root its packages live under; the leaky
+# server, standard library only, as a script.
+SOAK = [sys.executable, "-P", "-m", "servers.soak.soak"]
+LEAKY = os.path.join(HERE, "leaky_server.py")
 NAMES = ["pingpong", "chat", "http"]
 KINDS = {"never-reading", "half-close", "slow", "malformed", "churn"}
 
 
 def soak(paths: dict[str, str], seconds: float, warmup: float, out: str
          ) -> tuple[int, str, dict[str, Any]]:
-    argv = [sys.executable, SOAK, "--minutes=%g" % (seconds / 60.0),
-            "--interval=0.5", "--warmup=%g" % warmup, "--progress=10",
-            "--out=" + out]
+    argv = SOAK + ["--minutes=%g" % (seconds / 60.0), "--interval=0.5",
+                   "--warmup=%g" % warmup, "--progress=10", "--out=" + out]
     argv += ["--%s=%s" % kv for kv in sorted(paths.items())]
     print("$ " + " ".join(argv), flush=True)
     # The logs a failed soak keeps go under this test's temporary folder.
-    env = dict(os.environ, TMPDIR=os.path.dirname(out))
+    env = dict(os.environ, TMPDIR=os.path.dirname(out), PYTHONPATH=ROOT)
     p = subprocess.run(argv, stdout=subprocess.PIPE, env=env,
                        stderr=subprocess.STDOUT, text=True, timeout=240)
     print(p.stdout, flush=True)

@@ -3,7 +3,7 @@
 # servers/soak/soak_trend_test.py
 # -----------------------------------------------------------------------------
 #
-# soak_trend.py on fixture series (seeded noise, a 10-minute soak sampled
+# trend.py on fixture series (seeded noise, a 10-minute soak sampled
 # every 10 s, the first 20% its warm-up): Mann-Kendall's S, variance and p
 # and Theil-Sen's slope on small known cases; then the verdicts. Pass:
 # flat noisy series, a drift too small to matter, a single step up
@@ -13,7 +13,7 @@
 # hostile connections. Leak: a linear RSS leak, one that starts a sixth
 # into the window, a staircase leak, a descriptor leak, a thread leak; the RSS
 # limit scales with the level (10%). Too-short: under 8 samples after
-# the warm-up. Last, soak_report's verdicts, table and JSON on a planted
+# the warm-up. Last, report's verdicts, table and JSON on a planted
 # leak, and every module of the folder under 400 lines.
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import random
 import unittest
 from typing import Callable
 
-import soak_report
-import soak_trend as T
-from soak_procs import Sample
+from servers.soak import report as soak_report
+from servers.soak import trend as T
+from servers.soak.procs import Sample
 
 MIB = 1024.0  # KiB
 TIMES = [10.0 * i for i in range(61)]  # 10 minutes, every 10 s

@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "servers/common/process.h"
 #include "servers/http/http_handler.h"
 #include "servers/pingpong/common.h"
 
@@ -195,7 +196,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "beast_server: bad port or thread count\n");
     return 2;
   }
-  pingpong::RaiseFdLimit();
+  servers::RaiseFdLimit();
   // The I/O contexts outlive the accepting one: a pending accept holds a
   // socket of the context it was for until the accepting context is gone.
   std::vector<std::unique_ptr<asio::io_context>> io_owned;
@@ -211,7 +212,7 @@ int Main(int argc, char** argv) {
   }
   // Before the socket listens: a SIGTERM that comes as soon as the port
   // accepts is handled (a stop), not the default action (killed).
-  pingpong::StopSignalWatcher stop_watch([&] {
+  servers::StopSignalWatcher stop_watch([&] {
     main_ctx.stop();
     for (auto& ctx : io_owned) ctx->stop();
   });

@@ -45,6 +45,7 @@
 #include <thread>
 #include <vector>
 
+#include "servers/common/process.h"
 #include "servers/http/http_handler.h"
 #include "servers/pingpong/common.h"
 
@@ -110,7 +111,7 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "evhttp_server: bad port or thread count\n");
     return 2;
   }
-  pingpong::RaiseFdLimit();
+  servers::RaiseFdLimit();
   // Every thread inherits the blocked signals; the main thread waits for them.
   sigset_t stop;
   sigemptyset(&stop);

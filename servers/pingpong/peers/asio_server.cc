@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "servers/common/asio_accept.h"
+#include "servers/common/process.h"
 #include "servers/pingpong/common.h"
 
 namespace serverkit::pingpong {
@@ -209,9 +210,9 @@ class Server {
       if (!ec) {
         auto session = std::make_shared<Session>(std::move(s), opt_);
         asio::post(ctx, [session] { session->Start(); });
-      } else if (!bench::AcceptAgainAfter(ec, pause_, &logged_emfile_,
-                                          "asio_server",
-                                          [this] { Accept(); })) {
+      } else if (!servers::AcceptAgainAfter(ec, pause_, &logged_emfile_,
+                                            "asio_server",
+                                            [this] { Accept(); })) {
         return;
       }
       Accept();
@@ -237,7 +238,7 @@ int Main(int argc, char** argv) {
       ": one io_context per thread (concurrency hint 1), async_read_some of "
       "up to 64 KiB.\n");
   std::signal(SIGPIPE, SIG_IGN);
-  RaiseFdLimit();
+  servers::RaiseFdLimit();
   try {
     Server server(opt);
     server.Run();  // until killed

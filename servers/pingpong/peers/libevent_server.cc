@@ -47,6 +47,7 @@
 #include <thread>
 #include <vector>
 
+#include "servers/common/process.h"
 #include "servers/pingpong/common.h"
 
 namespace serverkit::pingpong {
@@ -197,7 +198,7 @@ int Main(int argc, char** argv) {
       "(EVBUFFER_MAX_READ; evbuffer_set_max_read exists only from 2.2), which "
       "caps it at 16 KiB blocks.\n");
   std::signal(SIGPIPE, SIG_IGN);
-  RaiseFdLimit();
+  servers::RaiseFdLimit();
   if (evthread_use_pthreads() != 0) {
     std::fprintf(stderr, "libevent_server: evthread_use_pthreads failed\n");
     return 1;

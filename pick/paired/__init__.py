@@ -1,0 +1,59 @@
+# -----------------------------------------------------------------------------
+# pick/paired/__init__.py
+# -----------------------------------------------------------------------------
+#
+# The statistics of paired rounds, one module for every caller: per-round
+# ratios of two contenders run back to back, summarised two ways.
+#
+#   sign.py         the median ratio with its sign-test interval and exact
+#                   sign test (Paired, paired, fmt_interval, fmt_p): what
+#                   pick's rounds, tables and repro read
+#   signed_rank.py  the Hodges-Lehmann ratio with its exact Wilcoxon
+#                   signed-rank interval, p and MDE (RankPaired,
+#                   rank_paired, fmt_rank_paired): what the end-to-end
+#                   validation and the servers' side-by-side drivers read
+#
+# Two files because together they pass the line cap; callers import the
+# names from here (`from pick.paired import Paired`, `from pick import
+# paired as VP`). Standard library only.
+
+from pick.paired.sign import (MIN_ROUNDS, Paired, binom_cdf, fmt_interval,
+                              fmt_p, interval_rank, log_median, paired,
+                              sign_test_p, two_means_split)
+from pick.paired.signed_rank import (ALPHA, DRAWS, MAD_SCALE, MC_MARGIN,
+                                     POWER, SEED, RankPaired, chi2_quantile,
+                                     fmt_rank_paired, hl_interval,
+                                     hodges_lehmann, mde, mde_sigma_units,
+                                     min_rounds, rank_paired, signed_rank_p,
+                                     spread, spread_upper)
+
+__all__ = [
+    "ALPHA",
+    "binom_cdf",
+    "chi2_quantile",
+    "DRAWS",
+    "fmt_interval",
+    "fmt_p",
+    "fmt_rank_paired",
+    "hl_interval",
+    "hodges_lehmann",
+    "interval_rank",
+    "log_median",
+    "MAD_SCALE",
+    "MC_MARGIN",
+    "mde",
+    "mde_sigma_units",
+    "MIN_ROUNDS",
+    "min_rounds",
+    "Paired",
+    "paired",
+    "POWER",
+    "rank_paired",
+    "RankPaired",
+    "SEED",
+    "sign_test_p",
+    "signed_rank_p",
+    "spread",
+    "spread_upper",
+    "two_means_split",
+]

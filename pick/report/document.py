@@ -1,0 +1,142 @@
+# -----------------------------------------------------------------------------
+# pick/report/document.py
+# -----------------------------------------------------------------------------
+#
+# results/REPORT.md, section by section: the recommendation table first
+# (with the words under it: recommendation.py), then the charts (PNG files
+# beside it, linked by relative path), the details per family (its floor
+# and drift, then each class: families.py), the ping-pong table
+# (pingpong.py), the chat broadcast and HTTP tables (servers.py), latency
+# at set rates of the HTTP and ping-pong servers (latency.py), the
+# validation verdicts (validation.py), what the model predicted and whether
+# it held (predict.py), the machine, and the commands that produced it
+# (provenance.py). render() returns the Markdown; ReportFile, pick's
+# REPORT.md reporter, writes it after the charts are drawn.
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Sequence
+
+from pick import results as R
+from pick.analysis import Analysis, Validation
+from pick.markdown import md_table
+from pick.reporter import Reporter, Written
+from pick.report.families import details_section
+from pick.report.latency import latency_section
+from pick.report.pingpong import pingpong_section
+from pick.report.predict import predict_section
+from pick.report.provenance import commands, cores, machine_section
+from pick.report.recommendation import how_to_read, reactor_line
+from pick.report.servers import chat_section, http_section
+from pick.report.validation import validation_section
+from pick.tables import HEADER, recommendation_rows
+
+
+def _charts_section(charts: Sequence[tuple[str, str]],
+                    chart_error: Optional[str],
+                    validation: Validation) -> list[str]:
+    L = ["## Charts", ""]
+    if chart_error:
+        L.append("> Charts not drawn: %s" % chart_error)
+        L.append("")
+    elif not charts:
+        L.append("No data to chart.")
+        L.append("")
+    for title, name in charts:
+        L.append("### " + title)
+        L.append("")
+        L.append("![%s](%s)" % (title, name))
+        L.append("")
+    if not chart_error and not validation.entries:
+        L.append("(No validation chart: %s.)" % validation.summary)
+        L.append("")
+    return L
+
+
+def render(analysis: Analysis, charts: Sequence[tuple[str, str]],
+           chart_error: Optional[str]) -> str:
+    """REPORT.md's text, from the analysis and the charts drawn ([(title,
+    file name)]; chart_error: why none could be)."""
+    picked, loaded = analysis.picked, analysis.loaded
+    pingpong, servers = analysis.pingpong, analysis.servers
+    workload = analysis.workload
+    profiles = {f: fr.profile() for f, fr in loaded.items()}
+    L = ["# serverkit: what to put in your server", ""]
+    L.append("From the sweeps in `%s` (%s), on %s cores. Workload: %s." % (
+        os.path.basename(os.path.abspath(analysis.settings.results_dir)) +
+        "/",
+        ", ".join("%s: %s profile" % (f, p) for f, p in profiles.items()),
+        cores(loaded, pingpong), workload.describe()))
+    L.append("")
+    L.append("## Recommendation")
+    L.append("")
+    L.append(md_table(HEADER, recommendation_rows(picked)))
+    L.append("")
+    L.append("`*`: some of the class's groups ran more threads than cores "
+             "(oversubscribed).")
+    L.append("")
+    L.append(reactor_line(picked))
+    L.append("")
+    L.append("**End to end:** %s." % analysis.validation.summary)
+    L.append("")
+    L.append(how_to_read(picked))
+    # With paired rounds a drifted floor is data (each class's host
+    # states), not a reason to rerun.
+    drifted = [f for f in R.FAMILIES
+               if picked["families"][f].get("drifted") and
+               not picked["families"][f].get("rounds")]
+    if drifted:
+        L.append("")
+        L.append("**Host drifted: rerun** %s (see each family's floor "
+                 "below)." % ", ".join(drifted))
+    if workload.given():
+        L.append("")
+        L.append("Narrowed to the workload (%s): classes that do not fit it "
+                 "are left out and parameters are the nearest measured." %
+                 workload.describe())
+    for p in analysis.problems:
+        L.append("")
+        L.append("Skipped: " + p)
+
+    L.append("")
+    L.extend(_charts_section(charts, chart_error, analysis.validation))
+    L.extend(details_section(picked, loaded))
+    L.append("")
+    L.extend(pingpong_section(pingpong))
+    L.append("")
+    L.extend(chat_section(servers.chat))
+    L.append("")
+    L.extend(http_section(servers.http))
+    L.append("")
+    L.extend(latency_section(servers.http, pingpong,
+                             [name for _, name in charts]))
+    L.append("")
+    L.extend(validation_section(pingpong))
+    L.append("")
+    L.extend(predict_section(pingpong))
+    L.append("")
+    L.extend(machine_section(loaded, pingpong))
+    L.append("")
+    L.append("## Commands that produced this report")
+    L.append("")
+    L.append("```")
+    L.extend(commands(analysis))
+    L.append("```")
+    L.append("")
+    L.append("`make bench` runs them all (`PROFILE=full make bench` for the "
+             "long sweep, `make bench-quick` for a smoke run); `make compare "
+             "A=dir B=dir` compares two result sets.")
+    L.append("")
+    return "\n".join(L)
+
+
+class ReportFile(Reporter):
+    """Writes REPORT.md into the output directory, after the charts
+    reporter (it links the charts drawn, or says why there are none)."""
+
+    def report(self, analysis: Analysis, written: Written) -> None:
+        path = os.path.join(analysis.settings.out_dir, "REPORT.md")
+        with open(path, "w") as f:
+            f.write(render(analysis, written.charts, written.chart_error))
+        written.report = path

@@ -1,0 +1,123 @@
+// -----------------------------------------------------------------------------
+// reactor/poller/internal/uring_ring_test.cc
+// -----------------------------------------------------------------------------
+//
+// UringRing: a submission entry's operation completes with its token; a
+// full submission queue is handed over so entries keep coming; a cancel
+// ends a pending poll; the tests' fault injection makes every Nth entry
+// missing; ErasePrefixWhile keeps the first operation that waits and all
+// after it.
+
+#include "reactor/poller/internal/uring_ring.h"
+
+#include <liburing.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "reactor/poller/internal/uring_test_ring.h"
+
+namespace serverkit::reactor_internal {
+namespace {
+
+TEST(ErasePrefixWhileTest, StopsAtTheFirstThatIsNotDone) {
+  std::vector<int> v = {1, 2, 3, 4, 1};
+  ErasePrefixWhile(v, [](int x) { return x < 3; });
+  EXPECT_EQ(v, (std::vector<int>{3, 4, 1}));
+  ErasePrefixWhile(v, [](int) { return true; });
+  EXPECT_TRUE(v.empty());
+}
+
+TEST(UringRingTest, APollCompletesWithItsTokenAndTheReadyMask) {
+  auto ring = TestRingOrSayWhy(8);
+  if (ring == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  io_uring_sqe* s = ring->sqe();
+  ASSERT_NE(s, nullptr);
+  io_uring_prep_poll_add(s, sv[0], POLLIN);
+  io_uring_sqe_set_data64(s, 42);
+  ASSERT_EQ(::write(sv[1], "x", 1), 1);
+  const auto got = Reap(*ring, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].token, 42u);
+  EXPECT_TRUE(got[0].res & POLLIN) << got[0].res;
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
+TEST(UringRingTest, AFullSubmissionQueueIsHandedOverForMoreEntries) {
+  auto ring = TestRingOrSayWhy(4);
+  if (ring == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  constexpr int kOps = 20;  // several times the queue's entries
+  for (int i = 0; i < kOps; ++i) {
+    io_uring_sqe* s = ring->sqe();
+    ASSERT_NE(s, nullptr) << "entry " << i;
+    io_uring_prep_nop(s);
+    io_uring_sqe_set_data64(s, static_cast<std::uint64_t>(i + 1));
+  }
+  const auto got = Reap(*ring, kOps);
+  ASSERT_EQ(got.size(), static_cast<std::size_t>(kOps));
+  std::vector<bool> seen(kOps + 1, false);
+  for (const Completion& c : got) {
+    EXPECT_EQ(c.res, 0);
+    ASSERT_GE(c.token, 1u);
+    ASSERT_LE(c.token, static_cast<std::uint64_t>(kOps));
+    EXPECT_FALSE(seen[c.token]) << "token " << c.token << " twice";
+    seen[c.token] = true;
+  }
+}
+
+TEST(UringRingTest, ACancelEndsAPendingPoll) {
+  auto ring = TestRingOrSayWhy(8);
+  if (ring == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  io_uring_sqe* s = ring->sqe();
+  ASSERT_NE(s, nullptr);
+  io_uring_prep_poll_add(s, sv[0], POLLIN);  // never ready: nothing written
+  io_uring_sqe_set_data64(s, 7);
+  ring->submit_and_wait(0);
+  ring->cancel(7, /*poll=*/true);
+  EXPECT_FALSE(ring->cancels_waiting());
+  const auto got = Reap(*ring, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].token, 7u);
+  EXPECT_EQ(got[0].res, -ECANCELED);
+  ::close(sv[0]);
+  ::close(sv[1]);
+}
+
+TEST(UringRingTest, InjectedMissingEntriesComeEveryNth) {
+  ::setenv("SERVERKIT_URING_TEST_SQE_FAIL_EVERY", "3", 1);
+  auto ring = TestRingOrSayWhy(16);
+  ::unsetenv("SERVERKIT_URING_TEST_SQE_FAIL_EVERY");
+  if (ring == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  std::vector<bool> missing;
+  for (int i = 0; i < 9; ++i) {
+    io_uring_sqe* s = ring->sqe();
+    missing.push_back(s == nullptr);
+    if (s != nullptr) {
+      io_uring_prep_nop(s);
+      io_uring_sqe_set_data64(s, static_cast<std::uint64_t>(i + 1));
+    }
+  }
+  EXPECT_EQ(missing, (std::vector<bool>{false, false, true, false, false, true,
+                                        false, false, true}));
+  // A cancel that finds no entry waits, and goes out with the next entry.
+  ring->cancel(99, /*poll=*/false);
+  ring->cancel(98, /*poll=*/false);
+  ring->cancel(97, /*poll=*/false);  // the 12th entry asked for: missing
+  EXPECT_TRUE(ring->cancels_waiting());
+  ring->prep_waiting_cancels();
+  EXPECT_FALSE(ring->cancels_waiting());
+  EXPECT_EQ(Reap(*ring, 6).size(), 6u);
+}
+
+}  // namespace
+}  // namespace serverkit::reactor_internal

@@ -1,0 +1,166 @@
+// -----------------------------------------------------------------------------
+// reactor/poller/internal/uring_sends_test.cc
+// -----------------------------------------------------------------------------
+//
+// UringSends: a send goes to the kernel at prep_waiting(), not before, and
+// its completion tells the channel the bytes sent; a short send continues
+// where it stopped and the channel hears once; a send dropped before the
+// kernel took it never reaches the socket; a failed send reports the errno;
+// finished sends' storage is kept for the next, within its bounds.
+
+#include "reactor/poller/internal/uring_sends.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "reactor/channel.h"
+#include "reactor/poller/internal/uring_ring.h"
+#include "reactor/poller/internal/uring_test_ring.h"
+
+namespace serverkit::reactor_internal {
+namespace {
+
+BufferStorage Bytes(const std::string& s) {
+  BufferStorage b;
+  b.assign(s.data(), s.size());
+  return b;
+}
+
+class UringSendsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ring_ = TestRingOrSayWhy(16);
+    if (ring_ == nullptr) return;
+    sends_ = std::make_unique<UringSends>(ring_.get());
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv_), 0);
+  }
+  void TearDown() override {
+    if (sv_[0] >= 0) ::close(sv_[0]);
+    if (sv_[1] >= 0) ::close(sv_[1]);
+    ring_.reset();  // the kernel lets go of the bytes first
+    sends_.reset();
+  }
+
+  // Submits the waiting sends and completes what the kernel finished,
+  // until `token`'s channel hears (or about two seconds of no completion).
+  UringSends::Done RunUntilDone(std::uint64_t token) {
+    for (int round = 0; round < 1000; ++round) {
+      sends_->prep_waiting();
+      const auto got = Reap(*ring_, 1);
+      if (got.empty()) break;
+      for (const Completion& c : got) {
+        if (c.token != token) continue;
+        const UringSends::Done done = sends_->complete(c.token, c.res);
+        if (done.channel != nullptr) return done;
+      }
+    }
+    ADD_FAILURE() << "the send never completed";
+    return {};
+  }
+
+  std::string ReadAvailable() {
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::recv(sv_[1], buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+
+  std::unique_ptr<UringRing> ring_;
+  std::unique_ptr<UringSends> sends_;
+  int sv_[2] = {-1, -1};
+  reactor::Channel channel_{nullptr, -1};  // only named back, never called
+};
+
+TEST_F(UringSendsTest, ASendGoesAtPrepWaitingAndReportsItsBytes) {
+  if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  sends_->start(1, &channel_, sv_[0], Bytes("hello, ring"));
+  EXPECT_TRUE(sends_->has(1));
+  EXPECT_TRUE(sends_->waiting());
+  EXPECT_EQ(ReadAvailable(), "") << "sent before prep_waiting()";
+  const UringSends::Done done = RunUntilDone(1);
+  EXPECT_EQ(done.channel, &channel_);
+  EXPECT_EQ(done.bytes, 11u);
+  EXPECT_EQ(done.error, 0);
+  EXPECT_FALSE(sends_->has(1));
+  EXPECT_FALSE(sends_->waiting());
+  EXPECT_EQ(ReadAvailable(), "hello, ring");
+}
+
+TEST_F(UringSendsTest, AShortSendContinuesAndTheChannelHearsOnce) {
+  if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  const int small = 4096;
+  ASSERT_EQ(::setsockopt(sv_[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small),
+            0);
+  std::string payload(4 << 20, '\0');
+  for (std::size_t i = 0; i < payload.size(); ++i) {
+    payload[i] = static_cast<char>('a' + i % 23);
+  }
+  std::string received;
+  std::thread reader([&] {
+    char buf[65536];
+    while (received.size() < payload.size()) {
+      const ssize_t n = ::recv(sv_[1], buf, sizeof buf, 0);
+      if (n <= 0) break;
+      received.append(buf, static_cast<std::size_t>(n));
+    }
+  });
+  sends_->start(1, &channel_, sv_[0], Bytes(payload));
+  const UringSends::Done done = RunUntilDone(1);
+  reader.join();
+  EXPECT_EQ(done.channel, &channel_);
+  EXPECT_EQ(done.bytes, payload.size());
+  EXPECT_EQ(done.error, 0);
+  EXPECT_TRUE(received == payload) << "the bytes arrived altered";
+}
+
+TEST_F(UringSendsTest, ASendDroppedBeforeTheKernelTookItNeverArrives) {
+  if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  sends_->start(1, &channel_, sv_[0], Bytes("for a channel that is gone"));
+  sends_->drop(1);
+  EXPECT_FALSE(sends_->has(1));
+  sends_->prep_waiting();
+  EXPECT_FALSE(sends_->waiting());
+  EXPECT_TRUE(Reap(*ring_, 1, std::chrono::milliseconds(200)).empty());
+  EXPECT_EQ(ReadAvailable(), "");
+}
+
+TEST_F(UringSendsTest, AFailedSendReportsTheErrno) {
+  if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  ::close(sv_[1]);
+  sv_[1] = -1;
+  sends_->start(1, &channel_, sv_[0], Bytes("nobody reads this"));
+  const UringSends::Done done = RunUntilDone(1);
+  EXPECT_EQ(done.channel, &channel_);
+  EXPECT_EQ(done.bytes, 0u);
+  EXPECT_EQ(done.error, EPIPE);
+}
+
+TEST_F(UringSendsTest, FinishedStorageIsKeptForTheNextSendWithinBounds) {
+  if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  EXPECT_EQ(sends_->spare_buffer().bytes, nullptr) << "nothing kept yet";
+  sends_->start(1, &channel_, sv_[0], Bytes(std::string(1000, 'x')));
+  RunUntilDone(1);
+  BufferStorage spare = sends_->spare_buffer();
+  ASSERT_NE(spare.bytes, nullptr) << "the finished send's storage was freed";
+  EXPECT_GE(spare.capacity, 1000u);
+  EXPECT_EQ(spare.size(), 0u) << "kept storage must come back empty";
+  EXPECT_EQ(sends_->spare_buffer().bytes, nullptr);
+  BufferStorage huge;
+  huge.reserve(1 << 20);  // over what one kept storage may hold
+  sends_->keep(std::move(huge));
+  EXPECT_EQ(sends_->spare_buffer().bytes, nullptr);
+}
+
+}  // namespace
+}  // namespace serverkit::reactor_internal

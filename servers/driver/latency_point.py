@@ -1,0 +1,275 @@
+# -----------------------------------------------------------------------------
+# servers/driver/latency_point.py
+# -----------------------------------------------------------------------------
+#
+# One run of the latency sweeps (latency_sweep.py): what the sweep is set
+# to (Settings), a server (or the floor, stall_echo_server answering at
+# once) started fresh, the open-loop generator (//servers/loadgen:loadgen)
+# at one rate against it, the server stopped, and the run's record
+# (LatencyPoint) read from the generator's exit status and JSON: clean,
+# void (exit 3: the generator could not keep its schedule, so its
+# latencies describe the generator) or failed, with why. Standard library
+# and procs only.
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import statistics
+import subprocess
+import time
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from servers.driver import procs
+from pick.margin import MARGIN
+
+
+LOADGEN = "//servers/loadgen:loadgen"
+FLOOR_SERVER = "//servers/loadgen:stall_echo_server"
+FLOOR = "floor"
+FLOOR_SIZE = 64  # the floor's message where the workload is HTTP
+FRACTIONS = (0.25, 0.5, 0.75, 0.9)
+VOID_RC = 3
+QUANTILES = (("p50_us", "p50"), ("p90_us", "p90"), ("p99_us", "p99"),
+             ("p999_us", "p999"), ("max_us", "max"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The sweep's settings: what the generator speaks and how long."""
+    workload: str          # "http" or "pingpong"
+    unit: str              # "requests/s" or "messages/s"
+    reference: str         # the server every other is compared to
+    protocol: str          # the generator's --protocol: "http" or "echo"
+    connections: int
+    rounds: int
+    seconds: float
+    warmup_s: float
+    capacity_source: str
+    fractions: tuple[float, ...] = FRACTIONS
+    arrivals: str = "uniform"
+    max_lag_us: int = 1000
+    size: int = 0          # echo: bytes per message
+    path: str = "/"        # http: the request's path
+    margin: float = MARGIN
+
+
+@dataclasses.dataclass
+class LatencyPoint:
+    server: str
+    fraction: float
+    rate: float
+    round: int
+    attempt: int = 0  # > 0: a retry after a void run
+    ok: bool = False
+    void: bool = False
+    void_reason: str = ""
+    error: str = ""
+    p50_us: Optional[float] = None
+    p90_us: Optional[float] = None
+    p99_us: Optional[float] = None
+    p999_us: Optional[float] = None
+    max_us: Optional[float] = None
+    uncorrected_p99_us: Optional[float] = None
+    lag_p99_us: Optional[float] = None
+    achieved_rate: float = 0.0
+    completed: int = 0
+    unanswered: int = 0
+    errors: int = 0
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+# Where the generator runs: start(server, point dir) -> (process, port,
+# why); the process is stopped with procs.stop after the run.
+Starter = Callable[[str, str],
+                   tuple[Optional[subprocess.Popen[bytes]], int, str]]
+
+
+def nearest(counts: Sequence[int], wanted: int) -> int:
+    """`wanted` when counts has it, else the nearest count (the smaller
+    of two as near)."""
+    return min(counts, key=lambda n: (abs(n - wanted), n))
+
+
+def capacity(records: Sequence[Mapping[str, Any]], count_key: str,
+             wanted: int, value_key: str) -> tuple[int, dict[str, float]]:
+    """The closed-loop capacity the rates come from: (the count used,
+    nearest(..., wanted) of the records' count_key values, and each
+    server's median value_key over its clean records at that count);
+    (wanted, {}) without records."""
+    counts = sorted({r[count_key] for r in records})
+    if not counts:
+        return wanted, {}
+    at = nearest(counts, wanted)
+    by: dict[str, list[float]] = {}
+    for r in records:
+        v = r.get(value_key)
+        if r[count_key] == at and r.get("ok") and v and v > 0:
+            by.setdefault(r["server"], []).append(v)
+    return at, {s: statistics.median(v) for s, v in by.items()}
+
+
+def floor_size(st: Settings) -> int:
+    """The floor's message: the workload's echo size, else FLOOR_SIZE."""
+    return st.size if st.protocol == "echo" and st.size > 0 else FLOOR_SIZE
+
+
+def start_floor(path: str, st: Settings, cpus: Optional[set[int]],
+                pointdir: str
+                ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
+    """stall_echo_server (no stalls) accepting on a free port."""
+    log = os.path.join(pointdir, "server.log")
+    for _attempt in range(3):  # a port taken between probe and bind
+        port = procs.free_port()
+        try:
+            with open(log, "w") as lf:
+                p = procs.spawn([path, "--port=%d" % port,
+                                 "--size=%d" % floor_size(st)], cpus, lf, lf)
+        except OSError as e:
+            return None, 0, "the floor server did not start: %s" % e
+        if procs.wait_accepting(p, port):
+            return p, port, ""
+        procs.stop(p)
+    return None, 0, "the floor server did not start: " + procs.tail(log)
+
+
+def generator_argv(generator: str, st: Settings, port: int, rate: float,
+                   seed: int, out_json: str, floor: bool = False
+                   ) -> list[str]:
+    if floor:
+        st = dataclasses.replace(st, protocol="echo", size=floor_size(st))
+    argv = [generator, "--protocol=" + st.protocol, "--port=%d" % port,
+            "--connections=%d" % st.connections, "--threads=1",
+            "--rate=%g" % rate, "--duration=%g" % st.seconds,
+            "--warmup=%g" % st.warmup_s, "--arrivals=" + st.arrivals,
+            "--seed=%d" % seed, "--max_lag_us=%d" % st.max_lag_us,
+            "--json=" + out_json]
+    if st.protocol == "echo":
+        argv.append("--size=%d" % st.size)
+    else:
+        argv.append("--path=" + st.path)
+    return argv
+
+
+def fill(pt: LatencyPoint, rc: int, doc: Optional[dict[str, Any]],
+         log_tail: str) -> None:
+    """The generator's exit status and JSON into pt: ok, void, or an
+    error that says why."""
+    if doc is None:
+        pt.error = "the generator wrote no JSON (exit %d): %s" % (
+            rc, log_tail)
+        return
+    lat = doc.get("latency_us") or {}
+    for key, src in QUANTILES:
+        v = lat.get(src)
+        setattr(pt, key, float(v) if isinstance(v, (int, float)) else None)
+    unc = (doc.get("uncorrected_us") or {}).get("p99")
+    pt.uncorrected_p99_us = float(unc) if isinstance(unc, (int, float)) \
+        else None
+    lag = (doc.get("lag_us") or {}).get("p99")
+    pt.lag_p99_us = float(lag) if isinstance(lag, (int, float)) else None
+    pt.achieved_rate = float(doc.get("achieved_rate") or 0.0)
+    for key in ("completed", "unanswered", "errors"):
+        setattr(pt, key, int(doc.get(key) or 0))
+    if rc == VOID_RC or doc.get("void"):
+        pt.void = True
+        pt.void_reason = str(doc.get("void_reason") or "void")
+    elif rc == 0 and doc.get("ok"):
+        pt.ok = True
+    else:
+        pt.error = str(doc.get("error") or "") or (
+            "exit %d: %d errors, %d unanswered" % (
+                rc, pt.errors, pt.unanswered))
+
+
+def run_point(st: Settings, pt: LatencyPoint, start: Starter,
+              generator: str, cpus: Optional[set[int]], pointdir: str
+              ) -> None:
+    """One server started fresh, the generator at pt.rate, the server
+    stopped; never raises for a failed server or generator."""
+    os.makedirs(pointdir, exist_ok=True)
+    t0 = time.monotonic()
+    srv, port, why = start(pt.server, pointdir)
+    if srv is None:
+        pt.error = why
+        return
+    out_json = os.path.join(pointdir, "loadgen.json")
+    log = os.path.join(pointdir, "loadgen.log")
+    budget = st.seconds + st.warmup_s + 30
+    try:
+        with open(log, "w") as lf:
+            g = procs.spawn(generator_argv(generator, st, port, pt.rate,
+                                           pt.round + 1, out_json,
+                                           pt.server == FLOOR),
+                            cpus, lf, lf)
+            try:
+                rc = g.wait(timeout=budget)
+            except subprocess.TimeoutExpired:
+                pt.error = "the generator timed out after %.0f s" % budget
+                return
+            finally:
+                procs.stop(g)
+        if srv.poll() is not None:
+            pt.error = "the server exited (%s) during the run" % (
+                srv.returncode)
+            return
+    finally:
+        procs.stop(srv)
+        pt.wall_s = round(time.monotonic() - t0, 3)
+    doc = None
+    try:
+        with open(out_json) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        pass
+    fill(pt, rc, doc if isinstance(doc, dict) else None, procs.tail(log, 3))
+
+
+def progress(i: int, n: int, pt: LatencyPoint, unit: str) -> str:
+    head = "[%d/%d] latency %-15s %3.0f%% (%s %s) round %d%s: " % (
+        i, n, pt.server, 100 * pt.fraction, format(pt.rate, ",.0f"), unit,
+        pt.round, " (retry %d)" % pt.attempt if pt.attempt else "")
+    if pt.void:
+        return head + "VOID: " + pt.void_reason
+    if not pt.ok:
+        return head + "FAILED: " + pt.error
+    return head + "p50 %s  p99 %s  p99.9 %s  (closed-loop p99 %s)" % (
+        us(pt.p50_us), us(pt.p99_us), us(pt.p999_us),
+        us(pt.uncorrected_p99_us))
+
+
+def us(v: Optional[float]) -> str:
+    """'120 us', '1.35 ms', or '-'."""
+    if v is None or not math.isfinite(v):
+        return "-"
+    return "%.0f us" % v if v < 1000 else "%.2f ms" % (v / 1000)
+
+
+def add_flags(ap: argparse.ArgumentParser) -> None:
+    """The drivers' flags for the latency sweep: --no_latency,
+    --latency_rounds, --latency_seconds (0: the profile's; check_flags
+    refuses a negative one)."""
+    ap.add_argument("--no_latency", action="store_true",
+                    help="skip latency at set rates (the open-loop "
+                         "generator after the closed-loop runs)")
+    ap.add_argument("--latency_rounds", type=int, default=0,
+                    help="rounds of the latency sweep (default: the "
+                         "profile's; an interval needs 6)")
+    ap.add_argument("--latency_seconds", type=float, default=0.0,
+                    help="measured seconds per latency run (default: the "
+                         "profile's)")
+
+
+def check_flags(ap: argparse.ArgumentParser, args: argparse.Namespace
+                ) -> None:
+    """Exits through ap.error on a negative --latency_rounds or
+    --latency_seconds."""
+    if args.latency_rounds < 0 or args.latency_seconds < 0:
+        ap.error("--latency_rounds and --latency_seconds take a number "
+                 ">= 0 (0: the profile's)")

@@ -1,0 +1,85 @@
+# -----------------------------------------------------------------------------
+# servers/http/latency.py
+# -----------------------------------------------------------------------------
+#
+# The HTTP benchmark's latency at set rates (servers/pingpong/
+# servers/driver/latency_sweep.py): after wrk has measured each server's
+# capacity, the open-loop generator sends GET /collect?v=1 at 25/50/75/90% of
+# the slowest server's capacity (wrk's requests/s at -c50, the median over the
+# repetitions) to ours over epoll and io_uring, nginx, Beast and evhttp,
+# each started fresh per run and pinned as wrk's runs are, and the floor
+# (a server that answers at once); each server's p99 is read over nginx's,
+# paired by round.
+#
+# Layer 2 of servers/http: run below it, with servers.driver's procs,
+# latency_point and latency_sweep.
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
+from servers.http import run as http_run
+from servers.driver import latency_point as LP
+from servers.driver import latency_sweep as LS
+from servers.driver import procs
+
+SERVERS = ("serverkit", "serverkit-uring", "nginx", "beast", "evhttp")
+REFERENCE = "nginx"
+CONNECTIONS = 50
+
+
+def capacity(points: Sequence[dict[str, Any]], connections: int
+             ) -> dict[str, float]:
+    """Each server's median requests/s over its clean wrk points at
+    `connections` (at the nearest count run, where that one was not)."""
+    return LP.capacity(points, "connections", connections,
+                       "requests_per_s")[1]
+
+
+def settings(rounds: int, seconds: float, margin: float,
+             connections: int, wrk_connections: Sequence[int]
+             ) -> LP.Settings:
+    at = LP.nearest(wrk_connections, connections)
+    return LP.Settings(
+        workload="http", unit="requests/s", reference=REFERENCE,
+        protocol="http", connections=connections, rounds=rounds,
+        seconds=seconds, warmup_s=min(0.2, seconds),
+        capacity_source="wrk -c%d requests/s, median over the "
+                        "repetitions" % at,
+        path=http_run.PATH, margin=margin)
+
+
+def chosen(names: Sequence[str], specs: Sequence[http_run.ServerSpec]
+           ) -> list[http_run.ServerSpec]:
+    """The specs among SERVERS that were run, in SERVERS order; nginx
+    first where it ran (the reference)."""
+    have = {s.name: s for s in specs}
+    return [have[n] for n in SERVERS if n in have and n in names]
+
+
+def run(st: LP.Settings, specs: Sequence[http_run.ServerSpec],
+        points: Sequence[dict[str, Any]], threads: int,
+        pin: http_run.Pinning, tmp: str, log: Callable[[str], None]
+        ) -> Optional[dict[str, Any]]:
+    """The sweep over `specs` (None, said in the log, when none has a
+    capacity or the reference did not run)."""
+    names = [s.name for s in specs]
+    if REFERENCE not in names:
+        log("latency at set rates: skipped (%s, the reference, is not "
+            "among the servers)" % REFERENCE)
+        return None
+    cap = capacity(points, st.connections)
+    if not any(cap.get(n) for n in names):
+        log("latency at set rates: skipped (no server has a clean wrk "
+            "point to take its capacity from)")
+        return None
+    tools = LS.Tools(procs.resolve(LP.LOADGEN), procs.resolve(LP.FLOOR_SERVER),
+                     set(pin.wrk_cpus or ()) or None,
+                     set(pin.server_cpus or ()) or None)
+    by = {s.name: s for s in specs}
+
+    def start(name: str, pointdir: str
+              ) -> tuple[Any, int, str]:
+        return http_run.start_server(by[name], threads, pin, pointdir)
+
+    return LS.run(st, names, cap, start, tools, tmp, log)

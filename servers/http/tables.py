@@ -1,0 +1,203 @@
+# -----------------------------------------------------------------------------
+# servers/http/tables.py
+# -----------------------------------------------------------------------------
+#
+# The HTTP benchmark's summary, from the points of results/http.json (dicts,
+# so it works on any file the driver wrote): per connection count and
+# server, the medians over repetitions of requests/s, p50 and p99
+# latency, server CPU per request and per second, the most CPU that neither
+# the server nor wrk used (other work on the machine), the ratios of the
+# median requests/s and CPU per request to nginx's with the same access-log
+# setting, and how many
+# repetitions had wrk at its CPU ceiling (the point may then measure wrk,
+# not the server).
+#
+# Then the paired summary (`paired`, printed with servers.driver.side_by_side's
+# summary_lines): each server over its nginx (requests/s, p99 latency, CPU
+# per request) over every (connections, repetition) at once, with its exact
+# 95% interval (../pingpong/side_by_side.py) and what that interval says
+# against the margin (--margin; less CPU, a lower p99 or more requests/s
+# is ahead).
+#
+# Layer 3 of servers/http: standard library only, and
+# servers.driver.side_by_side (it reads the points run.PointRecord.to_json
+# writes).
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from typing import Any, Optional
+
+from servers.driver import side_by_side as SBS
+
+# The order of the table's rows.
+SERVER_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
+                "serverkit-log", "nginx-log"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    server: str
+    access_log: bool
+    connections: int
+    runs: int            # repetitions
+    ok_runs: int
+    client_bound_runs: int
+    requests_per_s: Optional[float]   # medians over the ok repetitions
+    p50_ms: Optional[float]
+    p99_ms: Optional[float]
+    cpu_us_per_request: Optional[float]
+    server_util: Optional[float]      # server CPU seconds per second
+    other_util: Optional[float]       # other work's CPU s per s, the most
+    vs_nginx: Optional[float]         # requests_per_s / nginx's
+    cpu_vs_nginx: Optional[float]     # cpu_us_per_request / nginx's
+
+
+def nginx_peer(server: str, access_log: bool) -> str:
+    """The nginx variant a server is compared with."""
+    return "nginx-log" if access_log else "nginx"
+
+
+def _median(xs: list[float]) -> Optional[float]:
+    return statistics.median(xs) if xs else None
+
+
+def _order(server: str) -> tuple[int, str]:
+    return (SERVER_ORDER.index(server) if server in SERVER_ORDER
+            else len(SERVER_ORDER), server)
+
+
+def rows(points: list[dict[str, Any]]) -> list[Row]:
+    """One row per (connections, server), ordered by connections then
+    SERVER_ORDER."""
+    groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for p in points:
+        groups.setdefault((p["connections"], p["server"]), []).append(p)
+    medians: dict[tuple[int, str], Optional[float]] = {}
+    cpus: dict[tuple[int, str], Optional[float]] = {}
+    for key, ps in groups.items():
+        medians[key] = _median([p["requests_per_s"] for p in ps if p["ok"]])
+        cpus[key] = _median([p["server_cpu_us_per_request"] for p in ps
+                             if p["ok"]])
+    out = []
+    for (conns, server), ps in sorted(
+            groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
+        ok = [p for p in ps if p["ok"]]
+        access_log = bool(ps[0]["access_log"])
+        rps = medians[(conns, server)]
+        peer = (conns, nginx_peer(server, access_log))
+        ref = medians.get(peer)
+        cpu, cpu_ref = cpus[(conns, server)], cpus.get(peer)
+        others = [p["other_cpu_s"] / p["seconds"] for p in ok
+                  if p["seconds"] and "other_cpu_s" in p]
+        out.append(Row(
+            server=server, access_log=access_log, connections=conns,
+            runs=len(ps), ok_runs=len(ok),
+            client_bound_runs=sum(1 for p in ps if p.get("client_bound")),
+            requests_per_s=rps,
+            p50_ms=_median([p["latency_ms"]["p50"] for p in ok]),
+            p99_ms=_median([p["latency_ms"]["p99"] for p in ok]),
+            cpu_us_per_request=cpu,
+            server_util=_median([p["server_cpu_s"] / p["seconds"]
+                                 for p in ok if p["seconds"]]),
+            other_util=max(others) if others else None,
+            vs_nginx=(rps / ref if rps is not None and ref else None),
+            cpu_vs_nginx=(cpu / cpu_ref if cpu is not None and cpu_ref
+                          else None)))
+    return out
+
+
+def _fmt(x: Optional[float], spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+ROW = "%-15s %-4s %10s %8s %7s %7s %10s %8s %7s %5s %5s %9s"
+
+
+def _ratio(x: Optional[float]) -> str:
+    return "-" if x is None else "%.2fx" % x
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else "%.0f%%" % (100 * x)
+
+
+def table(rs: list[Row], connections: int, header: str) -> str:
+    """The text table of one connection count."""
+    lines = [header,
+             ROW % (
+                 "server", "log", "req/s", "vs nginx", "p50 ms", "p99 ms",
+                 "cpu us/req", "vs nginx", "srv cpu", "other", "ok",
+                 "wrk-bound")]
+    for r in rs:
+        if r.connections != connections:
+            continue
+        lines.append(ROW % (
+            r.server, "on" if r.access_log else "off",
+            _fmt(r.requests_per_s, ",.0f"),
+            _ratio(r.vs_nginx), _fmt(r.p50_ms, ".3f"), _fmt(r.p99_ms, ".3f"),
+            _fmt(r.cpu_us_per_request, ".2f"), _ratio(r.cpu_vs_nginx),
+            _pct(r.server_util), _pct(r.other_util),
+            "%d/%d" % (r.ok_runs, r.runs),
+            "%d/%d" % (r.client_bound_runs, r.runs)))
+    return "\n".join(lines)
+
+
+def tables(points: list[dict[str, Any]], context: dict[str, Any]) -> str:
+    """Every connection count's table, with the run's shape in a header."""
+    rs = rows(points)
+    out = []
+    for conns in sorted({r.connections for r in rs}):
+        wrk_threads = context.get("wrk_threads", 1)
+        header = ("wrk -t%s -c%d, %s s x %s repetitions, %s; medians over "
+                  "ok repetitions; vs nginx: same access-log setting; "
+                  "srv cpu: the server's CPU seconds per second; other: "
+                  "the most CPU seconds per second all else used (at "
+                  "least; interrupts excluded); "
+                  "wrk-bound: wrk at >= 90%% of its core" % (
+                      wrk_threads, conns, context.get("seconds_per_point"),
+                      context.get("repetitions"), context.get("pin")))
+        out.append(table(rs, conns, header))
+    return "\n\n".join(out)
+
+
+def failures(points: list[dict[str, Any]]) -> list[str]:
+    """One line per failed point."""
+    return ["%s -c%d rep %d: %s" % (p["server"], p["connections"],
+                                    p["repetition"], p.get("error", "?"))
+            for p in points if not p["ok"]]
+
+
+# The paired summary's metrics: (key, label); "p99_ms" is latency_ms.p99.
+PAIRED_METRICS = (("server_cpu_us_per_request", "CPU us/request"),
+                  ("p99_ms", "p99 latency"),
+                  ("requests_per_s", "requests/s"))
+# The metrics where a lower figure is better.
+LOWER_BETTER = {"server_cpu_us_per_request", "p99_ms"}
+PAIRED_INTRO = ("paired over every (connections, repetition): A/B as the "
+                "Hodges-Lehmann estimate [exact 95% interval], signed-rank "
+                "p, n ratios; wrk-free leaves out the repetitions wrk bound")
+
+
+def _value(p: SBS.Record, key: str) -> Optional[float]:
+    v = p.get("latency_ms", {}).get("p99") if key == "p99_ms" else p.get(key)
+    return float(v) if isinstance(v, (int, float)) else None
+
+
+def paired(points: list[dict[str, Any]], margin: float = SBS.MARGIN
+           ) -> list[SBS.SideBySide]:
+    """Each server over its nginx on each metric, paired by (connections,
+    repetition), at every clean point and at the ones wrk did not bound,
+    read against `margin`."""
+    present = {p["server"]: bool(p["access_log"]) for p in points}
+    out = []
+    for key, _ in PAIRED_METRICS:
+        for a in sorted(present, key=_order):
+            b = nginx_peer(a, present[a])
+            if a != b and b in present:
+                out.append(SBS.compare(
+                    points, a, b, key,
+                    lambda p: (p["connections"], p["repetition"]), _value,
+                    lower_better=key in LOWER_BETTER, margin=margin))
+    return out

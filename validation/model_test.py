@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+# -----------------------------------------------------------------------------
+# validation/model_test.py
+# -----------------------------------------------------------------------------
+#
+# The model's arithmetic (model.py) on synthetic servers whose cost
+# per unit is exactly C0 + k * (c + d): the slope gives back k, the
+# amplification k / n, the share k c / C and the prediction C / (C + k dc);
+# noise widens the intervals around them; and the check's words.
+
+from __future__ import annotations
+
+import random
+import unittest
+
+from validation import model as M
+
+C0, K, N = 20000.0, 3.0, 3.0    # ns per unit; slope; ops per unit
+C_BASE, C_FAST = 500.0, 100.0   # the micro costs per op, ns
+
+
+def server(d: float, c: float = C_BASE, noise: float = 0.0,
+           rng: random.Random = random.Random(1)) -> float:
+    """The synthetic server's cost per unit with d ns injected per op."""
+    return (C0 + K * (c + d)) * (1 + noise * rng.uniform(-1, 1))
+
+
+def rounds(n: int = 12, noise: float = 0.0, sizes: tuple[float, ...] = (
+        1000.0, 2000.0), seed: int = 1) -> list[M.Round]:
+    rng = random.Random(seed)
+    return [M.Round(server(0, noise=noise, rng=rng),
+                    tuple((d, server(d, noise=noise, rng=rng))
+                          for d in sizes), N) for _ in range(n)]
+
+
+MICRO: M.Micro = {"base": {i: C_BASE for i in range(10)},
+                  "fast": {i: C_FAST for i in range(10)}}
+
+
+class ExactTest(unittest.TestCase):
+    def test_the_slope_amplification_share_and_prediction(self) -> None:
+        m = M.fit(rounds(), MICRO, "base")
+        assert m is not None
+        cost = C0 + K * C_BASE
+        self.assertAlmostEqual(m.slope.est, K)
+        self.assertAlmostEqual(m.slope.low, K)
+        self.assertAlmostEqual(m.slope.high, K)
+        assert m.amplification is not None and m.share is not None
+        self.assertAlmostEqual(m.amplification.est, K / N)
+        self.assertAlmostEqual(m.point.ops_per_unit or 0, N)
+        self.assertAlmostEqual(m.cost.est, cost)
+        self.assertAlmostEqual(m.share.est, K * C_BASE / cost)
+        want = cost / (cost + K * (C_FAST - C_BASE))
+        self.assertAlmostEqual(m.predicted["fast"].est, want)
+        self.assertAlmostEqual(m.predicted["base"].est, 1.0)
+        # ... and the prediction is what the server then does.
+        self.assertAlmostEqual(server(0) / server(0, c=C_FAST), want)
+        assert m.curvature is not None
+        self.assertAlmostEqual(m.curvature.est, 1.0)
+
+    def test_amplification_one_when_a_ns_costs_a_ns(self) -> None:
+        rs = [M.Round(1000.0, ((10.0, 1040.0), (20.0, 1080.0)), 4.0)]
+        m = M.fit(rs, {}, "base")
+        assert m is not None and m.amplification is not None
+        self.assertAlmostEqual(m.slope.est, 4.0)
+        self.assertAlmostEqual(m.amplification.est, 1.0)
+        self.assertIsNone(m.share)
+        self.assertEqual(m.predicted, {})
+
+    def test_curvature_shows_a_cost_that_is_not_linear(self) -> None:
+        # The rise at 2d is three times the rise at d, not twice.
+        r = M.Round(100.0, ((1.0, 110.0), (2.0, 130.0)), 1.0)
+        self.assertAlmostEqual(M.round_curvature(r) or 0, 1.5)
+        self.assertIsNone(M.round_curvature(M.Round(100.0, ((1.0, 110.0),))))
+
+    def test_one_size_still_gives_the_slope(self) -> None:
+        r = M.Round(100.0, ((10.0, 150.0),), None)
+        self.assertAlmostEqual(M.round_slope(r) or 0, 5.0)
+        self.assertIsNone(M.round_slope(M.Round(100.0, (), None)))
+
+    def test_no_rounds_no_model(self) -> None:
+        self.assertIsNone(M.fit([], MICRO, "base"))
+        self.assertIsNone(M.point([], MICRO, "base"))
+
+    def test_a_prediction_past_zero_cost_is_infinite(self) -> None:
+        self.assertEqual(M.predict_ratio(100.0, 2.0, 100.0, 40.0),
+                         float("inf"))
+
+
+class NoiseTest(unittest.TestCase):
+    def test_the_intervals_hold_the_truth_and_widen_with_noise(
+            self) -> None:
+        quiet = M.fit(rounds(noise=0.002), MICRO, "base")
+        loud = M.fit(rounds(noise=0.02), MICRO, "base")
+        assert quiet is not None and loud is not None
+        for m in (quiet, loud):
+            self.assertTrue(m.slope.low <= K <= m.slope.high, m.slope)
+            self.assertLessEqual(m.slope.low, m.slope.est)
+            self.assertLessEqual(m.slope.est, m.slope.high)
+        self.assertLess(quiet.slope.high - quiet.slope.low,
+                        loud.slope.high - loud.slope.low)
+
+    def test_micro_noise_widens_the_prediction(self) -> None:
+        rng = random.Random(3)
+        noisy: M.Micro = {"base": {i: C_BASE * rng.uniform(0.8, 1.2)
+                                   for i in range(10)},
+                          "fast": {i: C_FAST * rng.uniform(0.8, 1.2)
+                                   for i in range(10)}}
+        exact = M.fit(rounds(), MICRO, "base")
+        wide = M.fit(rounds(), noisy, "base")
+        assert exact is not None and wide is not None
+        e, w = exact.predicted["fast"], wide.predicted["fast"]
+        self.assertAlmostEqual(e.high - e.low, 0.0)
+        self.assertGreater(w.high - w.low, 0.001)
+
+    def test_the_bootstrap_is_reproducible(self) -> None:
+        a = M.fit(rounds(noise=0.02), MICRO, "base")
+        b = M.fit(rounds(noise=0.02), MICRO, "base")
+        assert a is not None and b is not None
+        self.assertEqual(a.slope, b.slope)
+        self.assertEqual(a.resamples, M.BOOTSTRAP)
+
+
+class CheckTest(unittest.TestCase):
+    def test_holds_and_misses(self) -> None:
+        pred = M.Estimate(1.02, 1.00, 1.04)
+        ok = M.check(pred, 1.01, 0.95, 1.07)
+        self.assertTrue(ok.holds and ok.within)
+        self.assertEqual(ok.words(), "holds")
+        # The measured interval holds 1.02, its estimate is outside
+        # [1.00, 1.04]: the check holds, and says the rest.
+        wide = M.check(pred, 1.06, 0.98, 1.14)
+        self.assertTrue(wide.holds)
+        self.assertFalse(wide.within)
+        self.assertIn("outside the prediction's interval", wide.words())
+        low = M.check(pred, 0.90, 0.88, 0.92)
+        self.assertFalse(low.holds or low.within or low.overlap)
+        self.assertAlmostEqual(low.miss, 0.90 / 1.02 - 1)
+        self.assertEqual(low.words(),
+                         "missed: measured -11.8% off the prediction")
+        high = M.check(pred, 1.10, 1.03, 1.2)
+        self.assertFalse(high.holds)
+        self.assertTrue(high.overlap)
+        self.assertIn("the intervals overlap", high.words())
+
+    def test_the_json(self) -> None:
+        m = M.fit(rounds(), MICRO, "base")
+        assert m is not None
+        j = M.model_json(m)
+        self.assertEqual(j["rounds"], 12)
+        self.assertEqual(j["micro_rounds"], 10)
+        self.assertIn("bootstrap", str(j["interval"]))
+        pred = j["predicted"]
+        assert isinstance(pred, dict)
+        self.assertEqual(sorted(pred), ["base", "fast"])
+
+
+if __name__ == "__main__":
+    unittest.main()

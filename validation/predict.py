@@ -1,0 +1,235 @@
+# -----------------------------------------------------------------------------
+# validation/predict.py
+# -----------------------------------------------------------------------------
+#
+# Predict, then check, for one validation row (rounds.decide_row
+# calls predict_row) and for one load-map point (loadmap.py): the
+# rounds' costs per unit of work and the controls' injected costs become
+# model.Rounds; the micro benchmark's costs per operation
+# (micro.py) become the prediction of every implementation; the
+# candidate's prediction is checked against its measured interval. The
+# row's "model" key holds it all (model_keys says what is in it).
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any, Optional
+
+from validation import micro as VM
+from validation import model as M
+
+Row = dict[str, Any]
+# The controls' sides and the row keys of their injected ns per operation:
+# the cost d, and 2d for the slope's second size.
+CONTROL_SIDES = (("control", "control_ns"), ("control2", "control2_ns"))
+
+
+def cost_of(x: Optional[dict[str, Any]], use_cpu: bool,
+            higher: bool) -> Optional[float]:
+    """A run's cost per unit of work in ns on the row's metric: the server's
+    CPU per unit, or 1/throughput, or the latency itself (ms)."""
+    if not x:
+        return None
+    if use_cpu:
+        c = x.get("cpu_per_unit")
+        return c * 1e9 if c else None
+    v = x.get("value")
+    if not v or v <= 0:
+        return None
+    return float(1e9 / v if higher else v * 1e6)
+
+
+def ops_per_unit(x: Optional[dict[str, Any]]) -> Optional[float]:
+    """The component's operations per unit of work of a run: the server's
+    count (tasks, KiB, lines) over its units (CPU over CPU per unit)."""
+    if not x or not x.get("ops") or not x.get("server_cpu_s") or \
+            not x.get("cpu_per_unit"):
+        return None
+    return float(float(x["ops"]) / (x["server_cpu_s"] / x["cpu_per_unit"]))
+
+
+def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
+                 use_cpu: bool, higher: bool) -> list[M.Round]:
+    """The rounds with a clean baseline and at least one clean control, as
+    the model's Rounds; injected: {control side: ns per operation}. A
+    latency metric's unit (a chat round) has no operation count."""
+    out = []
+    for rnd in rounds:
+        base = cost_of(rnd.get("baseline"), use_cpu, higher)
+        if base is None:
+            continue
+        controls = tuple(
+            (injected[side], c) for side, c in
+            ((s, cost_of(rnd.get(s), use_cpu, higher)) for s in injected)
+            if c is not None and injected[side] > 0)
+        if not controls:
+            continue
+        n = ops_per_unit(rnd["baseline"]) if use_cpu or higher else None
+        out.append(M.Round(base, controls, n))
+    return out
+
+
+def spare_core(row: Row) -> bool:
+    """Whether the server had a core more than its I/O threads in every
+    clean baseline run."""
+    cpus = [str(r["baseline"].get("server_cpus") or "")
+            for r in row.get("rounds", []) if r.get("baseline")]
+    if not cpus or any(not c for c in cpus):
+        return False
+    return min(len(c.split(",")) for c in cpus) > int(row["server_threads"])
+
+
+def _fits(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str
+          ) -> dict[str, Optional[M.Model]]:
+    return {src: M.fit(rounds, costs, baseline) if baseline in costs
+            else None
+            for src, costs in (("confirm", mc.confirm), ("sweep", mc.sweep))}
+
+
+def predictions(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
+                baseline: str) -> dict[str, dict[str, Any]]:
+    """Every implementation's predicted ratio, from the confirmation where
+    it ran the implementation and the baseline, else from the sweep."""
+    out: dict[str, dict[str, Any]] = {}
+    for impl in sorted(set(mc.confirm) | set(mc.sweep)):
+        src = mc.source_of(impl, baseline)
+        fit = fits.get(src) if src else None
+        if fit is None or impl not in fit.predicted:
+            continue
+        e = fit.predicted[impl]
+        if not all(math.isfinite(v) for v in (e.est, e.low, e.high)):
+            continue
+        costs = (mc.confirm if src == "confirm" else mc.sweep)[impl]
+        out[impl] = dict(e.as_json(), source=src,
+                         micro_ns=statistics.median(costs.values()))
+    return out
+
+
+def predict(rounds: list[M.Round], mc: VM.MicroCosts,
+            baseline: str) -> Optional[dict[str, Any]]:
+    """The model's figures (from the confirmation's micro costs where they
+    have the baseline, else the sweep's) and every implementation's
+    prediction; None without a fit."""
+    fits = _fits(rounds, mc, baseline)
+    main = fits["confirm"] or fits["sweep"]
+    if main is None:
+        return None
+    out = M.model_json(main)
+    out["micro_from"] = "confirm" if fits["confirm"] else "sweep"
+    out["predicted"] = predictions(fits, mc, baseline)
+    out.update(metric=mc.metric.key, metric_what=mc.metric.what,
+               metric_why=mc.why, micro_params=mc.params,
+               micro_files=mc.files)
+    return out
+
+
+def check_json(pred: dict[str, float], e2e: dict[str, float]
+               ) -> dict[str, Any]:
+    c = M.check(M.Estimate(pred["est"], pred["low"], pred["high"]),
+                e2e["ratio"], e2e["low"], e2e["high"])
+    return dict(holds=c.holds, within=c.within, miss=c.miss,
+                overlap=c.overlap, words=c.words())
+
+
+def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
+    """The row's "model" (None, with "model_note", where it cannot be
+    made): the module header's figures for the row's metric; the
+    candidate's prediction and its check against the measured interval;
+    for a component with two micro metrics (the logger), the candidate's
+    prediction on the one that does not apply too."""
+    row["model"] = None
+    injected = {side: float(row.get(key) or 0)
+                for side, key in CONTROL_SIDES}
+    rounds = model_rounds(row["rounds"], injected, use_cpu,
+                          row["higher_is_better"])
+    if not rounds:
+        row["model_note"] = "no round with a clean baseline and control"
+        return
+    spare = spare_core(row)
+    mc = VM.micro_costs(results_dir, row["component"], row.get(
+        "micro_source"), int(row.get("blocksize") or 0), spare)
+    got = predict(rounds, mc, row["baseline"])
+    if got is None:
+        row["model_note"] = ("no micro cost of the baseline %s (%s) in %s" % (
+            row["baseline"], mc.metric.what, " or ".join(mc.files.values())))
+        return
+    cand = got["predicted"].get(row["winner"])
+    got["candidate"] = cand
+    e2e = row.get("e2e")
+    got["check"] = check_json(cand, e2e) if cand and e2e and all(
+        isinstance(e2e.get(k), (int, float)) for k in ("ratio", "low",
+                                                       "high")) \
+        else None
+    if got["check"] and not got["check"]["holds"]:
+        got["check"]["words"] += "; the micro metric that failed: " + \
+            mc.metric.what
+    other = [m for k, m in VM.METRICS[row["component"]].items()
+             if k != mc.metric.key]
+    if other:
+        alt = VM.micro_costs(results_dir, row["component"],
+                             row.get("micro_source"),
+                             int(row.get("blocksize") or 0), not spare)
+        alt_got = predict(rounds, alt, row["baseline"])
+        got["other"] = None if alt_got is None else dict(
+            metric=alt.metric.key, metric_what=alt.metric.what,
+            why_not=alt.why, candidate=alt_got["predicted"].get(
+                row["winner"]))
+    row["model"] = got
+
+
+def _iv(e: Optional[dict[str, float]], fmt: str = "%.3g") -> str:
+    if not e:
+        return "n/a"
+    return (fmt + " [" + fmt + ", " + fmt + "]") % (e["est"], e["low"],
+                                                    e["high"])
+
+
+def pct_iv(e: Optional[dict[str, float]]) -> str:
+    if not e:
+        return "n/a"
+    return "%.2g%% [%.2g, %.2g]" % (
+        100 * e["est"], 100 * e["low"], 100 * e["high"])
+
+
+def ratio_iv(e: Optional[dict[str, float]]) -> str:
+    return "n/a" if not e else "%.3fx [%.3f, %.3f]" % (
+        e["est"], e["low"], e["high"])
+
+
+def measured_iv(e2e: Optional[dict[str, Any]]) -> str:
+    """A measured ratio with its interval; the ratio alone where too few
+    rounds give no interval."""
+    if not e2e or not isinstance(e2e.get("ratio"), (int, float)):
+        return "n/a"
+    ends = (e2e.get("low"), e2e.get("high"))
+    if not all(isinstance(x, (int, float)) for x in ends):
+        return "%.3fx (no interval)" % e2e["ratio"]
+    return "%.3fx [%.3f, %.3f]" % (e2e["ratio"], e2e["low"], e2e["high"])
+
+
+def model_sentence(row: Row) -> str:
+    """The row's prediction and its check in one line."""
+    m = row.get("model")
+    if not m:
+        return "%s/%s: no prediction (%s)" % (
+            row["component"], row["case"], row.get("model_note", "-"))
+    e2e = row.get("e2e") or {}
+    text = ("%s/%s: the baseline %s is %s of the server's %s ns per %s "
+            "(exchange rate %s ns per ns injected per %s, %s per %s, "
+            "amplification %s; linearity %s); on %s (%s): %s predicted "
+            "%s, measured %s: %s" % (
+                row["component"], row["case"], row["baseline"],
+                pct_iv(m["share"]), "%.4g" % m["cost_ns_per_unit"]["est"],
+                row["work"], _iv(m["exchange_rate"]),
+                (row.get("control_cost") or {}).get("op", "op"),
+                _iv(m["ops_per_unit"]), row["work"],
+                _iv(m["amplification"]), _iv(m["curvature"]),
+                m["metric_what"], m["metric_why"], row["winner"],
+                ratio_iv(m.get("candidate")), measured_iv(e2e),
+                (m.get("check") or {}).get("words", "not checked")))
+    o = m.get("other")
+    if o and o.get("candidate"):
+        text += "; on %s it would be %s (not this machine's: %s)" % (
+            o["metric_what"], ratio_iv(o["candidate"]), o["why_not"])
+    return text
