@@ -8,13 +8,13 @@
 # imports between siblings of one layer), so the units import in one
 # direction and no loop between folders can form; no module imports itself
 # back through others; every Python file stays under the line cap; no
-# module edits sys.path (every project module is imported by its package
+# module edits the import path (every project module is imported by its package
 # name, from the workspace root). Within a unit, MODULES orders its modules
 # the same way (the maps the packages' headers draw), and each module
 # imports alone; the bottoms stay standard library only, and the servers
 # and the validation take from pick only its vocabularies and statistics.
 # Imports are read with ast (those inside functions too); a bare name that
-# is a module of some folder is resolved to that folder, as the sys.path
+# is a module of some folder is resolved to that folder, as the path
 # edits the check forbids would have. Standard library only.
 
 from __future__ import annotations
@@ -262,7 +262,8 @@ def loops(root: str, units: list[list[str]] = UNITS) -> list[str]:
 
 
 def path_edits(root: str, units: list[list[str]] = UNITS) -> list[str]:
-    """A sentence for each use of sys.path in a module."""
+    """A sentence for each use of the import path list (`path` of
+    module `sys`) in a module."""
     out = []
     for m in modules(root, units):
         with open(m.path) as f:
@@ -271,7 +272,7 @@ def path_edits(root: str, units: list[list[str]] = UNITS) -> list[str]:
             if isinstance(node, ast.Attribute) and node.attr == "path" and \
                     isinstance(node.value, ast.Name) and \
                     node.value.id == "sys":
-                out.append("%s: edits the import path (sys.path); import "
+                out.append("%s: edits the import path (sys's path); import "
                            "by package name instead" % where(
                                m, node.lineno, root))
     return out

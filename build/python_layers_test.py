@@ -103,7 +103,7 @@ class PlantedTest(unittest.TestCase):
         out = self.check({"other/o.py": "import sys\nsys.path.append('.')\n",
                           "low/long.py": "x = 1\n" * 401})
         self.assertIn("other holds Python but has no layer in UNITS", out)
-        self.assertIn("other/o.py:2: edits the import path (sys.path); "
+        self.assertIn("other/o.py:2: edits the import path (sys's path); "
                       "import by package name instead", out)
         self.assertIn("low/long.py: 401 lines, over 400", out)
 
