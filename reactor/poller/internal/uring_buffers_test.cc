@@ -24,8 +24,8 @@
 namespace serverkit::reactor_internal {
 namespace {
 
-// A page each: Register's aligned_alloc takes whole pages in all, as the
-// poller's own sizes are.
+// A page each, as the poller's own buffers are (the count must be a power
+// of two: the kernel refuses other ring sizes).
 constexpr unsigned kBytes = 4096;
 
 // One receive on `fd` into a buffer of the group, under `token`.
