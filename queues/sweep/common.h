@@ -6,7 +6,8 @@
 // them): the capacity every queue is built with, the clock, and the
 // waiting push and pop: retry with a pause, then yield (SpinThenYieldUntil),
 // so oversubscribed runs make progress; a queue's own blocking operations
-// where it has them. `Widths` gives the thread counts a profile sweeps.
+// where it has them; the check that every item arrived once. `Widths` gives
+// the thread counts a profile sweeps.
 //
 // Thread-safety: Push and Pop run on the thread that owns the handle.
 
@@ -15,6 +16,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,15 @@ using Clock = std::chrono::steady_clock;
 
 inline double Seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+// After an iteration that moved the items 0..items-1: true when each
+// arrived once (their sum says so), else the benchmark stops with an error.
+inline bool EveryItemOnce(benchmark::State& state, std::uint64_t sum,
+                          std::uint64_t items) {
+  if (sum == items * (items - 1) / 2) return true;
+  state.SkipWithError("checksum mismatch: items lost or duplicated");
+  return false;
 }
 
 template <Queue Q>
