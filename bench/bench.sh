@@ -55,22 +55,39 @@ merge_all() {
 }
 
 # The confirmation (pick/confirm.py): each family's leaders, runners-up and
-# baselines once more, in a fresh process, for a fixed number of rounds;
-# pick takes every margin from these rounds, not from those that chose.
+# baselines once more, in several fresh processes of a few rounds each
+# (process K of every family before process K + 1, then one merge per
+# family); pick takes every margin from these rounds, not from those that
+# chose, with an interval over the processes.
 confirm_all() {
-  local f flags
+  local f k out most=0
+  local -A procs=() flags=()
   rm -rf results/confirm
   mkdir -p results/confirm || return 1
   for f in "${families[@]}"; do
-    flags=$(/usr/bin/python3 pick/pick.py --results=results $PICK_FLAGS \
+    out=$(/usr/bin/python3 pick/pick.py --results=results $PICK_FLAGS \
       --confirm-filter "$f") || return 1
-    if [[ -z "$flags" ]]; then
+    if [[ -z "$out" ]]; then
       echo "[confirm $f: nothing to confirm]"
       continue
     fi
-    echo "[confirm $f: $(echo "$flags" | cut -c1-120)...]"
-    # shellcheck disable=SC2086  # the flags are words without spaces
-    PROCESSES=1 bench/sweep.sh "$f" "$PWD/results/confirm/$f.json" -- $flags || return 1
+    procs[$f]=${out%% *}
+    flags[$f]=${out#* }
+    (( procs[$f] > most )) && most=${procs[$f]}
+  done
+  for ((k = 1; k <= most; k++)); do
+    for f in "${families[@]}"; do
+      [[ -n "${procs[$f]:-}" ]] && (( k <= procs[$f] )) || continue
+      echo "[confirm $f, process $k of ${procs[$f]}: $(echo "${flags[$f]}" | cut -c1-100)...]"
+      # shellcheck disable=SC2086  # the flags are words without spaces
+      PROCESSES=${procs[$f]} bench/sweep.sh --part="$k" "$f" \
+        "$PWD/results/confirm/$f.json" -- ${flags[$f]} || return 1
+    done
+  done
+  for f in "${families[@]}"; do
+    [[ -n "${procs[$f]:-}" ]] || continue
+    PROCESSES=${procs[$f]} bench/sweep.sh --merge "$f" \
+      "$PWD/results/confirm/$f.json" || return 1
   done
 }
 
@@ -86,7 +103,7 @@ for ((k = 1; k <= procs; k++)); do
     step_est+=($(( (est[j] + procs - 1) / procs )))
   done
 done
-names+=("merge the processes" "pick" "confirm the leaders in a fresh process"
+names+=("merge the processes" "pick" "confirm the leaders in fresh processes"
        "pick on the confirmation rounds" "ping-pong + validation"
        "chat broadcast" "HTTP under wrk" "report (pick again)")
 cmds+=("merge_all"

@@ -5,20 +5,23 @@
 # The confirmation plan: which runs confirm the choices of a family's sweep.
 # A class's leader is the best of up to 15 implementations, so its margin,
 # estimated on the rounds that chose it, is biased up (the winner's curse).
-# bench.sh therefore runs, after the first pick, each family once more in a
-# fresh process: the leader, the runner-up and the baseline of every class
-# and of the reactor's classes, over the class's groups, for a fixed number
-# of rounds (CONFIRM_ROUNDS), into results/confirm/<family>.json. pick then
-# takes every margin from those rounds (rounds.py). A fresh process also
-# brings process-to-process variation into the interval.
+# bench.sh therefore runs, after the first pick, each family once more in
+# CONFIRM_PROCESSES fresh processes: the leader, the runner-up and the
+# baseline of every class and of the reactor's classes, over the class's
+# groups, for CONFIRM_ROUNDS rounds each, merged into
+# results/confirm/<family>.json. pick then takes every margin from those
+# rounds (rounds.py), with an interval over the processes, so that it
+# carries the spread between them.
 #
 #   confirm_filter(picked, family)   the sweep's --benchmark_filter: one
 #                                    POSIX extended regular expression
 #                                    (the harness's std::regex), or None
 #                                    when the family has nothing to confirm
-#   confirm_flags(picked, family)    the sweep flags bench.sh passes: the
-#                                    rounds (one in the smoke profile) and
-#                                    the filter; "" when nothing to confirm
+#   confirm_flags(picked, family)    the processes, then the sweep flags
+#                                    bench.sh passes: the rounds (one
+#                                    process of one round in the smoke
+#                                    profile) and the filter; "" when
+#                                    nothing to confirm
 #
 # Standard library and the layers below (results, decisions).
 
@@ -28,10 +31,14 @@ from typing import Optional
 
 from pick.decisions import ClassPick, Picked
 
-# Rounds of the confirmation: 10 give the sign test's interval [x_(2),
-# x_(9)] at 97.9% coverage; bench.sh passes it as --min_rounds and
-# --max_rounds.
-CONFIRM_ROUNDS = 10
+# The confirmation's fresh processes and rounds in each: rounds inside one
+# process share its heap, placement and host state, so the interval is
+# taken over the processes' medians (paired/process.py), and more
+# processes of fewer rounds buy more of it: t(3) is 3.18 where t(2) is
+# 4.30 (docs/methods.md, "Processes"). bench.sh runs process K of every
+# family before process K + 1, so the processes sit minutes apart.
+CONFIRM_PROCESSES = 4
+CONFIRM_ROUNDS = 3
 
 _SPECIAL = set(".[]()*+?{}|^$\\")
 
@@ -90,11 +97,13 @@ def confirm_filter(picked: Picked, family: str) -> Optional[str]:
 
 
 def confirm_flags(picked: Picked, family: str) -> str:
-    """The confirmation's sweep flags (the header); "" when none."""
+    """The confirmation's processes, then its sweep flags (the header):
+    '4 --min_rounds=3 --max_rounds=3 --benchmark_filter=...'; "" when
+    none. The smoke profile runs one process of one round."""
     flt = confirm_filter(picked, family)
     if flt is None:
         return ""
-    fam = picked["families"][family]
-    n = 1 if fam.get("profile") == "smoke" else CONFIRM_ROUNDS
-    return "--min_rounds=%d --max_rounds=%d --benchmark_filter=%s" % (
-        n, n, flt)
+    smoke = picked["families"][family].get("profile") == "smoke"
+    procs, n = (1, 1) if smoke else (CONFIRM_PROCESSES, CONFIRM_ROUNDS)
+    return "%d --min_rounds=%d --max_rounds=%d --benchmark_filter=%s" % (
+        procs, n, n, flt)

@@ -58,6 +58,13 @@ class PairedStats(TypedDict, total=False):
     hi: Optional[float]
     coverage: Optional[float]
     p: Optional[float]
+    method: str              # "sign" or "process" (paired.Paired)
+    processes: int
+    between_share: Optional[float]
+    lag1: Optional[float]
+    per_process: list[float]
+    eq_lo: Optional[float]       # the 90% interval: equivalence (TOST)
+    eq_hi: Optional[float]
     standing: str            # margin.Standing's value at the margin
     states: Optional[HostStatesDict]
 

@@ -68,9 +68,13 @@ def _bounded(x: Optional[float]) -> bool:
 
 
 def standing(lo: Optional[float], hi: Optional[float],
-             m: float = MARGIN) -> Standing:
+             m: float = MARGIN,
+             eq: Optional[tuple[Optional[float], Optional[float]]] = None
+             ) -> Standing:
     """The interval [lo, hi] of A over B against the margin m (the
-    header's table); UNKNOWN when an end is missing, zero or infinite."""
+    header's table); UNKNOWN when an end is missing, zero or infinite.
+    `eq`: the interval that decides equivalence (TOST at level alpha reads
+    the 1 - 2 alpha interval: Schuirmann), else [lo, hi] does."""
     if not m > 0:
         raise ValueError("the margin must be positive: %r" % m)
     if not (_bounded(lo) and _bounded(hi)):
@@ -84,7 +88,9 @@ def standing(lo: Optional[float], hi: Optional[float],
         return Standing.BEHIND_BEYOND
     if hi < 1:
         return Standing.BEHIND
-    if lo >= 1 / (1 + m) and hi <= 1 + m:
+    elo, ehi = eq if eq and _bounded(eq[0]) and _bounded(eq[1]) else (lo, hi)
+    assert elo is not None and ehi is not None
+    if elo >= 1 / (1 + m) and ehi <= 1 + m:
         return Standing.EQUIVALENT
     return Standing.NOT_TOLD_APART
 
@@ -116,13 +122,18 @@ def by(lo: float, hi: float) -> str:
 
 
 def words(a: str, b: str, lo: Optional[float], hi: Optional[float],
-          m: float = MARGIN) -> str:
+          m: float = MARGIN,
+          eq: Optional[tuple[Optional[float], Optional[float]]] = None
+          ) -> str:
     """The standing of A over B in words: 'a ahead of b by more than 5%
     (by 8.0-20.0%)', 'a ahead of b by 2.0-20.0%', 'a and b equivalent
     within ±5% (-3.1% to +2.0%)', 'a and b not told apart (-5.0% to
     +8.0%)', 'b ahead of a ...', 'a and b: no interval'."""
-    s = standing(lo, hi, m)
+    s = standing(lo, hi, m, eq)
     band = "%g%%" % round(100 * m, 2)
+    if s == Standing.EQUIVALENT and eq and eq[0] and eq[1]:
+        return "%s and %s equivalent within ±%s (90%% interval %s to %s)" \
+            % (a, b, band, pct(eq[0]), pct(eq[1]))
     if s == Standing.UNKNOWN:
         return "%s and %s: no interval" % (a, b)
     assert lo is not None and hi is not None

@@ -76,7 +76,7 @@ def paired_state(res: ClassPick, margin: float) -> str:
     """One run's paired decision in margin.py's words: 'x ahead of y by
     more than 5% (by 40.0-62.0%): 1.50x [1.40, 1.62] (15 rounds)'."""
     x = res["paired"]
-    st = Paired(x["n"], x["ratio"], x["lo"], x["hi"], x["coverage"], x["p"])
+    st = Paired.from_dict(x)
     n = "%d paired rounds" % st.n
     rounds = res.get("rounds")
     if rounds is not None:

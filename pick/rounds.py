@@ -12,14 +12,21 @@
 # every group of the class, the geometric mean over the groups of A's
 # metric over B's (> 1: A is better). The file's rounds choose the leading
 # pair; when the family has confirmation rounds (results/confirm/, the pair
-# and the baseline run again in a fresh process), those give every margin,
-# so that no margin is estimated on the rounds that selected it (the
-# winner's curse). Their median, sign-test interval and p (paired.py)
-# decide, in margin.py's words against the margin m:
+# and the baseline run again in several fresh processes), those give every
+# margin, so that no margin is estimated on the rounds that selected it
+# (the winner's curse). summary() reads them at the process level (a t
+# interval over the processes' medians, paired/process.py) when
+# MIN_PROCESSES ran them, so the interval carries the spread between
+# processes; else by the rounds' median, sign-test interval and p
+# (paired/sign.py). The interval decides, in margin.py's words against
+# the margin m:
 #   above     the interval's lower end > 1: the leader is "ahead" (by more
 #             than m when the lower end clears 1 + m); the reactor adopts it
+#             when it is also ahead of the baseline (winners.py)
+#   disagree  ahead, but some process put the runner-up ahead: the words
+#             say so, and nothing is adopted
 #   within    otherwise: "equivalent within ±m" or "not told apart";
-#   unknown   fewer than 6 paired rounds (no interval).
+#   unknown   no interval (fewer than 6 rounds in under 3 processes).
 # Host states (host_states()): each key's floor is the median round_floor_ns
 # of A's and B's runs in it; the log floors split in two (two-means); the
 # host is bimodal when each state has >= 3 rounds and their medians differ
@@ -41,10 +48,10 @@ import statistics
 from typing import Optional
 
 from pick import results as R
-from pick.paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p, paired, \
-    two_means_split
+from pick.paired import MIN_PROCESSES, MIN_ROUNDS, Paired, by_process, \
+    fmt_interval, fmt_p, lag1, paired, process_paired, two_means_split
 from pick.decisions import ClassPick, HostStatesDict, PairedStats
-from pick.margin import conflict
+from pick.margin import Standing, conflict
 from pick.stats import better_ratio, geomean, utest
 
 
@@ -130,6 +137,48 @@ def host_states(rr: RoundRatios, threshold: float,
     return HostStates(fn, ff, pn, pf, p, p is not None and p < alpha)
 
 
+def summary(rr: RoundRatios, alpha: float) -> Paired:
+    """The ratios at the process level when MIN_PROCESSES or more processes
+    ran them (process_paired: a t interval over the processes' medians),
+    else the rounds' sign test, with the rounds' lag-1 autocorrelation."""
+    groups = by_process(rr.keys, rr.ratios)
+    if len(groups) >= MIN_PROCESSES:
+        return process_paired(rr.keys, rr.ratios, alpha)
+    return dataclasses.replace(paired(rr.ratios, alpha),
+                               lag1=lag1(list(groups.values())),
+                               processes=len(groups))
+
+
+def test_text(x: Paired) -> str:
+    """How x's interval and p were made, for a verdict."""
+    if x.method == "process":
+        return "t test over %d processes p %s" % (x.processes, fmt_p(x.p))
+    return "sign test p %s" % fmt_p(x.p)
+
+
+def dependence_text(x: Paired, sweep_lag1: Optional[float] = None) -> str:
+    """How dependent x's rounds were: its processes and their ratios, the
+    between-process share of the variance, the rounds' lag-1
+    autocorrelation (and the sweep's, when given)."""
+    def r(v: Optional[float]) -> str:
+        return "n/a" if v is None else "%.2f" % v
+    if x.method == "process":
+        text = "Processes: %d (the interval is a t interval over their " \
+            "medians: %s); between-process share of the variance %s" % (
+                x.processes, ", ".join("%.2fx" % v for v in x.per_process),
+                "n/a" if x.between_share is None else
+                "%.0f%%" % (100 * x.between_share))
+    else:
+        text = "Processes: %d (the interval is the rounds' sign test, " \
+            "which does not carry the spread between processes)" % \
+            x.processes
+    text += "; lag-1 autocorrelation of the rounds' log ratios %s" % r(
+        x.lag1)
+    if sweep_lag1 is not None:
+        text += " (the sweep's rounds: %s)" % r(sweep_lag1)
+    return text + "."
+
+
 def answer(a: str, b: str, x: Paired, margin: float, state: str) -> str:
     """One state's answer: 'in the near state, a ahead of b by 8.0-20.0%
     (1.13x [1.08, 1.20], 9 rounds)'; 'no interval' under MIN_ROUNDS."""
@@ -155,7 +204,9 @@ def _confirmed(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     conf = fr.confirm
     if conf is None or any(g not in conf.cells for g in groups):
         return None
-    if len(round_ratios(conf, groups, w, r, metric, True).keys) < MIN_ROUNDS:
+    rr = round_ratios(conf, groups, w, r, metric, True)
+    if len(rr.keys) < MIN_ROUNDS and \
+            len({k[0] for k in rr.keys}) < MIN_PROCESSES:
         return None
     return conf
 
@@ -174,7 +225,7 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     given)."""
     if threshold is None:
         threshold = fr.floor_summary().threshold
-    st = paired(round_ratios(fr, groups, w, r, metric, higher).ratios, alpha)
+    st = summary(round_ratios(fr, groups, w, r, metric, higher), alpha)
     out = ClassPick(host_note=None, paired_notes=[])
     if st.n >= MIN_ROUNDS and st.ratio < 1:
         # The paired median, not the pooled score, orders the pair: a tie
@@ -183,8 +234,7 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
             "the paired rounds put %s ahead of %s, which leads on the class "
             "score" % (r, w))
         w, r = r, w
-        st = paired(round_ratios(fr, groups, w, r, metric, higher).ratios,
-                    alpha)
+        st = summary(round_ratios(fr, groups, w, r, metric, higher), alpha)
     out["selection_paired"] = _stats_dict(PairedStats(a=w, b=r), st, margin)
     conf = _confirmed(fr, groups, metric, w, r)
     out["confirmed"] = conf is not None
@@ -196,23 +246,29 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
             "(biased up: the winner's curse)" % (
                 w, r, " (%s)" % fr.confirm_note if fr.confirm_note else ""))
     rr = round_ratios(src, groups, w, r, metric, higher)
-    st = paired(rr.ratios, alpha)
+    st = summary(rr, alpha)
+    if conf is not None and st.method != "process":
+        out["paired_notes"].append(
+            "the confirmation ran in %d process%s, so its interval does "
+            "not carry the spread between processes (%d are needed)" % (
+                st.processes, "" if st.processes == 1 else "es",
+                MIN_PROCESSES))
     lead = _stats_dict(PairedStats(a=w, b=r), st, margin)
     lead["states"] = None
     out.update(ClassPick(winner=w, runner_up=r, p_max=st.p, paired=lead))
     out["group_paired"] = [
         _stats_dict(PairedStats(group=R.group_name(fr.family, g[0], g[1])),
-                    paired(round_ratios(src, [g], w, r, metric,
-                                        higher).ratios, alpha), margin)
+                    summary(round_ratios(src, [g], w, r, metric, higher),
+                            alpha), margin)
         for g in groups]
     out["baseline_paired"] = None
     if baseline and baseline != w and baseline in complete:
         out["baseline_paired"] = _stats_dict(
-            PairedStats(a=w, b=baseline), paired(round_ratios(
-                src, groups, w, baseline, metric, higher).ratios, alpha),
+            PairedStats(a=w, b=baseline), summary(round_ratios(
+                src, groups, w, baseline, metric, higher), alpha),
             margin)
     where = "confirmation rounds" if conf else "rounds, unconfirmed"
-    if st.n < MIN_ROUNDS:
+    if st.lo is None or st.hi is None:
         out.update(ClassPick(noise="unknown", verdict=(
             "noise unknown: %d paired round%s of %s and %s; %d are needed "
             "for an interval" % (st.n, "" if st.n == 1 else "s", w, r,
@@ -221,9 +277,17 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     ahead = st.standing(margin).points() > 0
     out.update(ClassPick(
         noise="above" if ahead else "within",
-        verdict="%s: %s, %d %s, sign test p %s" % (
+        verdict="%s: %s, %d %s, %s" % (
             st.words(w, r, margin), fmt_interval(st), st.n, where,
-            fmt_p(st.p))))
+            test_text(st))))
+    if st.disagree():
+        # A process-level effect points the pair different ways: the
+        # interval may clear 1 on the others, but nothing is adopted.
+        out["paired_notes"].append(st.disagreement(w, r))
+        if ahead:
+            out.update(ClassPick(noise="disagree", winner=None, verdict=(
+                "%s; %s" % (st.disagreement(w, r), out["verdict"]))))
+            return out
     hs = host_states(rr, threshold, alpha)
     if hs is None:
         return out
@@ -249,15 +313,32 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     return out
 
 
+def over_baseline(res: ClassPick) -> bool:
+    """The leader shown ahead of the baseline on the rounds that give the
+    margins (the baseline itself, or no baseline, needs nothing)."""
+    lead, base = res.get("winner"), res.get("baseline")
+    if not base or lead == base:
+        return True
+    if not res.get("paired"):  # a file without rounds: the scores alone
+        m = res.get("margin_over_baseline")
+        return m is not None and m > 1
+    bp = res.get("baseline_paired")
+    return bp is not None and bp.get("a") == lead and \
+        Standing(bp.get("standing", "unknown")).points() > 0
+
+
 def paired_rule(alpha: float, margin: float) -> str:
     """The rule for a file of paired rounds, in words."""
-    return ("paired rounds: the leader is adopted when the %.0f%% sign-test "
-            "interval of its per-round ratio over the runner-up, from "
-            "confirmation rounds in a fresh process, lies above 1 (ahead); "
-            "the words say what the interval shows against the margin %g "
-            "(ahead by more than it, ahead, equivalent within it, not told "
-            "apart); under %d rounds unknown" % (
-                100 * (1 - alpha), margin, MIN_ROUNDS))
+    return ("paired rounds: the leader is adopted when the %.0f%% interval "
+            "of its ratio over the runner-up and over the baseline, from "
+            "confirmation rounds in %d or more fresh processes (a t interval "
+            "over the processes' medians), lies above 1 (ahead) and no "
+            "process puts the other ahead; the words say what the interval "
+            "shows against the margin %g (ahead by more than it, ahead, "
+            "equivalent within it from the %.0f%% interval (TOST), not told "
+            "apart); without an interval unknown" % (
+                100 * (1 - alpha), MIN_PROCESSES, margin,
+                100 * (1 - 2 * alpha)))
 
 
 def class_rounds(fr: R.FamilyResults, scenarios: list[str]

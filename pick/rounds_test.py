@@ -214,8 +214,8 @@ class PairedClassTest(unittest.TestCase):
         self.assertEqual(c["verdict"], "in the near state, ring ahead of "
                          "mirrored by more than 5% (by 26.8-31.9%) (1.30x "
                          "[1.27, 1.32], 9 rounds); in the far state, ring and "
-                         "mirrored equivalent within ±5% (-2.0% to +2.5%) "
-                         "(1.01x [0.98, 1.02], 7 rounds)")
+                         "mirrored equivalent within ±5% (90% interval "
+                         "-2.0% to +2.5%) (1.01x [0.98, 1.02], 7 rounds)")
         self.assertTrue(c["paired"]["states"]["differ"])
         rx = res["reactor"]["buffer"]
         self.assertEqual((rx["winner"], rx["leader"], rx["adopted"]),
@@ -290,8 +290,9 @@ class PairedClassTest(unittest.TestCase):
         c = cls(res, "queues", "1:1")
         self.assertEqual(c["noise"], "within")
         self.assertEqual(c["verdict"], "bounded-mpmc and moodycamel "
-                         "equivalent within ±5% (-1.5% to +2.0%): 1.00x "
-                         "[0.98, 1.02], 12 confirmation rounds, sign test p 1")
+                         "equivalent within ±5% (90% interval -1.5% to "
+                         "+2.0%): 1.00x [0.98, 1.02], 12 confirmation "
+                         "rounds, sign test p 1")
         self.assertEqual((c["rounds"], c["budget_ended"]), (12, True))
         self.assertEqual(T.noise_cell(c, 0.05),
                          "equivalent ±5% (sign test p 1)")

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from pick import results as R
-from pick.paired import MIN_ROUNDS, Paired, fmt_interval, fmt_p
+from pick.paired import MIN_ROUNDS, Paired, fmt_interval
 from pick.margin import short
-from pick.rounds import rounds_text
+from pick.rounds import over_baseline, rounds_text, test_text
 from pick.spec import FAMILY_SPECS
 from pick.stats import fmt_ratio
 from pick.decisions import ClassPick, PairedStats, Picked
@@ -31,8 +31,7 @@ def as_paired(d: Optional[PairedStats]) -> Optional[Paired]:
     """A ClassPick's paired / baseline_paired as a Paired; None."""
     if not d:
         return None
-    return Paired(n=d["n"], ratio=d["ratio"], lo=d["lo"], hi=d["hi"],
-                  coverage=d.get("coverage"), p=d.get("p"))
+    return Paired.from_dict(d)
 
 
 def _paired_noise_cell(res: ClassPick, x: Paired, margin: float) -> str:
@@ -41,14 +40,16 @@ def _paired_noise_cell(res: ClassPick, x: Paired, margin: float) -> str:
     if n in ("above", "within"):
         text = short(x.standing(margin), margin)
         if n == "above":
-            text += ": adopted" if res.get("confirmed", True) else \
-                ": not adopted"
-        return "%s (sign test p %s%s)" % (text, fmt_p(x.p), where)
+            text += ": adopted" if res.get("confirmed", True) and \
+                over_baseline(res) else ": not adopted"
+        return "%s (%s%s)" % (text, test_text(x), where)
     if n == "unknown":
         return "unknown (%d round%s; %d needed)" % (
             x.n, "" if x.n == 1 else "s", MIN_ROUNDS)
     if n == "split":
         return "split by host state"
+    if n == "disagree":
+        return "the processes disagree"
     return str(res.get("verdict") or "-")
 
 
@@ -99,7 +100,7 @@ def recommendation_rows(picked: Picked) -> list[list[str]]:
                 rows.append([title, cls, "host drifted: rerun", "-",
                              "-", detail, n_rounds])
                 continue
-            if res.get("noise") in ("split", "inconsistent"):
+            if res.get("noise") in ("split", "disagree", "inconsistent"):
                 rows.append([title, cls, "none adopted: " +
                              res["verdict"], "-", "-",
                              noise_cell(res, margin), n_rounds])

@@ -16,7 +16,8 @@
 # entry and the validation uses its own default. A component is adopted only
 # when its class's leader is ahead of the runner-up (noise "above": in a
 # file of paired rounds, the interval from the confirmation rounds lies
-# above 1; rounds.py); an unconfirmed leader, a tie, a split by host state,
+# above 1; rounds.py) and of the baseline it replaces; an unconfirmed
+# leader, a tie, a split by host state,
 # an unknown noise or a drifted family (files without rounds) keeps the
 # baseline, and the entry's note says why.
 
@@ -34,7 +35,7 @@ from pick.picking import (candidates_for, class_groups,
 from pick.decisions import ClassPick, FamilyPick, Picked, ReactorEntry
 from pick.shapes import PingpongDoc
 from pick.spec import Workload, class_of, server_logger
-from pick.rounds import paired_rule
+from pick.rounds import over_baseline, paired_rule
 from pick.stats import MIN_MARGIN, drift, drift_veto, noise_rule
 from pick.validation import validation_summary
 
@@ -99,6 +100,9 @@ def _kept_why(res: ClassPick) -> str:
     if res.get("noise") == "above" and not res.get("confirmed", True):
         return "%s leads, unconfirmed: no confirmation rounds (%s)" % (
             lead, res.get("verdict"))
+    if res.get("noise") == "above" and not over_baseline(res):
+        return "%s leads the runner-up, not shown better than the " \
+            "baseline (%s)" % (lead, res.get("verdict"))
     return "%s leads, not ahead (%s: %s)" % (
         lead, res.get("noise"), res.get("verdict"))
 
@@ -108,9 +112,10 @@ def _entry_from_class(res: ClassPick, groups: list[R.Group],
                       ) -> ReactorEntry:
     """One reactor entry from its class's decision; `scores`: the class
     scores (else the ranking's)."""
-    # Paired rounds: adopted on the confirmation rounds' interval alone.
+    # Paired rounds: adopted on the confirmation rounds' intervals, over
+    # the runner-up and over the baseline it would replace.
     adopted = res["winner"] is not None and res.get("noise") == "above" and \
-        res.get("confirmed", True)
+        res.get("confirmed", True) and over_baseline(res)
     base = res["baseline"]
     e = ReactorEntry(
         winner=res["winner"] if adopted else (base or res["winner"]),

@@ -8,6 +8,10 @@
 #   sign.py         the median ratio with its sign-test interval and exact
 #                   sign test (Paired, paired, fmt_interval, fmt_p): what
 #                   pick's rounds, tables and repro read
+#   process.py      the same ratios from several fresh processes, at the
+#                   process level: a t interval over the processes'
+#                   medians, the between-process share of the variance,
+#                   the lag-1 autocorrelation (process_paired)
 #   signed_rank.py  the Hodges-Lehmann ratio with its exact Wilcoxon
 #                   signed-rank interval, p and MDE (RankPaired,
 #                   rank_paired, fmt_rank_paired): what the end-to-end
@@ -20,6 +24,8 @@
 from pick.paired.sign import (MIN_ROUNDS, Paired, binom_cdf, fmt_interval,
                               fmt_p, interval_rank, log_median, paired,
                               sign_test_p, two_means_split)
+from pick.paired.process import (MIN_PROCESSES, between_share, by_process,
+                                 lag1, process_paired, t_p, t_quantile)
 from pick.paired.signed_rank import (ALPHA, DRAWS, MAD_SCALE, MC_MARGIN,
                                      POWER, SEED, RankPaired, chi2_quantile,
                                      fmt_rank_paired, hl_interval,
@@ -29,7 +35,9 @@ from pick.paired.signed_rank import (ALPHA, DRAWS, MAD_SCALE, MC_MARGIN,
 
 __all__ = [
     "ALPHA",
+    "between_share",
     "binom_cdf",
+    "by_process",
     "chi2_quantile",
     "DRAWS",
     "fmt_interval",
@@ -38,16 +46,19 @@ __all__ = [
     "hl_interval",
     "hodges_lehmann",
     "interval_rank",
+    "lag1",
     "log_median",
     "MAD_SCALE",
     "MC_MARGIN",
     "mde",
     "mde_sigma_units",
+    "MIN_PROCESSES",
     "MIN_ROUNDS",
     "min_rounds",
     "Paired",
     "paired",
     "POWER",
+    "process_paired",
     "rank_paired",
     "RankPaired",
     "SEED",
@@ -55,5 +66,7 @@ __all__ = [
     "signed_rank_p",
     "spread",
     "spread_upper",
+    "t_p",
+    "t_quantile",
     "two_means_split",
 ]

@@ -19,6 +19,7 @@ from typing import Optional
 from pick import results as R
 from pick.markdown import cv, md_table, ns, num
 from pick.paired import fmt_interval, fmt_p
+from pick.rounds import dependence_text, test_text
 from pick.stats import fmt_ratio
 from pick.tables import as_paired
 from pick.decisions import ClassPick, FamilyPick, PairedStats, Picked
@@ -206,7 +207,8 @@ def class_details(fr: R.FamilyResults, res: ClassPick,
                  "(CV).%s" % (" Partial rows ran only some groups, or failed "
                               "in one, and are not ranked."
                               if res.get("partial") else ""))
-    if res.get("noise") in ("drifted", "split", "inconsistent"):
+    if res.get("noise") in ("drifted", "split", "disagree",
+                            "inconsistent"):
         lines.append("")
         lines.append("Verdict: **%s**." % res["verdict"])
     if res.get("vs_floor") and fam is not None:
@@ -267,18 +269,21 @@ def _paired_details(res: ClassPick) -> list[str]:
                  "%d." % ("-" if res.get("rounds") is None else res["rounds"],
                           " (budget ended)" if res.get("budget_ended")
                           else "", a, b, x["n"]))
+    lead = as_paired(x)
+    if lead is not None:
+        lines.append(dependence_text(lead, (res.get("selection_paired") or
+                                            {}).get("lag1")))
     bpd = res.get("baseline_paired")
     bp = as_paired(bpd)
     if bp is not None and bpd is not None:
-        lines.append("Over the baseline %s: %s, %d paired rounds, sign test "
-                     "p %s." % (bpd["b"], fmt_interval(bp),
-                                bp.n, fmt_p(bp.p)))
+        lines.append("Over the baseline %s: %s, %d paired rounds, %s." % (
+            bpd["b"], fmt_interval(bp), bp.n, test_text(bp)))
     rows = [[g["group"], _iv(g), str(g["n"]), fmt_p(g["p"])]
             for g in res.get("group_paired") or []]
     if len(rows) > 1:
         lines.append("")
         lines.append(md_table(["group", "%s vs %s (paired)" % (a, b),
-                               "rounds", "sign test p"], rows))
+                               "rounds", "p"], rows))
     st = x.get("states")
     if st:
         lines.append("")
