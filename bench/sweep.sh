@@ -32,7 +32,7 @@ set -uo pipefail
 PROFILE="${PROFILE:-default}"
 BAZEL="${BAZEL:-bazel}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PICK_PY="${PICK_PY:-$here/pick/pick.py}"
+PICK_PY="${PICK_PY:-$(dirname "$here")/pick/pick.py}"
 
 usage() {
   echo "sweep: usage: bench/sweep.sh queues|threadpool|logger|buffer [OUT.json]" \
