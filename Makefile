@@ -3,7 +3,7 @@
 #   make bench   installs missing Debian packages, then the whole chain with
 #                -c opt: the four sweeps in paired rounds (each within its
 #                time budget, bench/sweep.sh), pick, the leaders confirmed
-#                in a fresh process, pick again, the ping-pong and its
+#                in 4 fresh processes, pick again, the ping-pong and its
 #                validation, chat, HTTP under wrk, latency at set rates
 #                (open loop) after the ping-pong and HTTP runs, and
 #                results/REPORT.md (about 26 minutes on 2 cores;

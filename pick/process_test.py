@@ -18,8 +18,8 @@ from typing import cast
 
 from pick import results as R
 from pick.decisions import ClassPick
-from pick.paired import (between_share, lag1, process_paired, t_p,
-                         t_quantile)
+from pick.paired import (between_share, lag1, process_paired,
+                         processes_for_equivalence, t_p, t_quantile)
 from pick.picking import decide
 from pick.shapes import ResultContext
 from pick.winners import _entry_from_class
@@ -98,6 +98,17 @@ class ProcessPairedTest(unittest.TestCase):
         assert x.eq_lo is not None
         self.assertGreater(x.eq_lo, x.lo)       # the 90% interval
         self.assertFalse(x.disagree())
+
+    def test_processes_for_equivalence(self) -> None:
+        # Medians 0, +-0.04: sd 0.04 over 3 processes; the 90% half-width
+        # t(0.95; k - 1) 0.04 / sqrt(k) fits in log(1.05) = 0.0488 from
+        # k = 5 (2.132 * 0.04 / 2.236 = 0.0381; at 4: 2.353 * 0.02 =
+        # 0.0471, also fits; at 3: 2.920 * 0.0231 = 0.0674, not).
+        keys = [(p, 1) for p in range(1, 4)]
+        x = process_paired(keys, [math.exp(v) for v in (-0.04, 0.0, 0.04)])
+        self.assertEqual(processes_for_equivalence(x, 0.05), 4)
+        self.assertIsNone(processes_for_equivalence(
+            process_paired([(1, 1), (2, 1)], [1.0, 1.1]), 0.05))
 
     def test_two_processes_give_no_interval(self) -> None:
         x = process_paired([(1, 1), (2, 1)], [1.1, 1.2])

@@ -49,7 +49,8 @@ from typing import Optional
 
 from pick import results as R
 from pick.paired import MIN_PROCESSES, MIN_ROUNDS, Paired, by_process, \
-    fmt_interval, fmt_p, lag1, paired, process_paired, two_means_split
+    fmt_interval, fmt_p, lag1, paired, process_paired, \
+    processes_for_equivalence, two_means_split
 from pick.decisions import ClassPick, HostStatesDict, PairedStats
 from pick.margin import Standing, conflict
 from pick.stats import better_ratio, geomean, utest
@@ -280,6 +281,16 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
         verdict="%s: %s, %d %s, %s" % (
             st.words(w, r, margin), fmt_interval(st), st.n, where,
             test_text(st))))
+    if st.standing(margin) == Standing.NOT_TOLD_APART:
+        need = processes_for_equivalence(st, margin)
+        out["paired_notes"].append(
+            "equivalence within ±%g%% would need %s (at these processes' "
+            "spread and a true 1.00x)" % (
+                100 * margin, "more than 64 processes" if need is None else
+                "%d processes of %d rounds" % (need, st.n // st.processes))
+            if st.method == "process" else
+            "equivalence would need a confirmation in %d or more "
+            "processes" % MIN_PROCESSES)
     if st.disagree():
         # A process-level effect points the pair different ways: the
         # interval may clear 1 on the others, but nothing is adopted.

@@ -25,7 +25,8 @@ from pick.paired.sign import (MIN_ROUNDS, Paired, binom_cdf, fmt_interval,
                               fmt_p, interval_rank, log_median, paired,
                               sign_test_p, two_means_split)
 from pick.paired.process import (MIN_PROCESSES, between_share, by_process,
-                                 lag1, process_paired, t_p, t_quantile)
+                                 lag1, process_paired,
+                                 processes_for_equivalence, t_p, t_quantile)
 from pick.paired.signed_rank import (ALPHA, DRAWS, MAD_SCALE, MC_MARGIN,
                                      POWER, SEED, RankPaired, chi2_quantile,
                                      fmt_rank_paired, hl_interval,
@@ -59,6 +60,7 @@ __all__ = [
     "paired",
     "POWER",
     "process_paired",
+    "processes_for_equivalence",
     "rank_paired",
     "RankPaired",
     "SEED",

@@ -20,6 +20,9 @@
 #                                  ratios in round order, pooled over the
 #                                  processes (each about its own mean)
 #   t_p(t, df), t_quantile(level, df)   Student's t, two-sided
+#   processes_for_equivalence(x, m)   how many processes of the same
+#                                  spread a true ratio of 1 would need for
+#                                  its 90% interval to fit in ±m (TOST)
 #
 # Why the t interval on per-process medians: the processes are the
 # independent units, so any dependence inside one (a per-process shift of
@@ -181,3 +184,22 @@ def process_paired(keys: Sequence[tuple[int, int]], ratios: Sequence[float],
                   lag1=lag1(list(groups.values())),
                   per_process=tuple(math.exp(m) for m in meds),
                   eq_lo=eq_lo, eq_hi=eq_hi)
+
+
+def processes_for_equivalence(x: Paired, margin: float,
+                              alpha: float = 0.05, most: int = 64
+                              ) -> Optional[int]:
+    """The fewest processes whose 1 - 2 alpha t interval, at the spread of
+    x's process medians and a true ratio of 1, fits inside ±margin; None
+    without a process-level interval, or beyond `most`."""
+    if x.method != "process" or x.eq_lo is None or x.eq_hi is None or \
+            x.processes < MIN_PROCESSES:
+        return None
+    p = x.processes
+    half = (math.log(x.eq_hi) - math.log(x.eq_lo)) / 2.0
+    sd = half * math.sqrt(p) / t_quantile(1.0 - 2.0 * alpha, p - 1)
+    for k in range(MIN_PROCESSES, most + 1):
+        if t_quantile(1.0 - 2.0 * alpha, k - 1) * sd / math.sqrt(k) <= \
+                math.log1p(margin):
+            return k
+    return None
