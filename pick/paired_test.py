@@ -34,22 +34,20 @@ POWER_NS = (6, 8, 10, 15, 25)
 
 
 def brute_force_p(d: Sequence[float]) -> float:
-    """The signed-rank p by its definition: zeros dropped, doubled mid-ranks
-    of |d| counted directly, all 2^n sign patterns enumerated."""
-    xs = [x for x in d if x != 0]
-    if not xs:
+    """The signed-rank p by its definition, every d kept: the Walsh
+    averages on the side against each claim counted directly (0 on both
+    sides), against all 2^n sign patterns of the ranks 1 .. n."""
+    if not d:
         return 1.0
-    a = [abs(x) for x in xs]
-    ranks2 = [2 * sum(1 for y in a if y < v) + sum(1 for y in a if y == v) + 1
-              for v in a]
-    total = sum(ranks2)
-    observed = abs(2 * sum(r for r, x in zip(ranks2, xs) if x > 0) - total)
+    n = len(d)
+    walsh = [(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)]
+    least = min(sum(1 for w in walsh if w <= 0),
+                sum(1 for w in walsh if w >= 0))
     hits = 0
-    for signs in itertools.product((False, True), repeat=len(xs)):
-        w = sum(r for r, s in zip(ranks2, signs) if s)
-        if abs(2 * w - total) >= observed:
+    for signs in itertools.product((False, True), repeat=n):
+        if sum(r for r, s in zip(range(1, n + 1), signs) if s) <= least:
             hits += 1
-    return hits / (1 << len(xs))
+    return min(1.0, 2 * hits / (1 << n))
 
 
 def with_positive_rank_sum(n: int, w: int) -> list[float]:
@@ -75,14 +73,15 @@ class SignedRankTest(unittest.TestCase):
         # W+ = 15 of 21: the 14 subsets of 1..6 summing to <= 6, twice.
         self.assertAlmostEqual(VP.signed_rank_p([1, 2, 3, 4, 5, -6]),
                                28 / 64)
-        # Zeros dropped; W+ at its mean; nothing left.
+        # Zeros kept: the 3 Walsh averages 0 count against the claim, and
+        # 5 of the 256 patterns of 1..8 have W <= 3; W at its mean; all 0.
         self.assertAlmostEqual(VP.signed_rank_p([0, 0, 1, 2, 3, 4, 5, 6]),
-                               2 / 64)
+                               10 / 256)
         self.assertEqual(VP.signed_rank_p([1, -1, 2, -2]), 1.0)
         self.assertEqual(VP.signed_rank_p([0.0, 0.0]), 1.0)
         self.assertEqual(VP.signed_rank_p([]), 1.0)
-        # Ties: |d| = 1, 1, 2, mid-ranks 1.5, 1.5, 3; W+ = 4.5 of 6, and
-        # the patterns with W+ >= 4.5 or <= 1.5 are 3 + 3 of 8.
+        # Ties: Walsh averages 1, 0, 1.5, -1, 0.5, 2: 2 of them <= 0, and
+        # 3 of the 8 patterns of 1..3 have W <= 2.
         self.assertAlmostEqual(VP.signed_rank_p([1, -1, 2]), 6 / 8)
         with self.assertRaises(ValueError):
             VP.signed_rank_p([1.0, math.nan])
@@ -128,6 +127,34 @@ class SignedRankTest(unittest.TestCase):
                 n, m - c)), VP.ALPHA, n)
             self.assertGreaterEqual(VP.signed_rank_p(with_positive_rank_sum(
                 n, m - c - 1)), VP.ALPHA, n)
+
+
+class ZerosTest(unittest.TestCase):
+    """One zero handling for the p and the interval: 6 zeros and 6
+    positives once gave p 0.031 (zeros dropped) with the interval [0,
+    0.03] (zeros kept)."""
+
+    def test_six_zeros_six_positives(self) -> None:
+        d = [0.0] * 6 + [0.01 * i for i in range(1, 7)]
+        lo, hi = VP.hl_interval(d)
+        self.assertEqual((lo, hi), (0.0, 0.03))
+        p = VP.signed_rank_p(d)
+        # 21 of the 78 Walsh averages are 0: 2 P(W <= 21) for n = 12.
+        self.assertAlmostEqual(p, brute_force_p(d), places=12)
+        self.assertGreater(p, VP.ALPHA)
+        self.assertEqual(VP.rank_paired(d).n, 12)
+
+    def test_p_and_interval_agree_with_zeros_and_ties(self) -> None:
+        """p <= 1 - level exactly when the interval excludes 0."""
+        rng = random.Random(TEST_SEED + 2)
+        for trial in range(300):
+            n = rng.randint(6, 16)
+            d = [0.01 * rng.randint(-1, 4) for _ in range(n)]
+            for level in (0.9, 0.95):
+                lo, hi = VP.hl_interval(d, level)
+                with self.subTest(d=d, level=level):
+                    self.assertEqual(VP.signed_rank_p(d) <= 1 - level + 1e-12,
+                                     not lo <= 0.0 <= hi)
 
 
 class EstimateTest(unittest.TestCase):
@@ -239,9 +266,9 @@ class MdeTest(unittest.TestCase):
         want = math.exp(VP.mde_sigma_units(10) * upper) - 1
         self.assertAlmostEqual(VP.mde(d), want, places=12)
         self.assertTrue(0.05 < VP.mde(d) < 0.08, VP.mde(d))
-        # n counts the nonzero d only.
+        # n counts every d, zeros included.
         self.assertEqual(VP.mde(d[:5]), math.inf)
-        self.assertEqual(VP.mde([0.0, 0.0] + d[:5]), math.inf)
+        self.assertLess(VP.mde([0.0] + d[:5]), math.inf)
         self.assertEqual(VP.mde([]), math.inf)
 
 
@@ -263,7 +290,7 @@ class PairedTest(unittest.TestCase):
 
     def test_too_few_and_none(self) -> None:
         r = VP.rank_paired([0.01, 0.02, -0.01, 0.03, 0.0])
-        self.assertEqual((r.low, r.high, r.n, r.mde), (0.0, math.inf, 4,
+        self.assertEqual((r.low, r.high, r.n, r.mde), (0.0, math.inf, 5,
                                                        math.inf))
         e = VP.rank_paired([]).as_dict()
         self.assertTrue(math.isnan(e["ratio"]))

@@ -5,8 +5,10 @@
 #
 # decide.py's verdict rule on fixed per-round log ratios, one test
 # per outcome (held, refuted, equivalent, not told apart, too weak for each
-# of its reasons, error), the standing and the MDE it reports, and the stop
-# rule.
+# of its reasons, error), the standing and the MDE it reports, the stop
+# rule; and issue 47's: the lag-1 autocorrelation and the interval that
+# carries it, TOST's 90% interval, the blocks (their disagreement, the
+# spread between them), the rounds equivalence would need.
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ import unittest
 from pick import paired as VP
 from validation.cases import Outcome
 from validation.cases import Standing
-from validation.decide import MIN_TARGET_ROUNDS, decide, stop_rule
+from validation import dependence as DEP
+from validation.decide import (MIN_TARGET_ROUNDS, decide, row_keys,
+                               stop_rule)
 
 # Six rounds: the control about 10% behind the baseline in every round.
 SLOW = [math.log(x) for x in (0.90, 0.91, 0.89, 0.92, 0.88, 0.90)]
@@ -99,6 +103,91 @@ class DecideTest(unittest.TestCase):
         self.assertEqual(d.reason, "no round ran clean")
 
 
+class DependenceTest(unittest.TestCase):
+    # 16 rounds that drift: a slow wave around 1.00 (lag-1 about 0.8).
+    DRIFT = [0.04 * math.sin(i / 2.5) for i in range(16)]
+    CTRL = [-0.1 - 0.001 * (i % 5) for i in range(16)]
+
+    def test_lag1(self) -> None:
+        self.assertAlmostEqual(DEP.lag1([1.0, -1.0, 1.0, -1.0]), -0.75)
+        self.assertTrue(math.isnan(DEP.lag1([1.0, 2.0])))
+        self.assertGreater(DEP.lag1(self.DRIFT), 0.7)
+        # Within blocks, each about its own mean: a step between two quiet
+        # blocks is no autocorrelation.
+        step = [0.0, 0.01, 0.0, 0.01, 0.5, 0.51, 0.5, 0.51]
+        self.assertLess(DEP.lag1(step, [0, 0, 0, 0, 1, 1, 1, 1]), 0.0)
+        self.assertGreater(DEP.lag1(step), 0.5)
+        # Corrected for its bias, held to [0, RHO_MAX].
+        self.assertEqual(DEP.rho_used([1.0, -1.0] * 8), 0.0)
+        self.assertLessEqual(DEP.rho_used(self.DRIFT), DEP.RHO_MAX)
+        self.assertEqual(DEP.rho_used(self.DRIFT), DEP.RHO_MAX)
+
+    def test_the_interval_carries_rho(self) -> None:
+        rounds_only = decide(self.DRIFT, self.CTRL, widen=False)
+        d = decide(self.DRIFT, self.CTRL)
+        assert d.carried and d.winner and rounds_only.winner
+        u = d.carried.rho_used
+        f = math.sqrt(DEP.deff(u)) * DEP.t_quantile(
+            0.975, 16 / DEP.deff(u) - 1) / DEP.t_quantile(0.975, 15)
+        self.assertGreater(f, 2.0)
+        self.assertAlmostEqual(d.carried.widen, f, places=6)
+        self.assertAlmostEqual(DEP.t_quantile(0.975, 5), 2.571, delta=0.03)
+        self.assertAlmostEqual(DEP.t_quantile(0.975, 29), 2.045, places=3)
+        self.assertLess(d.winner.low, rounds_only.winner.low)
+        self.assertGreater(d.winner.high, rounds_only.winner.high)
+        self.assertIn("lag-1 autocorrelation 0.", d.reason)
+        self.assertIn("(material: interval x", d.reason)
+        keys = row_keys(d, [0] * 16)
+        self.assertEqual(keys["rho"]["winner"], round(d.carried.rho, 4))
+        self.assertEqual(keys["blocks"], 1)
+        self.assertEqual(set(keys), {"rho", "rho_used", "interval_widen",
+                                     "blocks", "e2e90", "equivalence_rounds",
+                                     "blocks_disagree"})
+
+    def test_tost_reads_the_90_interval(self) -> None:
+        """The 95% interval reaches past 1.05, the 90% one does not:
+        equivalent (two one-sided tests at 5%)."""
+        d = [0.009 + 0.1 * x for x in (1, -1, 0.5, -0.5, 0.2, -0.2, 0.8,
+                                       -0.8, 0.1, -0.1, 0.6, -0.6)]
+        r = decide(d, SLOW * 2)
+        assert r.winner is not None and r.carried is not None
+        self.assertEqual(r.carried.rho_used, 0.0)
+        self.assertGreater(r.winner.high, 1.05)
+        self.assertLess(r.winner.low, 1.0)
+        self.assertLessEqual(math.exp(r.carried.hi90), 1.05)
+        self.assertGreaterEqual(math.exp(r.carried.lo90), 1 / 1.05)
+        self.assertEqual(r.outcome, Outcome.EQUIVALENT)
+
+    def test_not_told_apart_says_the_rounds_equivalence_needs(self) -> None:
+        d = decide(logs(1.08, 0.95, 1.06, 0.97, 1.01, 0.99), SLOW)
+        self.assertEqual(d.outcome, Outcome.NOT_TOLD_APART)
+        assert d.equivalence_rounds is not None
+        self.assertGreater(d.equivalence_rounds, 6)
+        self.assertIn("would need about %d rounds" % d.equivalence_rounds,
+                      d.reason)
+
+    def test_the_blocks_disagree(self) -> None:
+        up = [0.10 + 0.005 * ((-1) ** i) for i in range(8)]
+        down = [-0.10 + 0.005 * ((-1) ** i) for i in range(8)]
+        keys = [0] * 8 + [1] * 8
+        d = decide(up + down, SLOW + SLOW[:2] + SLOW + SLOW[:2], 0.05, keys,
+                   keys)
+        self.assertEqual(d.outcome, Outcome.NOT_TOLD_APART)
+        self.assertTrue(d.disagree.startswith("the blocks disagree: block 1 "
+                                              "1.105x"), d.disagree)
+        self.assertIn("nothing adopted", d.reason)
+        # Blocks that agree: held, the interval widened by their spread.
+        wave = (1, -1, 0.5, -0.5, 0.2, -0.2, 0.8, -0.8)
+        close = [0.10 + 0.03 * x for x in wave]
+        near = [0.08 + 0.03 * x for x in wave]
+        d = decide(close + near, SLOW + SLOW[:2] + SLOW + SLOW[:2], 0.05,
+                   keys, keys)
+        self.assertEqual((d.outcome, d.disagree), (Outcome.HELD, ""))
+        one = decide(close + near, SLOW + SLOW[:2] + SLOW + SLOW[:2])
+        assert d.winner is not None and one.winner is not None
+        self.assertLess(d.winner.low, one.winner.low)
+
+
 class StopRuleTest(unittest.TestCase):
     QUIET = [0.001 * ((-1) ** i) for i in range(30)]
     CTRL = [-0.1 - 0.001 * i for i in range(30)]
@@ -127,6 +216,17 @@ class StopRuleTest(unittest.TestCase):
                          "target")
         far = [0.3 + x for x in self.QUIET[:n]]
         self.assertEqual(stop_rule(far, self.CTRL[:n], n, 6, 60), "target")
+
+    def test_every_block_first(self) -> None:
+        """With blocks, the target waits for each at min_rounds."""
+        n = MIN_TARGET_ROUNDS + 6
+        q, c = self.QUIET[:n], self.CTRL[:n]
+        self.assertIsNone(stop_rule(q, c, n, 6, 60, 0.05, [0] * n, [0] * n))
+        keys = [0] * (n - 5) + [1] * 5
+        self.assertIsNone(stop_rule(q, c, n, 6, 60, 0.05, keys, keys))
+        keys = [0] * (n - 6) + [1] * 6
+        self.assertEqual(stop_rule(q, c, n, 6, 60, 0.05, keys, keys),
+                         "target")
 
     def test_no_rounds(self) -> None:
         self.assertIsNone(stop_rule([], [], 0, 6, 60))

@@ -145,14 +145,16 @@ class SummaryTest(unittest.TestCase):
         self.assertIn("1 repetition(s)", text)
         self.assertIn("ours/asio  0.80x [0.80, 0.80] p 0.0078 n 8", text)
         self.assertEqual(text.count("ours/asio"), 2)
-        # 20% less CPU is 25% ahead; the same MiB/s at every point gives
-        # no nonzero ratio, and so no interval.
+        # 20% less CPU is 25% ahead; the same MiB/s at every point: 8
+        # ratios of exactly 1, kept (issue 47: the p and the interval
+        # count zeros alike), equivalent.
         self.assertIn("against a margin of ±5%", text)
         self.assertIn("  ours ahead of asio by more than 5% (by 25.0%) "
                       "in CPU ms/MiB (every clean point, and server-bound)",
                       lines)
-        self.assertIn("  ours and asio in MiB/s: no interval (n 0) (every "
-                      "clean point, and server-bound)", lines)
+        self.assertIn("  ours and asio equivalent within ±5% (+0.0% to "
+                      "+0.0%) in MiB/s (every clean point, and server-bound)",
+                      lines)
         self.assertEqual(SP.paired_lines([], 1), [])
 
 

@@ -79,10 +79,12 @@ def sentence(row: Row) -> str:
         micro = "%s against %s (no micro ratio)" % (
             e["winner"], e["baseline"])
     cost = e.get("control_cost") or {}
-    return ("%s (%s): %s came out %s end to end on %s over %d rounds (%s; "
+    # The reason carries each side's lag-1 autocorrelation (decide.py).
+    blocks = " in %d blocks" % e["blocks"] if e.get("blocks", 1) > 1 else ""
+    return ("%s (%s): %s came out %s end to end on %s over %d rounds%s (%s; "
             "%s; control %s, %s ns per %s injected, %s measured: %s): %s; %s"
             % (comp, e["question_text"], micro, fmt_cmp(e["e2e"]),
-               e["metric_kind"], len(e["rounds"]), e["mode"],
+               e["metric_kind"], len(e["rounds"]), blocks, e["mode"],
                e["metric_why"], e["control"],
                _ns(cost.get("injected_ns", math.nan)), cost.get("op", "op"),
                "n/a" if cost.get("measured_ns") is None
@@ -124,8 +126,10 @@ LEGEND = (
     "  micro: candidate/baseline as bench:pick reports it (n/a: none "
     "given)\n"
     "  e2e: per-round paired ratio to the baseline, oriented so > 1 is "
-    "better: Hodges-Lehmann estimate [exact 95%% interval], exact "
-    "signed-rank p; metric tput: throughput, lat: the chat round's time "
+    "better: Hodges-Lehmann estimate [95%% interval: the exact one "
+    "widened for the rounds' lag-1 autocorrelation and the spread between "
+    "the blocks], the rounds' exact signed-rank p; metric tput: "
+    "throughput, lat: the chat round's time "
     "(both with the server on its own cores), "
     "cpu: the server's CPU per unit of work (lower is better; cores shared "
     "or the client at its ceiling)\n"
@@ -134,11 +138,12 @@ LEGEND = (
     "twice the cost gives the prediction's slope), measured: its server "
     "CPU per operation less the baseline's, median over the rounds\n"
     "  given that the rounds told the control apart: held / refuted: the "
-    "candidate's interval above / below 1 (p < %.2f); equivalent: inside "
-    "±%s (1/(1+m) to 1+m); not told apart: anything else; instrument too "
+    "candidate's interval above / below 1 (alpha %.2f); equivalent: its "
+    "90%% interval inside ±%s (1/(1+m) to 1+m: TOST); not told apart: "
+    "anything else, or the blocks disagree; instrument too "
     "weak: the rounds did not tell the control apart\n"
-    "  rounds (stop): target (the candidate's interval narrow enough to "
-    "decide equivalence, high/low <= (1+m)^2, from %d rounds, and the "
+    "  rounds (stop): target (the candidate's 90%% interval narrow enough "
+    "for TOST, high/low <= 1+m, from %d rounds, and the "
     "control detected), budget, max_rounds, error; "
     "MDE (upper): the MDE at the spread's upper 95%% bound, the smallest "
     "change the rounds detect with 80%% power (simulated for the exact "

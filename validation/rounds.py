@@ -7,7 +7,10 @@
 # controls' cost sized from the first baseline run, their order (a
 # Williams design), when they stop (decide.stop_rule, and the
 # budget), the metric, the verdict (decide.py) from the rounds'
-# paired log ratios, and the prediction (predict.py).
+# paired log ratios, and the prediction (predict.py). A case runs in
+# blocks (run.py's passes, minutes apart): run_case runs one block, each
+# round tagged with it (the row's "round_blocks"), and the last decides
+# from all of them.
 
 from __future__ import annotations
 
@@ -23,7 +26,11 @@ from validation import kinds as K
 from validation.cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
                               Standing, component_flags, interval_words,
                               verdict)
-from validation.decide import decide, stop_rule
+from validation.decide import BLOCKS, decide, row_keys, stop_rule
+from validation.metric import blocked_log_ratios, control_measured_ns
+# Re-exported: the load map reads a row's rounds through this module.
+from validation.metric import log_ratios as log_ratios  # noqa: F401
+from validation.metric import metric_choice as metric_choice
 from validation.predict import CONTROL_SIDES, model_sentence, predict_row
 from validation.report import sentence
 
@@ -63,6 +70,13 @@ class Runner:
     progress: Progress
     margin: float = MARGIN
     results_dir: str = ""  # the micro results beside winners.json
+    blocks: int = 1        # the passes over the cases (blocks_for)
+
+
+def blocks_for(min_rounds: int, max_rounds: int) -> int:
+    """decide.BLOCKS where the rounds allow min_rounds in each block, else
+    one (a fixed number of rounds, the smoke profile)."""
+    return BLOCKS if max_rounds >= BLOCKS * max(1, min_rounds) else 1
 
 
 def check_log(r: dict[str, Any], log_file: str) -> None:
@@ -187,6 +201,7 @@ def run_round(run: Runner, row: Row, case: Case, rnd: int) -> Optional[str]:
     None. One failure stops the case: its rounds would mean nothing."""
     got: dict[str, Optional[dict[str, Any]]] = {}
     row["rounds"].append(got)
+    row.setdefault("round_blocks", []).append(row.get("block", 0))
     for side in order(rnd):
         r = run_side(run, row, case, side, rnd)
         row["records"].append(r)
@@ -214,67 +229,6 @@ def _cpu_text(r: dict[str, Any]) -> str:
 
 # --- the verdict of one case -------------------------------------------------
 
-def _cpus(text: Any) -> set[str]:
-    return {c for c in str(text or "").split(",") if c}
-
-
-def runs_of(row: Row) -> list[dict[str, Any]]:
-    return [x for rnd in row["rounds"] for x in rnd.values() if x]
-
-
-def metric_choice(row: Row) -> tuple[bool, str]:
-    """(use the server's CPU per unit, why): the throughput only where every
-    run had the server and the client on separate cores and the client
-    below its CPU ceiling, so that the figure is the server's."""
-    runs = runs_of(row)
-    if not runs:
-        return False, "no run"
-    have_cpu = all(x.get("cpu_per_unit") for x in runs)
-    shared = [x for x in runs
-              if not _cpus(x["server_cpus"]) or
-              _cpus(x["server_cpus"]) & _cpus(x["client_cpus"])]
-    bound = any(x.get("client_bound") for x in runs)
-    if not shared and not bound:
-        return False, ("throughput: the server ran on cores %s, the client "
-                       "on %s" % (runs[0]["server_cpus"],
-                                  runs[0]["client_cpus"]))
-    why = ("the server and the client shared cores %s" % shared[0][
-        "server_cpus"] if shared else
-        "the client reached its CPU ceiling in some run")
-    if not have_cpu:
-        return False, ("throughput, though %s: no server CPU figure for "
-                       "every run" % why)
-    return True, "server CPU per %s: %s" % (row["work"], why)
-
-
-def log_ratios(row: Row, side: str, use_cpu: bool) -> list[float]:
-    """Per round, log(side / baseline) on the metric, oriented so that > 0
-    is better; rounds without both clean runs are left out."""
-    key = "cpu_per_unit" if use_cpu else "value"
-    higher = row["higher_is_better"] and not use_cpu
-    out = []
-    for rnd in row["rounds"]:
-        b, x = rnd.get("baseline"), rnd.get(side)
-        if not b or not x or not b.get(key) or not x.get(key):
-            continue
-        d = math.log(x[key] / b[key])
-        out.append(d if higher else -d)
-    return out
-
-
-def control_measured_ns(row: Row) -> Optional[float]:
-    """The control's measured cost per operation: per round, its server CPU
-    per operation less the baseline's; the median over the rounds."""
-    diffs = []
-    for rnd in row["rounds"]:
-        b, c = rnd.get("baseline"), rnd.get("control")
-        if b and c and b.get("ops") and c.get("ops") and \
-                b.get("server_cpu_s") and c.get("server_cpu_s"):
-            diffs.append(1e9 * (c["server_cpu_s"] / c["ops"] -
-                                b["server_cpu_s"] / b["ops"]))
-    return statistics.median(diffs) if diffs else None
-
-
 def decide_row(row: Row) -> None:
     """The metric, the paired ratios and the outcome from the row's rounds."""
     use_cpu, why = metric_choice(row)
@@ -294,8 +248,10 @@ def decide_row(row: Row) -> None:
         row[side + "_median"] = (statistics.median(row[side + "_runs"])
                                  if row[side + "_runs"] else None)
     margin = row.get("margin", MARGIN)
-    d = decide(log_ratios(row, "winner", use_cpu),
-               log_ratios(row, "control", use_cpu), margin)
+    win, wk = blocked_log_ratios(row, "winner", use_cpu)
+    ctrl, ck = blocked_log_ratios(row, "control", use_cpu)
+    d = decide(win, ctrl, margin, wk, ck)
+    row.update(row_keys(d, row.get("round_blocks") or [0]))
     row["e2e"] = d.winner.as_json() if d.winner else None
     row["control_e2e"] = d.control.as_json() if d.control else None
     row["e2e_ratio"] = d.winner.ratio if d.winner else None
@@ -310,9 +266,11 @@ def decide_row(row: Row) -> None:
         row["control_cost"]["measured_ns"] = None if m is None else \
             round(m, 1)
     row["standing"] = d.standing.value
-    set_outcome(row, d.outcome, interval_words(
-        row["winner"], row["baseline"], d.winner.low if d.winner else None,
-        d.winner.high if d.winner else None, margin))
+    lo, hi = (d.winner.low, d.winner.high) if d.winner else (None, None)
+    if d.outcome == Outcome.EQUIVALENT and d.carried:   # TOST's interval
+        lo, hi = math.exp(d.carried.lo90), math.exp(d.carried.hi90)
+    set_outcome(row, d.outcome, d.disagree or interval_words(
+        row["winner"], row["baseline"], lo, hi, margin))
 
 
 # --- one case ----------------------------------------------------------------
@@ -329,30 +287,53 @@ def set_outcome(row: Row, outcome: Outcome, detail: str = "") -> None:
 
 def next_round_fits(run: Runner, row: Row, started: float,
                     budget_s: float) -> Optional[str]:
-    """Why the case stops after its rounds so far, or None to run one
-    more: validate_decide.stop_rule's "max_rounds" or "target" (the
-    candidate's interval narrow enough to decide equivalence at the
-    margin, and the control detected), else the case's budget spent."""
+    """Why the case's block stops after its rounds so far, or None to run
+    one more: an earlier block at its share of max_rounds or of the
+    budget, or on the target from its own rounds; the last,
+    decide.stop_rule's "max_rounds" or "target" (the candidate's 90%
+    interval narrow enough for TOST at the margin, and
+    the control detected), else the case's budget spent. Every block runs
+    min_rounds."""
+    block = row.get("block", 0)
+    tags = row.get("round_blocks") or []
+    here = sum(1 for b in tags if b == block)
     n = len(row["rounds"])
-    if n < run.min_rounds:
+    if here < run.min_rounds:
         return stop_rule([], [], n, run.min_rounds, run.max_rounds,
-                         run.margin)
+                         run.margin) if n >= run.max_rounds else None
     use_cpu, _ = metric_choice(row)
-    why = stop_rule(log_ratios(row, "winner", use_cpu),
-                    log_ratios(row, "control", use_cpu), n, run.min_rounds,
-                    run.max_rounds, run.margin)
+    win, wk = blocked_log_ratios(row, "winner", use_cpu)
+    ctrl, ck = blocked_log_ratios(row, "control", use_cpu)
+    if block < run.blocks - 1:
+        if here >= run.max_rounds // run.blocks:
+            return "max_rounds"
+        # Its own rounds narrow enough: the later blocks will be too.
+        why = stop_rule(_only(win, wk, block), _only(ctrl, ck, block), here,
+                        run.min_rounds, run.max_rounds, run.margin)
+    else:
+        why = stop_rule(win, ctrl, n, run.min_rounds, run.max_rounds,
+                        run.margin, wk, ck)
     if why:
         return why
     spent = time.monotonic() - started
-    if spent + spent / n > budget_s:
+    if spent + spent / max(1, here) > budget_s:
         return "budget"
     return None
 
 
-def run_case(run: Runner, row: Row, case: Case, budget_s: float) -> None:
-    """The case's rounds until it stops (next_round_fits), then its
-    verdict."""
+def _only(d: list[float], keys: Optional[list[int]], block: int
+          ) -> list[float]:
+    return d if keys is None else [x for x, k in zip(d, keys) if k == block]
+
+
+def run_case(run: Runner, row: Row, case: Case, budget_s: float,
+             block: int = 0) -> None:
+    """The case's rounds of one block until it stops (next_round_fits);
+    after the last block (or a failure), its verdict."""
+    if row.get("stop") == "error":
+        return
     started = time.monotonic()
+    row["block"] = block
     error = None
     while True:
         row["stop"] = next_round_fits(run, row, started, budget_s)
@@ -362,7 +343,15 @@ def run_case(run: Runner, row: Row, case: Case, budget_s: float) -> None:
         if error:
             row["stop"] = "error"
             break
-    row["seconds"] = round(time.monotonic() - started, 1)
+    row["seconds"] = round(time.monotonic() - started +
+                           (row.get("seconds") or 0.0), 1)
+    if not error and block < run.blocks - 1:
+        run.progress.say("[validate %d/%d] %s %s: block %d of %d, %d "
+                         "round(s) so far (%s)" % (
+                             run.progress.case, run.progress.cases,
+                             row["component"], case["name"], block + 1,
+                             run.blocks, len(row["rounds"]), row["stop"]))
+        return
     if error:
         set_outcome(row, Outcome.ERROR)
         row["error"] = error

@@ -157,10 +157,12 @@ class RoundsTest(Harness):
         self.assertEqual([r["case"] for r in v["rows"]],
                          ["reply-via-queue-10", "reply-via-queue-1"])
         for r in v["rows"]:
+            # Block 1 on its own target, block 2 its minimum (6 rounds).
             self.assertEqual((len(r["rounds"]), r["stop"]),
-                             (MIN_TARGET_ROUNDS, "target"))
-            self.assertLessEqual(r["e2e"]["high"] / r["e2e"]["low"],
-                                 1.05 ** 2)
+                             (MIN_TARGET_ROUNDS + 6, "target"))
+            self.assertEqual(r["blocks"], 2)
+            self.assertLessEqual(r["e2e90"]["high"] / r["e2e90"]["low"],
+                                 1.05)
             self.assertEqual(r["outcome"], "held")
 
     def test_the_target_needs_the_control_detected(self) -> None:
@@ -192,8 +194,9 @@ class RoundsTest(Harness):
         v, _ = self.run_v(GOOD, FakeRuns(values=noisy),
                           components=("task_queue",),
                           rounds=0, profile="default", budget_s=1e-9)
+        # Each of the two blocks its minimum rounds.
         self.assertEqual([(len(r["rounds"]), r["stop"]) for r in v["rows"]],
-                         [(6, "budget")] * 2)
+                         [(12, "budget")] * 2)
 
     def test_a_control_that_cannot_be_sized_is_an_error(self) -> None:
         fake = FakeRuns()

@@ -29,7 +29,17 @@
 # (decide.stop_rule), its share of the profile's time budget is
 # spent, or the maximum is reached. The verdict reads the
 # candidate's interval against that margin: held, equivalent, not told
-# apart, refuted (decide.py). The control is the baseline slowed
+# apart, refuted (decide.py).
+#
+# Blocks. A case's rounds run back to back, so a host state that lasts the
+# whole case would be invisible to its interval: every case runs in
+# decide.BLOCKS blocks, one per pass over all the cases (so minutes apart),
+# each with its share of the case's budget and rounds (min_rounds each; a
+# profile too short for that, like smoke or a fixed --rounds, runs one).
+# The verdict comes from all rounds, the interval carrying the spread
+# between the blocks; where the blocks disagree, nothing is adopted.
+#
+# The control is the baseline slowed
 # by a stated CPU cost per operation, sized from the first baseline run's
 # own server CPU per operation (CONTROL_FRACTION of it); every row says
 # what was injected and what the rounds measured.
@@ -61,8 +71,8 @@ from typing import IO, Any, Optional, Sequence
 
 from validation import kinds as K
 from pick import paired as VP
-from validation.rounds import (SIDES, Progress, Runner, run_case, set_outcome,
-                               side_flags)
+from validation.rounds import (SIDES, Progress, Runner, blocks_for, run_case,
+                               set_outcome, side_flags)
 from validation.cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS, MARGIN,
                               PROFILES, QUESTIONS, Outcome, candidate_of,
                               load_winners, profile_cases)
@@ -213,16 +223,18 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
     cases = to_run(entries, components, vp["cases"])
     n_cases = sum(1 for c in cases if c[1] is not None)
     progress = Progress(n_cases, out)
+    blocks = blocks_for(vp["min_rounds"], vp["max_rounds"])
+    result["blocks"] = blocks
     progress.say(
         "\nping-pong validation, profile %s: %d case(s) of baseline, "
         "candidate and two controls in rounds of %.1f s runs (Williams "
-        "orders), %d to %d rounds each until the candidate's interval can "
-        "decide equivalence within ±%g%% (from %d rounds, the control "
-        "detected; a budget of %.0f s, the minimum rounds whatever it "
-        "says); candidates from %s" % (
+        "orders), %d to %d rounds each in %d block(s) until the "
+        "candidate's 90%% interval can decide equivalence within ±%g%% "
+        "(from %d rounds, the control detected; a budget of %.0f s, the "
+        "minimum rounds whatever it says); candidates from %s" % (
             prof_name, n_cases, vp["seconds"], vp["min_rounds"],
-            vp["max_rounds"], round(100 * margin, 2), MIN_TARGET_ROUNDS,
-            vp["budget_s"], result["winners"]))
+            vp["max_rounds"], blocks, round(100 * margin, 2),
+            MIN_TARGET_ROUNDS, vp["budget_s"], result["winners"]))
     for n in notes:
         progress.say("note: " + n)
 
@@ -237,19 +249,28 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
             run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
                          vp["max_rounds"], tmp, log_dir,
                          progress, margin,
-                         os.path.dirname(os.path.abspath(winners_path)))
-            for comp, case, e, candidate, question in cases:
-                if case is None or candidate is None:
-                    result["rows"].append(nothing_row(comp, e, question,
-                                                      margin))
-                    continue
-                row = new_row(comp, case, e, candidate, question, margin)
-                result["rows"].append(row)
-                progress.case += 1
-                left = n_cases - progress.case + 1
-                share = max(0.0, vp["budget_s"] -
-                            (time.monotonic() - started)) / left
-                run_case(run, row, case, share)
+                         os.path.dirname(os.path.abspath(winners_path)),
+                         blocks)
+            made: dict[int, Row] = {}   # each case's row, from block 0
+            for block in range(blocks):
+                progress.case = 0
+                for i, (comp, case, e, candidate, question) in \
+                        enumerate(cases):
+                    if case is None or candidate is None:
+                        if not block:
+                            result["rows"].append(nothing_row(
+                                comp, e, question, margin))
+                        continue
+                    if not block:
+                        made[i] = new_row(comp, case, e, candidate,
+                                          question, margin)
+                        result["rows"].append(made[i])
+                    row = made[i]
+                    progress.case += 1
+                    left = (blocks - block) * n_cases - progress.case + 1
+                    share = max(0.0, vp["budget_s"] -
+                                (time.monotonic() - started)) / left
+                    run_case(run, row, case, share, block)
             result["loadmap"] = run_loadmap(
                 run, prof_name, loadmap_todo(result["rows"]),
                 run.results_dir, margin) if loadmap else None

@@ -10,11 +10,14 @@
 # the verdict comes from these per-round d:
 #
 #   signed_rank_p(d)      the exact two-sided p of the Wilcoxon signed-rank
-#                         test that the d are centred on 0: zeros dropped,
-#                         ties in |d| by mid-ranks, the null distribution
-#                         of W+ (the rank sum of the positive d) computed
-#                         exactly over the doubled, hence integer, ranks;
-#                         p = P(|W+ - mean| >= |observed - mean|)
+#                         test that the d are centred on 0, every d kept:
+#                         W = the count of Walsh averages (d_i + d_j) / 2,
+#                         i <= j, on the side against the claim, a Walsh
+#                         average of exactly 0 counted against it (so zeros
+#                         take Pratt's ranks and favour neither side);
+#                         p = 2 P(W <= min(#{<= 0}, #{>= 0})) under the
+#                         exact null of n untied ranks. Without ties or
+#                         zeros it is the classic exact test
 #   min_rounds(alpha)     the fewest rounds (no ties) for which that test
 #                         can give p < alpha at all: 6 at 0.05
 #   hodges_lehmann(d)     the estimate that goes with the test: the median
@@ -24,7 +27,9 @@
 #                         averages, k the largest with P(W+ <= k) <= (1 -
 #                         level) / 2 under the exact null for this n; it
 #                         excludes 0 exactly when the test gives p <= 1 -
-#                         level (d without ties or zeros)
+#                         level, zeros and ties included (one handling:
+#                         both count the Walsh averages; zeros and 0.01
+#                         to 0.06 give p 0.18 and [0, 0.03], not p 0.03)
 #   spread(d)             max(sample SD, 1.4826 MAD about the median): never
 #                         below the SD, so one wild round, which inflates
 #                         the SD, makes it larger (conservative), not
@@ -41,7 +46,7 @@
 #                         95% bound: exp(k(n) spread_upper) - 1
 #   rank_paired(d)        all of it for one side, a RankPaired: exp(HL) as
 #                         the ratio, the interval's ends as ratios, p, n
-#                         (the nonzero d) and the MDE
+#                         (every d, zeros included) and the MDE
 #   fmt_rank_paired(x)    one line of it: '0.97x [0.94, 1.01] p 0.21 n 48'
 #
 # Why these: the rounds of one case are few (5 to 30) and their
@@ -86,8 +91,6 @@ import random
 import statistics
 from typing import Sequence
 
-from pick.ranks import doubled_midranks
-
 ALPHA = 0.05
 POWER = 0.8
 DRAWS = 4000        # Monte Carlo samples per n for mde_sigma_units
@@ -126,25 +129,21 @@ def _untied_cdf(n: int) -> tuple[int, ...]:
 
 
 def signed_rank_p(d: Sequence[float]) -> float:
-    """Exact two-sided p of the Wilcoxon signed-rank test of d against 0;
-    1.0 when no d is nonzero."""
-    xs = [x for x in _finite(d) if x != 0.0]
+    """Exact two-sided p of the Wilcoxon signed-rank test of d against 0,
+    every d kept (the header's W); 1.0 when d is empty."""
+    xs = _finite(d)
     if not xs:
         return 1.0
-    ranks2 = doubled_midranks([abs(x) for x in xs])
-    total = sum(ranks2)
-    observed = sum(r for r, x in zip(ranks2, xs) if x > 0)
-    dev = abs(2 * observed - total)   # 4 |W+ - mean|, an integer
-    if dev == 0:
-        return 1.0
-    # The null is symmetric about total / 2: both tails are twice the lower
-    # one, the doubled sums s with 2 s <= total - dev.
-    cdf = _null_cdf(tuple(sorted(ranks2)))
-    return min(1.0, 2 * cdf[(total - dev) // 2] / (1 << len(xs)))
+    # The Walsh averages on each side, 0 counted on both: exactly the
+    # counts that hl_interval's ends are read from.
+    low = _count_at_most(sorted(xs), 0.0)
+    high = _count_at_most(sorted(-x for x in xs), 0.0)
+    cdf = _untied_cdf(len(xs))
+    return min(1.0, 2 * cdf[2 * min(low, high)] / (1 << len(xs)))
 
 
 def min_rounds(alpha: float = ALPHA) -> int:
-    """The fewest nonzero, untied d for which signed_rank_p can be < alpha:
+    """The fewest untied d for which signed_rank_p can be < alpha:
     all of one sign, the most extreme outcome, has p = 2 / 2^n."""
     if not 0.0 < alpha <= 1.0:
         raise ValueError("alpha must be in (0, 1]: %r" % alpha)
@@ -306,11 +305,11 @@ def _exp(x: float) -> float:
 
 def mde(d: Sequence[float]) -> float:
     """The relative change of the ratio that the test detects with power
-    POWER at ALPHA, at the spread's upper 95% bound and the d's number n of
-    nonzero values: exp(k(n) * spread_upper(d)) - 1; inf when n <
+    POWER at ALPHA, at the spread's upper 95% bound and the d's number n
+    (zeros included): exp(k(n) * spread_upper(d)) - 1; inf when n <
     min_rounds() or the spread is undefined."""
     xs = _finite(d)
-    k = mde_sigma_units(sum(1 for x in xs if x != 0.0))
+    k = mde_sigma_units(len(xs))
     s = spread_upper(xs)
     if math.isinf(k) or math.isnan(s) or math.isinf(s):
         return math.inf
@@ -324,7 +323,7 @@ class RankPaired:
     low: float      # the 95% interval's ends; 0.0 / inf when unbounded
     high: float
     p: float        # exact signed-rank p
-    n: int          # nonzero log ratios: the rounds the test used
+    n: int          # the log ratios (rounds) the test used, zeros too
     # relative, at the spread's upper 95% bound; inf when n <
     # min_rounds()
     mde: float
@@ -346,7 +345,7 @@ def rank_paired(d: Sequence[float]) -> RankPaired:
     lo, hi = hl_interval(xs)
     return RankPaired(ratio=_exp(hodges_lehmann(xs)), low=_exp(lo),
                       high=_exp(hi), p=signed_rank_p(xs),
-                      n=sum(1 for x in xs if x != 0.0), mde=mde(xs))
+                      n=len(xs), mde=mde(xs))
 
 
 def fmt_rank_paired(x: RankPaired) -> str:
