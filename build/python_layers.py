@@ -56,8 +56,9 @@ MODULES = {
     "servers.soak": [["procs", "wire", "trend", "leaky_server"],
                      ["hostile", "normal", "report"], ["soak"]],
     "validation": [["model", "micro", "dependence", "metric"],
-                   ["cases", "kinds"],
-                   ["decide", "predict"], ["report", "calibration"],
+                   ["cases", "kinds", "check"],
+                   ["decide", "predict"],
+                   ["report", "calibration", "check_calibration"],
                    ["rounds"], ["loadmap"], ["run"], ["pingpong"]],
     "build": [["python_layers"]],
 }

@@ -6,8 +6,9 @@
 # REPORT.md's "Predict, then check" (report/predict.py, reading through
 # prediction.py) and the load-map chart (charts/predict.py) on
 # testdata/predict/pingpong.json: two cases with a model (one with a
-# second micro metric, one whose check misses), one without (its note),
-# a nothing-to-validate row, and a load map of two components with a check,
+# second micro metric, one whose check is inconsistent), one without (its
+# note), a nothing-to-validate row, and a load map of two components with an
+# uninformative check,
 # an error point and malformed points. Also an older file (one line saying
 # how to rerun), every leaf of the fixture replaced by a wrong type (no
 # exception), and the section and chart in pick's REPORT.md.
@@ -53,18 +54,49 @@ class PredictSectionTest(unittest.TestCase):
             "message | 1.9 [1.6, 2.2] | 2 [2, 2] task popped per message | "
             "0.95 [0.8, 1.1] | 1.02 [0.95, 1.1]: linear | `moodycamel` "
             "1.015x [1.006, 1.024] (confirm) | 1.012x [1.004, 1.021] p "
-            "0.008, n 12 | holds |", self.lines)
+            "0.008, n 12 | consistent: measured/predicted 0.997 [0.988, "
+            "1.007], inside ±5%; γ 0.8x [0.3, 1.5]; measured 1.012x, "
+            "predicted 1.015x |", self.lines)
         self.assertIn(
             "| logger | echo-16k | CPU ns per line, all threads (sweep) | "
             "`sync`: 12% [10, 14] of 30000 ns per message | 3.1 [2.7, 3.6] "
             "| 1 [1, 1] log line per message | 3.1 [2.7, 3.6] | 1.4 [1.2, "
             "1.6]: not linear | `async` 1.040x [1.020, 1.060] (sweep) | "
-            "1.100x [1.070, 1.130] p 0.002, n 10 | missed: measured +3.8% "
-            "off the prediction (the intervals overlap); the micro metric "
-            "that failed: CPU per line |", self.lines)
-        self.assertIn("**Checks: 1 of 2 hold** (the measured interval holds "
-                      "the prediction); in 1 of 2 the prediction's interval "
-                      "also holds the measured estimate.", self.lines)
+            "1.100x [1.070, 1.130] p 0.002, n 10 | inconsistent: the server "
+            "pays 2.4x [1.6, 3.5] the micro cost difference (γ); measured "
+            "1.100x, predicted 1.040x; the micro metric that failed: CPU "
+            "per line |", self.lines)
+        self.assertIn("**Checks: 1 consistent, 1 inconsistent, 0 "
+                      "uninformative** (only consistent counts as holding).",
+                      self.lines)
+
+    def test_the_tally_counts_all_three_outcomes(self) -> None:
+        doc = fixture()
+        rows = doc["validation"]["rows"]
+        tq = next(r for r in rows if r["component"] == "task_queue")
+        for k in range(3):
+            extra = json.loads(json.dumps(tq))
+            extra["case"] = "extra-%d" % k
+            extra["model"]["check"].update(outcome="uninformative",
+                                           words="uninformative: γ ...")
+            rows.append(extra)
+        md = text(doc)
+        self.assertIn("**Checks: 1 consistent, 1 inconsistent, 3 "
+                      "uninformative** (only consistent counts as holding).",
+                      md)
+
+    def test_an_older_check_says_which_rule(self) -> None:
+        doc = fixture()
+        tq = next(r for r in doc["validation"]["rows"]
+                  if r["component"] == "task_queue")
+        tq["model"]["check"] = dict(holds=True, within=True, words="holds")
+        md = text(doc)
+        self.assertIn("| holds (the replaced interval rule; rerun for the "
+                      "joint check) |", md)
+        self.assertIn("**Checks: 0 consistent, 1 inconsistent, 0 "
+                      "uninformative** (only consistent counts as holding). "
+                      "1 checked by the replaced interval rule: rerun `bazel "
+                      "run -c opt //bench:pingpong -- --validate`.", md)
 
     def test_row_without_model_shows_its_note(self) -> None:
         self.assertIn(
@@ -107,8 +139,9 @@ class PredictSectionTest(unittest.TestCase):
             "sessions with 2 loops. Checked where the predicted effect is "
             "largest (100 sessions, 4096-byte blocks, 2 loop(s)): predicted "
             "1.070x [1.055, 1.090], measured 1.045x [1.020, 1.065] p 0.004, "
-            "n 10: missed: measured -2.3% off the prediction (the intervals "
-            "overlap).", self.lines)
+            "n 10: uninformative: γ 0.66x [0.35, 1.1], measured/predicted "
+            "0.977 [0.951, 1.004] reaches past ±5%; measured 1.045x, "
+            "predicted 1.070x.", self.lines)
         self.assertIn(
             "- **logger** (`async` vs `sync`; one log line per message): "
             "matters nowhere in this grid: at most 1.7% (100 sessions, 2 "
@@ -124,16 +157,17 @@ class PredictSectionTest(unittest.TestCase):
         doc = fixture()
         check = doc["validation"]["loadmap"]["components"]["task_queue"][
             "check"]
-        check.update(measured=None, holds=None,
+        check.update(measured=None, outcome=None,
                      words="not checked: the server exited")
         self.assertIn(
             "2 loops. Where the predicted effect is largest (100 sessions, "
             "4096-byte blocks, 2 loop(s), predicted 1.070x [1.055, 1.090]): "
             "not checked: the server exited.", text(doc))
         check.update(measured=dict(ratio=1.06, low=1.03, high=1.09),
-                     holds=True, words="holds", control_detected=False)
-        self.assertIn("measured 1.060x [1.030, 1.090]: holds (the control "
-                      "was not detected).", text(doc))
+                     outcome="consistent", words="",
+                     control_detected=False)
+        self.assertIn("measured 1.060x [1.030, 1.090]: consistent (the "
+                      "control was not detected).", text(doc))
 
     def test_a_share_past_the_whole_is_explained(self) -> None:
         self.assertNotIn("A share above 100%", self.md)

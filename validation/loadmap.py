@@ -12,7 +12,10 @@
 # (predict.py). One sentence per component says where the
 # prediction leaves the ±m band. At the point where the predicted effect
 # is largest, the candidate runs too (with the baseline and control, in
-# rotating orders) and the prediction is checked there directly.
+# rotating orders) and the prediction is checked there directly
+# (check.py): the model refitted on the point's rounds and the check's
+# together, the candidate's measured ratio from the check's, one joint
+# resampling of both and of the micro rounds.
 
 from __future__ import annotations
 
@@ -187,35 +190,51 @@ def sentence(comp: str, pts: list[Row], margin: float) -> str:
 
 
 def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
-                rounds: int, margin: float) -> dict[str, Any]:
+                rounds: int, margin: float,
+                results_dir: str = "") -> dict[str, Any]:
     """The candidate run at the point beside the baseline and control;
-    its measured ratio against the map's prediction there."""
+    its measured ratio against the model's prediction there (the
+    header): the outcome, its figures and words."""
     case = _case(comp, pt["sessions"], pt["block"], pt["loops"])
     got: Row = dict(rounds=[], control_ns=pt.get("control_ns"))
     err = _rounds(run, comp, names, case, rounds,
                   ("baseline", "winner", "control"), got)
     out: dict[str, Any] = dict(sessions=pt["sessions"], block=pt["block"],
                                loops=pt["loops"], predicted=pt["predicted"],
-                               measured=None, holds=None, rounds=rounds)
+                               map_predicted=pt["predicted"],
+                               measured=None, outcome=None, rounds=rounds)
     if err:
         out["words"] = "not checked: " + err
         return out
-    mini = dict(rounds=got["rounds"], work=pt["work"],
-                higher_is_better=True)
-    use_cpu, _ = metric_choice(mini)
+    both = pt.get("rounds", []) + got["rounds"]
+    use_cpu, _ = metric_choice(dict(rounds=both, work=pt["work"],
+                                    higher_is_better=True))
+    mini = dict(rounds=got["rounds"], higher_is_better=True)
     d = decide(log_ratios(mini, "winner", use_cpu),
                log_ratios(mini, "control", use_cpu), margin)
     if d.winner is None:
         out["words"] = "not checked: " + d.reason
         return out
     out["measured"] = d.winner.as_json()
+    out["control_detected"] = d.outcome != Outcome.TOO_WEAK
     if not all(isinstance(out["measured"].get(k), (int, float))
                for k in ("ratio", "low", "high")):
         out["words"] = "not checked: %d round(s) give no interval" % rounds
         return out
-    c = VP.check_json(pt["predicted"], out["measured"])
-    out["holds"], out["words"] = c["holds"], c["words"]
-    out["control_detected"] = d.outcome != Outcome.TOO_WEAK
+    mrounds = VP.model_rounds(both, {"control": float(
+        pt.get("control_ns") or 0)}, use_cpu, True)
+    mc = VM.micro_costs(results_dir, comp, pt["source"], pt["block"],
+                        VP.spare_core(dict(rounds=both,
+                                           server_threads=pt["loops"])))
+    c = VP.check_json(VP.fits_of(mrounds, mc, names["baseline"]), mc,
+                      names["baseline"], names["winner"], margin) \
+        if mrounds else None
+    if c is None:
+        out["words"] = "not checked: no model from the point's rounds"
+        return out
+    out.update({k: c[k] for k in ("outcome", "log_ratio", "gamma",
+                                  "gamma_band", "resamples", "words")})
+    out["predicted"] = c["predicted"]
     return out
 
 
@@ -276,11 +295,13 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
         if ok and time.monotonic() - started <= budget:
             top = max(ok, key=lambda p: abs(math.log(p["predicted"]["est"])))
             entry["check"] = check_point(run, comp, names, top,
-                                         g["check_rounds"], margin)
+                                         g["check_rounds"], margin,
+                                         results_dir)
             run.progress.say("[loadmap] %s check at %d sessions, %d B, %d "
                              "loop(s): predicted %s, measured %s: %s" % (
                                  comp, top["sessions"], top["block"],
-                                 top["loops"], VP.ratio_iv(top["predicted"]),
+                                 top["loops"],
+                                 VP.ratio_iv(entry["check"]["predicted"]),
                                  VP.measured_iv(entry["check"]["measured"]),
                                  entry["check"]["words"]))
         run.progress.say("[loadmap] " + entry["sentence"])

@@ -4,8 +4,9 @@
 #
 # Predict, then check: the arithmetic that turns a micro benchmark's cost
 # per operation into a predicted end-to-end ratio (docs/methods.md, "Predict,
-# then check"). Standard library only; rounds.py and
-# loadmap.py feed it their rounds.
+# then check"). Standard library and pick.paired's Hodges-Lehmann
+# estimate; predict.py and loadmap.py feed it their rounds, check.py
+# reads its resamples.
 #
 # The model. The server's cost per unit of work (CPU per message, request
 # or delivery, or 1/throughput) is C = C0 + k * c, where c is the cost of one
@@ -25,7 +26,14 @@
 # Intervals: a percentile bootstrap (BOOTSTRAP resamples, a fixed seed) over
 # the validation's rounds and, jointly with it, over the micro benchmark's
 # rounds (each resample draws rounds of both, with replacement), so every
-# figure carries the noise of every input.
+# figure carries the noise of every input. Where a round also ran the
+# candidate, its cost rides along with the round: each resample then gives
+# the measured ratio (exp of the Hodges-Lehmann estimate of the per-round
+# log(baseline cost / candidate cost), the row's e2e estimate) beside every
+# prediction, and the model keeps the resamples (Model.draws) for the
+# check (check.py), which compares the two through one joint resampling.
+# Rounds with and without the candidate (the load map's check pools both)
+# are drawn separately, so that every resample has as many of each.
 
 from __future__ import annotations
 
@@ -34,6 +42,8 @@ import math
 import random
 import statistics
 from typing import Callable, Optional, Sequence
+
+from pick import paired as PP
 
 BOOTSTRAP = 1000
 SEED = 20261126
@@ -58,10 +68,12 @@ class Estimate:
 class Round:
     """One round's costs per unit of work, in ns: the baseline's, and each
     control's (injected ns per operation, cost); the baseline's operations
-    per unit (None where the metric's unit has no count)."""
+    per unit (None where the metric's unit has no count); the candidate's
+    cost (None where the round did not run it clean)."""
     base: float
     controls: tuple[tuple[float, float], ...]
     ops_per_unit: Optional[float] = None
+    candidate: Optional[float] = None
 
 
 def round_slope(r: Round) -> Optional[float]:
@@ -97,6 +109,7 @@ class Point:
     curvature: Optional[float]
     share: Optional[float]           # k c_base / C
     predicted: dict[str, float]      # x -> C / (C + k (c_x - c_base))
+    measured: Optional[float] = None  # the candidate's ratio, > 1 better
 
 
 def _median(xs: Sequence[float]) -> Optional[float]:
@@ -110,6 +123,15 @@ def predict_ratio(cost: float, slope: float, c_base: float,
     support)."""
     after = cost + slope * (c_x - c_base)
     return math.inf if after <= 0 else cost / after
+
+
+def measured_ratio(rounds: Sequence[Round]) -> Optional[float]:
+    """The candidate's measured ratio over the baseline (> 1: cheaper):
+    exp of the Hodges-Lehmann estimate of the per-round log(base /
+    candidate), as the row's e2e; None without a round that ran it."""
+    d = [math.log(r.base / r.candidate) for r in rounds
+         if r.candidate is not None and r.candidate > 0 and r.base > 0]
+    return math.exp(PP.hodges_lehmann(d)) if d else None
 
 
 def point(rounds: Sequence[Round], micro: Micro,
@@ -131,7 +153,7 @@ def point(rounds: Sequence[Round], micro: Micro,
     return Point(cost=cost, slope=k, ops_per_unit=n,
                  amplification=None if not n else k / n, curvature=curv,
                  share=None if c_base is None else k * c_base / cost,
-                 predicted=predicted)
+                 predicted=predicted, measured=measured_ratio(rounds))
 
 
 def _resample_micro(micro: Micro, rng: random.Random) -> Micro:
@@ -162,9 +184,13 @@ class Model:
     rounds: int
     micro_rounds: int
     resamples: int
+    measured: Optional[Estimate] = None   # the candidate's, where it ran
+    draws: tuple[Point, ...] = ()         # the resamples (check.py)
 
 
-def _interval(est: Optional[float], xs: list[float]) -> Optional[Estimate]:
+def interval(est: Optional[float], xs: list[float]) -> Optional[Estimate]:
+    """The percentile interval of xs (nan left out) around est; None
+    without est or values."""
     xs = sorted(x for x in xs if x is not None and not math.isnan(x))
     if est is None or not xs:
         return None
@@ -184,15 +210,17 @@ def fit(rounds: Sequence[Round], micro: Micro, baseline: str,
     p: Point = found
     rng = random.Random(seed)
     got: list[Point] = []
+    strata = [g for g in ([r for r in rounds if r.candidate is not None],
+                          [r for r in rounds if r.candidate is None]) if g]
     for _ in range(resamples):
-        rs = [rng.choice(rounds) for _ in rounds]
+        rs = [rng.choice(g) for g in strata for _ in g]
         q = point(rs, _resample_micro(micro, rng), baseline)
         if q is not None:
             got.append(q)
 
     def est(f: Callable[[Point], Optional[float]]) -> Optional[Estimate]:
-        return _interval(f(p), [v for v in (f(q) for q in got)
-                                if v is not None])
+        return interval(f(p), [v for v in (f(q) for q in got)
+                               if v is not None])
 
     cost, slope = est(lambda q: q.cost), est(lambda q: q.slope)
     assert cost is not None and slope is not None
@@ -212,38 +240,8 @@ def fit(rounds: Sequence[Round], micro: Micro, baseline: str,
                  share=est(lambda q: q.share), predicted=predicted,
                  rounds=len(rounds),
                  micro_rounds=len({i for v in micro.values() for i in v}),
-                 resamples=len(got))
-
-
-@dataclasses.dataclass(frozen=True)
-class Check:
-    """The prediction against the measured ratio, both ways: the measured
-    interval holds the predicted estimate (`holds`, the check), and the
-    prediction's interval holds the measured estimate (`within`)."""
-    holds: bool
-    within: bool
-    miss: float       # measured / predicted - 1 where it does not hold
-    overlap: bool     # the two intervals share a point
-
-    def words(self) -> str:
-        if self.holds:
-            return "holds" + ("" if self.within else
-                              " (the measured estimate is outside the "
-                              "prediction's interval)")
-        return "missed: measured %+.1f%% off the prediction%s" % (
-            100 * self.miss, " (the intervals overlap)" if self.overlap
-            else "")
-
-
-def check(pred: Estimate, measured: float, low: float,
-          high: float) -> Check:
-    """Does the measured interval hold the predicted estimate, and the
-    prediction's interval the measured estimate?"""
-    holds = low <= pred.est <= high
-    overlap = low <= pred.high and pred.low <= high
-    miss = 0.0 if holds else (measured / pred.est - 1 if pred.est > 0
-                              else math.inf)
-    return Check(holds, pred.holds(measured), miss, overlap)
+                 resamples=len(got), measured=est(lambda q: q.measured),
+                 draws=tuple(got))
 
 
 def model_json(m: Model) -> dict[str, object]:

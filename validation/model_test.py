@@ -6,10 +6,12 @@
 # The model's arithmetic (model.py) on synthetic servers whose cost
 # per unit is exactly C0 + k * (c + d): the slope gives back k, the
 # amplification k / n, the share k c / C and the prediction C / (C + k dc);
-# noise widens the intervals around them; and the check's words.
+# noise widens the intervals around them; the candidate's measured ratio
+# resampled with them (check_test.py tests the check on it).
 
 from __future__ import annotations
 
+import math
 import random
 import unittest
 
@@ -121,28 +123,46 @@ class NoiseTest(unittest.TestCase):
         self.assertEqual(a.resamples, M.BOOTSTRAP)
 
 
-class CheckTest(unittest.TestCase):
-    def test_holds_and_misses(self) -> None:
-        pred = M.Estimate(1.02, 1.00, 1.04)
-        ok = M.check(pred, 1.01, 0.95, 1.07)
-        self.assertTrue(ok.holds and ok.within)
-        self.assertEqual(ok.words(), "holds")
-        # The measured interval holds 1.02, its estimate is outside
-        # [1.00, 1.04]: the check holds, and says the rest.
-        wide = M.check(pred, 1.06, 0.98, 1.14)
-        self.assertTrue(wide.holds)
-        self.assertFalse(wide.within)
-        self.assertIn("outside the prediction's interval", wide.words())
-        low = M.check(pred, 0.90, 0.88, 0.92)
-        self.assertFalse(low.holds or low.within or low.overlap)
-        self.assertAlmostEqual(low.miss, 0.90 / 1.02 - 1)
-        self.assertEqual(low.words(),
-                         "missed: measured -11.8% off the prediction")
-        high = M.check(pred, 1.10, 1.03, 1.2)
-        self.assertFalse(high.holds)
-        self.assertTrue(high.overlap)
-        self.assertIn("the intervals overlap", high.words())
+class CandidateTest(unittest.TestCase):
+    def test_the_measured_ratio_rides_along_with_each_resample(
+            self) -> None:
+        rs = [M.Round(r.base, r.controls, r.ops_per_unit, r.base / 1.05)
+              for r in rounds(noise=0.02)]
+        m = M.fit(rs, MICRO, "base", resamples=200)
+        assert m is not None and m.measured is not None
+        self.assertAlmostEqual(m.point.measured or 0, 1.05)
+        self.assertAlmostEqual(m.measured.low, 1.05)
+        self.assertEqual(len(m.draws), 200)
+        self.assertTrue(all(q.measured is not None and "fast" in q.predicted
+                            for q in m.draws))
+        # The draws are the intervals' resamples.
+        self.assertEqual(
+            m.predicted["fast"],
+            M.interval(m.predicted["fast"].est,
+                       [q.predicted["fast"] for q in m.draws]))
 
+    def test_the_ratio_is_the_hodges_lehmann_of_the_rounds(self) -> None:
+        logs = [0.0, 0.1, 0.3]
+        rs = [M.Round(100.0, ((1.0, 101.0),), None, 100.0 / math.exp(x))
+              for x in logs]
+        # Walsh averages 0, .05, .15, .1, .2, .3: median 0.125.
+        self.assertAlmostEqual(M.measured_ratio(rs) or 0, math.exp(0.125))
+        self.assertIsNone(M.measured_ratio(rounds()))
+
+    def test_rounds_with_and_without_the_candidate_are_drawn_apart(
+            self) -> None:
+        with_c = [M.Round(r.base, r.controls, r.ops_per_unit, r.base)
+                  for r in rounds(n=3, noise=0.02)]
+        m = M.fit(with_c + rounds(n=9, noise=0.02, seed=2), MICRO, "base",
+                  resamples=100)
+        assert m is not None
+        # Every resample holds three rounds with the candidate: never
+        # none, whatever the draw.
+        self.assertEqual(len(m.draws), 100)
+        self.assertTrue(all(q.measured == 1.0 for q in m.draws))
+
+
+class JsonTest(unittest.TestCase):
     def test_the_json(self) -> None:
         m = M.fit(rounds(), MICRO, "base")
         assert m is not None

@@ -7,8 +7,10 @@
 # rounds' costs per unit of work and the controls' injected costs become
 # model.Rounds; the micro benchmark's costs per operation
 # (micro.py) become the prediction of every implementation; the
-# candidate's prediction is checked against its measured interval. The
-# row's "model" key holds it all (model_keys says what is in it).
+# candidate's prediction is checked against its measured ratio (check.py:
+# one joint resampling of the rounds, the candidate's cost riding along with
+# each round, and of the micro rounds; consistent, inconsistent or
+# uninformative). The row's "model" key holds it all.
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ import math
 import statistics
 from typing import Any, Optional
 
+from pick.margin import MARGIN
+from validation import check as VC
 from validation import micro as VM
 from validation import model as M
 
@@ -53,7 +57,9 @@ def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
                  use_cpu: bool, higher: bool) -> list[M.Round]:
     """The rounds with a clean baseline and at least one clean control, as
     the model's Rounds; injected: {control side: ns per operation}. A
-    latency metric's unit (a chat round) has no operation count."""
+    latency metric's unit (a chat round) has no operation count. The
+    candidate's ("winner") cost where the round ran it clean: log(base /
+    candidate) is rounds.log_ratios' per-round ratio on the same metric."""
     out = []
     for rnd in rounds:
         base = cost_of(rnd.get("baseline"), use_cpu, higher)
@@ -66,7 +72,8 @@ def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
         if not controls:
             continue
         n = ops_per_unit(rnd["baseline"]) if use_cpu or higher else None
-        out.append(M.Round(base, controls, n))
+        out.append(M.Round(base, controls, n,
+                           cost_of(rnd.get("winner"), use_cpu, higher)))
     return out
 
 
@@ -80,8 +87,10 @@ def spare_core(row: Row) -> bool:
     return min(len(c.split(",")) for c in cpus) > int(row["server_threads"])
 
 
-def _fits(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str
-          ) -> dict[str, Optional[M.Model]]:
+def fits_of(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str
+            ) -> dict[str, Optional[M.Model]]:
+    """The model from the confirmation's micro costs and from the
+    sweep's, None where they lack the baseline."""
     return {src: M.fit(rounds, costs, baseline) if baseline in costs
             else None
             for src, costs in (("confirm", mc.confirm), ("sweep", mc.sweep))}
@@ -106,12 +115,13 @@ def predictions(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
     return out
 
 
-def predict(rounds: list[M.Round], mc: VM.MicroCosts,
-            baseline: str) -> Optional[dict[str, Any]]:
+def predict(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str,
+            fits: Optional[dict[str, Optional[M.Model]]] = None
+            ) -> Optional[dict[str, Any]]:
     """The model's figures (from the confirmation's micro costs where they
     have the baseline, else the sweep's) and every implementation's
-    prediction; None without a fit."""
-    fits = _fits(rounds, mc, baseline)
+    prediction; None without a fit. fits: fits_of's, where made."""
+    fits = fits_of(rounds, mc, baseline) if fits is None else fits
     main = fits["confirm"] or fits["sweep"]
     if main is None:
         return None
@@ -124,12 +134,24 @@ def predict(rounds: list[M.Round], mc: VM.MicroCosts,
     return out
 
 
-def check_json(pred: dict[str, float], e2e: dict[str, float]
-               ) -> dict[str, Any]:
-    c = M.check(M.Estimate(pred["est"], pred["low"], pred["high"]),
-                e2e["ratio"], e2e["low"], e2e["high"])
-    return dict(holds=c.holds, within=c.within, miss=c.miss,
-                overlap=c.overlap, words=c.words())
+def check_json(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
+               baseline: str, candidate: str,
+               margin: float = MARGIN) -> Optional[dict[str, Any]]:
+    """The candidate's check (check.py) from the fit its prediction came
+    from, as the row stores it; None without a measured ratio or a
+    prediction."""
+    src = mc.source_of(candidate, baseline)
+    fit = fits.get(src) if src else None
+    c = VC.check(fit, candidate, margin) if fit is not None else None
+    return None if c is None else c.as_json()
+
+
+def _measured(e2e: Any) -> bool:
+    """Whether the row's e2e has a ratio and an interval (enough rounds
+    for one): the check needs as many."""
+    return isinstance(e2e, dict) and all(
+        isinstance(e2e.get(k), (int, float)) for k in ("ratio", "low",
+                                                       "high"))
 
 
 def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
@@ -149,19 +171,19 @@ def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
     spare = spare_core(row)
     mc = VM.micro_costs(results_dir, row["component"], row.get(
         "micro_source"), int(row.get("blocksize") or 0), spare)
-    got = predict(rounds, mc, row["baseline"])
+    fits = fits_of(rounds, mc, row["baseline"])
+    got = predict(rounds, mc, row["baseline"], fits)
     if got is None:
         row["model_note"] = ("no micro cost of the baseline %s (%s) in %s" % (
             row["baseline"], mc.metric.what, " or ".join(mc.files.values())))
         return
     cand = got["predicted"].get(row["winner"])
     got["candidate"] = cand
-    e2e = row.get("e2e")
-    got["check"] = check_json(cand, e2e) if cand and e2e and all(
-        isinstance(e2e.get(k), (int, float)) for k in ("ratio", "low",
-                                                       "high")) \
+    got["check"] = check_json(
+        fits, mc, row["baseline"], row["winner"],
+        row.get("margin", MARGIN)) if cand and _measured(row.get("e2e")) \
         else None
-    if got["check"] and not got["check"]["holds"]:
+    if got["check"] and got["check"]["outcome"] == VC.INCONSISTENT:
         got["check"]["words"] += "; the micro metric that failed: " + \
             mc.metric.what
     other = [m for k, m in VM.METRICS[row["component"]].items()

@@ -6,12 +6,14 @@
 # A row's prediction (predict.py) from fixture rounds and fixture
 # micro files (micro.py): the micro metric per component and core
 # count, the confirmation's rounds before the sweep's, the prediction's
-# value against the model's formula, the check, and the load map's
+# value against the model's formula, the check (its outcome, figures and
+# words from the rounds' candidate runs), and the load map's
 # sentence (loadmap.sentence).
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -53,24 +55,27 @@ def queue_runs(costs: dict[str, float], rounds: int = 5
 
 
 def row(base: float = 10000.0, k: float = 2.0, ns: int = 1000,
-        cpus: str = "1", threads: int = 1) -> dict[str, Any]:
+        cpus: str = "1", threads: int = 1,
+        measured: float = 1.02) -> dict[str, Any]:
     """A CPU-metric row whose server costs base + k d ns per unit with two
-    ops per unit; the candidate measured at 1.02x [0.98, 1.06]."""
-    def run(d: float) -> dict[str, Any]:
+    ops per unit; the candidate costs base / measured in every round, its
+    e2e its measured ratio ± 0.04."""
+    def run(d: float, over: float = 1.0) -> dict[str, Any]:
         cpu_s = 1.0
-        per_unit = (base + k * d) * 1e-9
+        per_unit = (base + k * d) * 1e-9 / over
         units = cpu_s / per_unit
         return dict(value=1.0, cpu_per_unit=per_unit, server_cpu_s=cpu_s,
                     ops=2 * units, server_cpus=cpus, client_cpus="0",
                     client_bound=False)
-    rounds = [dict(baseline=run(0), control=run(ns), control2=run(2 * ns))
-              for _ in range(8)]
+    rounds = [dict(baseline=run(0), winner=run(0, measured), control=run(ns),
+                   control2=run(2 * ns)) for _ in range(8)]
     return dict(component="task_queue", case="c", baseline="swap-vector",
                 winner="bounded-mpmc", rounds=rounds, control_ns=ns,
                 control2_ns=2 * ns, higher_is_better=True,
                 server_threads=threads, blocksize=1024, micro_source=GROUP,
                 work="mib",
-                e2e=dict(ratio=1.02, low=0.98, high=1.06, p=0.1, n=8),
+                e2e=dict(ratio=measured, low=measured - 0.04,
+                         high=measured + 0.04, p=0.1, n=8),
                 control_cost=dict(op="task popped"))
 
 
@@ -98,11 +103,22 @@ class PredictRowTest(unittest.TestCase):
         self.assertAlmostEqual(m["predicted"]["mutex"]["est"],
                                10000.0 / (10000.0 + 2.0 * 400))
         self.assertEqual(m["predicted"]["mutex"]["source"], "sweep")
-        # 1.087 predicted, 1.02 [0.98, 1.06] measured: a miss.
-        self.assertFalse(m["check"]["holds"])
-        self.assertIn("missed: measured", m["check"]["words"])
-        self.assertIn("the micro metric that failed: CPU per task",
-                      m["check"]["words"])
+        # 1.087 predicted, 1.02 measured in every round (no noise, so
+        # every resample agrees): inconsistent, the server paying a
+        # quarter of the micro cost difference.
+        c = m["check"]
+        self.assertEqual(c["outcome"], "inconsistent")
+        self.assertAlmostEqual(c["log_ratio"]["est"], math.log(1.02 / want))
+        self.assertAlmostEqual(c["log_ratio"]["high"],
+                               math.log(1.02 / want))
+        g = (1 / 1.02 - 1) / (1 / want - 1)
+        for end in ("est", "low", "high"):
+            self.assertAlmostEqual(c["gamma"][end], g)
+        self.assertEqual(c["words"], "inconsistent: the server pays 0.25x "
+                         "[0.25, 0.25] the micro cost difference (γ); "
+                         "measured 1.020x, predicted 1.087x; the micro "
+                         "metric that failed: CPU per task, every thread "
+                         "(the event-loop class's cpu_ns_per_item)")
         self.assertNotIn("other", m)  # one micro metric for queues
         self.assertIn("predicted 1.087x", VP.model_sentence(r))
 
@@ -129,7 +145,21 @@ class PredictRowTest(unittest.TestCase):
         self.assertEqual(m["predicted"]["mutex"]["source"], "sweep")
         self.assertAlmostEqual(m["candidate"]["est"],
                                10000.0 / (10000.0 - 100.0))
-        self.assertTrue(m["check"]["holds"])
+        # Measured 1.02 against 1.0101 predicted, exactly: within ±5%, but
+        # the server paid twice the micro difference, and gamma's interval
+        # (a point here) excludes 1: inconsistent comes first.
+        self.assertEqual(m["check"]["outcome"], "inconsistent")
+        self.assertAlmostEqual(m["check"]["gamma"]["est"], 1.961, places=3)
+        # Measured as predicted: consistent, by the band.
+        r = row(measured=10000.0 / 9900.0)
+        VP.predict_row(r, self.dir, use_cpu=True)
+        c = r["model"]["check"]
+        self.assertEqual(c["outcome"], "consistent")
+        self.assertEqual(c["words"], "consistent: measured/predicted 1.000 "
+                         "[1.000, 1.000], inside ±5%; γ 1x [1, 1]; measured "
+                         "1.010x, predicted 1.010x")
+        self.assertIn("predicted 1.010x [1.010, 1.010], measured 1.010x "
+                      "[0.970, 1.050]: consistent", VP.model_sentence(r))
 
     def test_no_micro_file_no_model(self) -> None:
         r = row()

@@ -7,7 +7,8 @@
 # benchmark's cost per operation into a predicted end-to-end ratio (the
 # baseline's share of the server's cost per unit, the exchange rate the
 # positive controls measured, operations per unit, amplification,
-# linearity), the candidate's prediction against the measured ratio, the
+# linearity), the candidate's prediction against the measured ratio (the
+# check: consistent, inconsistent or uninformative, with its tally), the
 # micro metric that applies on this machine, every implementation's
 # prediction, and "Where it would matter": the load map's sentence, its
 # check and grid per component. prediction.py reads the keys; a file
@@ -84,13 +85,32 @@ def _candidate(row: dict[str, Any], m: dict[str, Any]) -> str:
                              P.text(c.get("source"), "?"))
 
 
+# The check's outcomes (validation/check.py), in the tally's order.
+OUTCOMES = ("consistent", "inconsistent", "uninformative")
+
+
+def _outcome(c: Any) -> Optional[str]:
+    """A check's outcome; None for a file written before the outcomes
+    (its "holds" came from the rule they replaced) or a malformed one."""
+    o = P.mapping(c).get("outcome")
+    return o if o in OUTCOMES else None
+
+
+def _old(c: dict[str, Any]) -> str:
+    """An older file's check: its words, or holds / missed, marked."""
+    return P.text(c.get("words"), "holds" if c["holds"] else "missed") + \
+        " (the replaced interval rule; rerun for the joint check)"
+
+
 def _check(row: dict[str, Any], m: dict[str, Any]) -> str:
     c = m.get("check")
     if isinstance(c, dict):
+        if _outcome(c) is None and isinstance(c.get("holds"), bool):
+            return _old(c)
         if P.text(c.get("words")):
             return str(c["words"])
-        if isinstance(c.get("holds"), bool):
-            return "holds" if c["holds"] else "missed"
+        if _outcome(c):
+            return str(c["outcome"])
     if P.interval(m.get("candidate")) is None:
         return "not checked: no prediction for the candidate"
     return "not checked: no measured interval"
@@ -144,11 +164,16 @@ def _models(rows: list[dict[str, Any]]) -> list[str]:
         "baseline's share k c_base / C, and implementation x predicted at "
         "C / (C + k (c_x - c_base)) over the baseline (> 1 better), c_x its "
         "micro cost. Linearity: the rise at the larger control over what "
-        "the smaller predicts (1: linear). The check holds when the "
-        "measured 95% interval holds the predicted estimate, and says "
-        "whether the prediction's interval also holds the measured "
-        "estimate; a miss says how far the measured estimate lies off the "
-        "prediction, and names the micro metric that failed.", ""]
+        "the smaller predicts (1: linear). The check compares the measured "
+        "and the predicted ratio from one joint resampling of the "
+        "validation's and the micro benchmark's rounds: log(measured / "
+        "predicted) and the transfer factor γ = (1/measured − 1) / "
+        "(1/predicted − 1), how many times the server's cost difference "
+        "exceeds the micro one. Consistent: the measured ratio within ±m of "
+        "the prediction, or γ's 95% interval holding 1 inside 1/2 to 2; "
+        "inconsistent: γ's interval excludes 1 (it names the micro metric "
+        "that failed); uninformative: anything else, as a small share "
+        "gives. Only consistent counts as holding.", ""]
     lines += _tally(rows)
     lines.append(md_table(MODEL_HEAD, [_model_row(r) for r in rows]))
     how = sorted({P.text(m.get("interval")) for m in map(P.model, rows)
@@ -166,18 +191,21 @@ def _models(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _tally(rows: list[dict[str, Any]]) -> list[str]:
-    """'**Checks: 4 of 5 hold ...**' over the rows that were checked."""
+    """'**Checks: 3 consistent, 1 inconsistent, 2 uninformative** ...'
+    over the rows that were checked."""
     checks = [P.mapping(m.get("check")) for m in map(P.model, rows)
               if m is not None]
-    checks = [c for c in checks if isinstance(c.get("holds"), bool)]
-    if not checks:
+    outs = [o for o in map(_outcome, checks) if o]
+    old = sum(1 for c in checks
+              if not _outcome(c) and isinstance(c.get("holds"), bool))
+    if not outs and not old:
         return []
-    return ["**Checks: %d of %d hold** (the measured interval holds the "
-            "prediction); in %d of %d the prediction's interval also holds "
-            "the measured estimate." % (
-                sum(c["holds"] for c in checks), len(checks),
-                sum(c.get("within") is True for c in checks), len(checks)),
-            ""]
+    line = "**Checks: %s** (only consistent counts as holding)." % ", ".join(
+        "%d %s" % (outs.count(o), o) for o in OUTCOMES)
+    if old:
+        line += " %d checked by the replaced interval rule: rerun `%s`." % (
+            old, P.RERUN)
+    return [line, ""]
 
 
 def _other_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -278,8 +306,9 @@ def _loadmap_check(c: Any) -> str:
         return "Not checked end to end."
     pred = P.interval(c.get("predicted"))
     words = P.text(c.get("words"))
-    if not words and isinstance(c.get("holds"), bool):
-        words = "holds" if c["holds"] else "missed"
+    if _outcome(c) is None and isinstance(c.get("holds"), bool):
+        words = _old(c)
+    words = words or P.text(_outcome(c))
     if P.interval(c.get("measured"), "ratio") is None:
         # The writer says why ("not checked: ..."): no measured interval.
         return "Where the predicted effect is largest (%s, predicted %s): " \
