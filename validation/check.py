@@ -29,7 +29,12 @@
 #   inconsistent   gamma's interval excludes 1: the server pays another
 #                  difference than the micro benchmark measured
 #   consistent     the interval of log(measured / predicted) lies inside
-#                  ±log(1+m), or gamma's interval holds 1 and lies inside
+#                  ±log(1+m) where that could have failed (a server paying
+#                  GAMMA_ALT times the micro difference would have landed
+#                  outside the band: band_can_fail; at a 1% share it would
+#                  not, and the band alone passed a wrong model half the
+#                  time at 24 rounds), or gamma's interval holds 1 and lies
+#                  inside
 #                  (1/GAMMA_ALT, GAMMA_ALT): it excludes twice and half
 #                  the micro difference (an interval down to 0 would hold
 #                  "the server pays nothing", so both sides)
@@ -147,13 +152,30 @@ def gamma_interval(nd: Sequence[tuple[float, float]]) -> tuple[float, float]:
     return (min(inside), max(inside))
 
 
+def band_can_fail(predicted: float, margin: float) -> bool:
+    """Whether the band clause could have failed: a server paying
+    GAMMA_ALT times (or 1/GAMMA_ALT of) the micro difference would have
+    landed outside ±log(1+m) of the predicted ratio."""
+    if not math.isfinite(predicted) or predicted <= 0:
+        return False
+    d = 1.0 / predicted - 1.0
+    for g in (GAMMA_ALT, 1.0 / GAMMA_ALT):
+        alt = 1.0 + g * d
+        if alt <= 0 or abs(math.log((1.0 + d) / alt)) > math.log1p(margin):
+            return True
+    return False
+
+
 def outcome_of(log_ratio: M.Estimate, gamma: M.Estimate, one_in: bool,
-               margin: float) -> str:
-    """The header's rule: one_in says whether gamma's interval holds 1."""
+               margin: float, predicted: float) -> str:
+    """The header's rule: one_in says whether gamma's interval holds 1;
+    predicted, the candidate's predicted ratio (the band clause counts
+    only where band_can_fail())."""
     if not one_in:
         return INCONSISTENT
     band = math.log1p(margin)
-    if -band <= log_ratio.low and log_ratio.high <= band:
+    if -band <= log_ratio.low and log_ratio.high <= band and \
+            band_can_fail(predicted, margin):
         return CONSISTENT
     if 1 / GAMMA_ALT < gamma.low and gamma.high < GAMMA_ALT:
         return CONSISTENT
@@ -192,7 +214,7 @@ def check(model: M.Model, candidate: str,
     lo, hi = gamma_interval(nd)
     gamma = M.Estimate(g_est, lo, hi)
     lr = iv(est_lr, logs)
-    return Check(outcome_of(lr, gamma, gamma_holds(nd, 1.0), margin),
+    return Check(outcome_of(lr, gamma, gamma_holds(nd, 1.0), margin, pp),
                  measured=iv(pm, [m for m, _ in pairs]),
                  predicted=iv(pp, [x for _, x in pairs]), log_ratio=lr,
                  gamma=gamma, margin=margin, resamples=len(pairs))

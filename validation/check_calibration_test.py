@@ -13,8 +13,9 @@
 # 150), 1.8 points at 5%, 2.4 at 10%, 3.3 at 80%. With the seeds here
 # (docs/methods.md has the 400-run table) the rates sit well inside:
 #
-#   1%:  uninformative about 80% with either gamma (bound >= 60%);
-#        consistent with gamma 2.5 about 10% (bound <= 20%)
+#   1%:  uninformative about 92% with either gamma (bound >= 60%);
+#        consistent with gamma 2.5 0% (bound <= 5% + 3 SE = 10.3%: the
+#        band clause cannot pass a model where it could not have failed)
 #   20%, 50%, gamma 2.5: inconsistent about 80% and 99% (bound >= 60%)
 #   20%, 50%, gamma 1: inconsistent about 7% (bound <= 5% + 3 SE = 10.3%)
 #
@@ -50,9 +51,9 @@ def failures(rule: CC.Rule) -> list[str]:
         if r[VC.UNINFORMATIVE] < 0.60:
             out.append("1%%, gamma %g: uninformative %.1f%% < 60%%" % (
                 g, 100 * r[VC.UNINFORMATIVE]))
-        if g != 1 and r[VC.CONSISTENT] > 0.20:
-            out.append("1%%, gamma %g: consistent %.1f%% > 20%%" % (
-                g, 100 * r[VC.CONSISTENT]))
+        if g != 1 and r[VC.CONSISTENT] > 0.05 + 3 * SE5:
+            out.append("1%%, gamma %g: consistent %.1f%% > %.1f%%" % (
+                g, 100 * r[VC.CONSISTENT], 100 * (0.05 + 3 * SE5)))
     for s in (0.20, 0.50):
         wrong, right = rates(rule, s, 2.5), rates(rule, s, 1.0)
         if wrong[VC.INCONSISTENT] < 0.60:

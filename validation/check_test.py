@@ -76,25 +76,36 @@ class OutcomeTest(unittest.TestCase):
     def test_the_three_outcomes_and_their_precedence(self) -> None:
         in_band = est(-0.02, 0.03)
         wide = est(-0.2, 0.3)
-        self.assertEqual(VC.outcome_of(in_band, est(-5, 8), True, 0.05),
-                         VC.CONSISTENT)
-        self.assertEqual(VC.outcome_of(wide, est(0.7, 1.6), True, 0.05),
-                         VC.CONSISTENT)
+        big, tiny = 1.16, 1.003    # predicted at a 20% and a 1% share
+        self.assertEqual(VC.outcome_of(in_band, est(-5, 8), True, 0.05,
+                                       big), VC.CONSISTENT)
+        # The band cannot fail where twice the difference stays inside it.
+        self.assertEqual(VC.outcome_of(in_band, est(-5, 8), True, 0.05,
+                                       tiny), VC.UNINFORMATIVE)
+        self.assertEqual(VC.outcome_of(wide, est(0.7, 1.6), True, 0.05,
+                                       tiny), VC.CONSISTENT)
         # gamma's interval holds 1 but reaches 0.3 (or 2.4): neither
         # twice nor half the micro difference excluded.
         for g in (est(0.3, 1.6), est(0.8, 2.4), est(-INF, INF)):
-            self.assertEqual(VC.outcome_of(wide, g, True, 0.05),
+            self.assertEqual(VC.outcome_of(wide, g, True, 0.05, big),
                              VC.UNINFORMATIVE)
         # Inside the band, yet gamma excludes 1: inconsistent comes first.
-        self.assertEqual(VC.outcome_of(in_band, est(2.5, 3.5), False, 0.05),
-                         VC.INCONSISTENT)
-        self.assertEqual(VC.outcome_of(wide, est(2.5, 3.5), False, 0.05),
-                         VC.INCONSISTENT)
+        self.assertEqual(VC.outcome_of(in_band, est(2.5, 3.5), False, 0.05,
+                                       big), VC.INCONSISTENT)
+        self.assertEqual(VC.outcome_of(wide, est(2.5, 3.5), False, 0.05,
+                                       big), VC.INCONSISTENT)
         # The band follows the margin.
         self.assertEqual(VC.outcome_of(est(-0.08, 0.08), est(-5, 8), True,
-                                       0.10), VC.CONSISTENT)
+                                       0.10, 1.5), VC.CONSISTENT)
         self.assertEqual(VC.outcome_of(est(-0.08, 0.08), est(-5, 8), True,
-                                       0.05), VC.UNINFORMATIVE)
+                                       0.05, 1.5), VC.UNINFORMATIVE)
+
+    def test_band_can_fail(self) -> None:
+        self.assertTrue(VC.band_can_fail(1.16, 0.05))
+        self.assertTrue(VC.band_can_fail(0.79, 0.05))
+        self.assertFalse(VC.band_can_fail(1.003, 0.05))
+        self.assertFalse(VC.band_can_fail(0.99, 0.05))
+        self.assertFalse(VC.band_can_fail(math.nan, 0.05))
 
 
 def fitted(share: float, measured: float, noise: float,

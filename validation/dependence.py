@@ -71,20 +71,10 @@ def _split(d: Sequence[float], blocks: Optional[Sequence[int]]
 def lag1(d: Sequence[float], blocks: Optional[Sequence[int]] = None
          ) -> float:
     """The pooled lag-1 autocorrelation within the blocks (each about its
-    own mean); nan when no block has two rounds or every d is equal."""
-    num = den = 0.0
-    pairs = 0
-    for xs in _split(d, blocks):
-        if len(xs) < 2:
-            continue
-        mu = statistics.fmean(xs)
-        e = [x - mu for x in xs]
-        num += sum(a * b for a, b in zip(e, e[1:]))
-        den += sum(a * a for a in e)
-        pairs += len(xs) - 1
-    if pairs < 2 or den <= 0.0:
-        return math.nan
-    return num / den
+    own mean, pick.paired.lag1); nan with fewer than 2 pairs of
+    neighbours or every d equal."""
+    r = VP.lag1(_split(d, blocks), min_pairs=2)
+    return math.nan if r is None else r
 
 
 def rho_used(d: Sequence[float], blocks: Optional[Sequence[int]] = None

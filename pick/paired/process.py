@@ -128,10 +128,11 @@ def between_share(groups: Sequence[Sequence[float]]) -> Optional[float]:
     return sb2 / total if total > 0 else 0.0
 
 
-def lag1(series: Sequence[Sequence[float]]) -> Optional[float]:
+def lag1(series: Sequence[Sequence[float]], min_pairs: int = 4
+         ) -> Optional[float]:
     """The lag-1 autocorrelation of values in round order, pooled over the
-    series (each about its own mean); None with fewer than 4 lag pairs or
-    no spread."""
+    series (each about its own mean); None with fewer than min_pairs lag
+    pairs or no spread."""
     num = den = 0.0
     pairs = 0
     for s in series:
@@ -141,7 +142,7 @@ def lag1(series: Sequence[Sequence[float]]) -> Optional[float]:
         num += sum((a - m) * (b - m) for a, b in zip(s, s[1:]))
         den += sum((a - m) ** 2 for a in s)
         pairs += len(s) - 1
-    if pairs < 4 or den <= 0:
+    if pairs < min_pairs or den <= 0:
         return None
     return num / den
 
