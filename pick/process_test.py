@@ -78,6 +78,11 @@ class ShareAndLagTest(unittest.TestCase):
         self.assertGreater(up, 0.5)
         self.assertLess(alt, -0.8)
         self.assertIsNone(lag1([[1.0, 2.0, 3.0]]))   # 2 lag pairs
+        # Series under 6 rounds are left out (their -1/n bias).
+        self.assertIsNone(lag1([[1.0, 2.0, 3.0]] * 4))
+        short = lag1([[1.0, 2.0, 3.0]] * 4, min_len=2)
+        assert short is not None
+        self.assertAlmostEqual(short, 0.0)
 
 
 class ProcessPairedTest(unittest.TestCase):

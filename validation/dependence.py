@@ -73,7 +73,7 @@ def lag1(d: Sequence[float], blocks: Optional[Sequence[int]] = None
     """The pooled lag-1 autocorrelation within the blocks (each about its
     own mean, pick.paired.lag1); nan with fewer than 2 pairs of
     neighbours or every d equal."""
-    r = VP.lag1(_split(d, blocks), min_pairs=2)
+    r = VP.lag1(_split(d, blocks), min_pairs=2, min_len=2)
     return math.nan if r is None else r
 
 

@@ -18,7 +18,8 @@
 #                                  random effects, ANOVA estimator)
 #   lag1(series)                   the lag-1 autocorrelation of the log
 #                                  ratios in round order, pooled over the
-#                                  processes (each about its own mean)
+#                                  processes (each about its own mean) of
+#                                  6 rounds or more
 #   t_p(t, df), t_quantile(level, df)   Student's t, two-sided
 #   processes_for_equivalence(x, m)   how many processes of the same
 #                                  spread a true ratio of 1 would need for
@@ -42,6 +43,10 @@ from pick.paired.sign import Paired
 
 # The fewest processes with an interval: 2 give t(1) = 12.7, no answer.
 MIN_PROCESSES = 3
+# The shortest series lag1() reads: about its own mean, a series of n
+# independent values has a lag-1 autocorrelation of about -1/n (-0.33 at
+# the confirmation's 3 rounds), which would pass for an anti-correlation.
+LAG_MIN_ROUNDS = 6
 
 _EPS = 3e-14
 _TINY = 1e-300
@@ -128,15 +133,15 @@ def between_share(groups: Sequence[Sequence[float]]) -> Optional[float]:
     return sb2 / total if total > 0 else 0.0
 
 
-def lag1(series: Sequence[Sequence[float]], min_pairs: int = 4
-         ) -> Optional[float]:
+def lag1(series: Sequence[Sequence[float]], min_pairs: int = 4,
+         min_len: int = LAG_MIN_ROUNDS) -> Optional[float]:
     """The lag-1 autocorrelation of values in round order, pooled over the
-    series (each about its own mean); None with fewer than min_pairs lag
-    pairs or no spread."""
+    series of min_len or more values (each about its own mean); None with
+    fewer than min_pairs lag pairs or no spread."""
     num = den = 0.0
     pairs = 0
     for s in series:
-        if len(s) < 2:
+        if len(s) < max(2, min_len):
             continue
         m = statistics.fmean(s)
         num += sum((a - m) * (b - m) for a, b in zip(s, s[1:]))
