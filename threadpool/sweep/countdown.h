@@ -26,6 +26,8 @@ namespace serverkit::bench::pool_sweep {
 
 // The completing task may still be inside notify_all() when the waiter
 // returns, so a Countdown must outlive the tasks (reuse it with Reset).
+// Memory ordering: finished_ is published with release, read with acquire;
+// FutexWait's fences order its waiter count against the wake.
 class Countdown {
  public:
   explicit Countdown(std::uint64_t n) : left_(n) {}
@@ -42,7 +44,8 @@ class Countdown {
     if (n != 0 && left_.fetch_sub(n, std::memory_order_acq_rel) == n) Finish();
   }
   void Wait() {
-    while (finished_.load(std::memory_order_acquire) == 0) finished_.wait(0);
+    wait_.wait_until(
+        [&] { return finished_.load(std::memory_order_acquire) != 0; });
   }
   // Waits until the count reaches zero (true) or `deadline` passes (false).
   // It polls, so read the time the count reached zero from finished_at().
@@ -64,11 +67,13 @@ class Countdown {
   void Finish() {
     finished_at_ = Clock::now();  // published by the release store below
     finished_.store(1, std::memory_order_release);
-    finished_.notify_all();
+    wait_.notify_all();
   }
 
   alignas(kCacheLineSize) std::atomic<std::uint64_t> left_;
   alignas(kCacheLineSize) std::atomic<int> finished_{0};
+  // Not std::atomic<int>::wait (latency.h says why); counts lost wake-ups.
+  FutexWait<> wait_;
   Clock::time_point finished_at_{};
 };
 

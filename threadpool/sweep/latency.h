@@ -32,8 +32,11 @@ void BM_Latency(benchmark::State& state, int workers, int submitters,
   std::vector<double> latency(samples * submitters, NAN);
   bool capped = false;
   // Outlive the pool: a task may still be in notify_one() when its submitter
-  // moves on.
+  // moves on. The project's FutexWait, not std::atomic<int>::wait: libstdc++
+  // 12's notify reads its waiter count with no fence after the store (a
+  // make bench hung 446 s here), and FutexWait counts any lost wake-up.
   std::vector<std::atomic<int>> flags(submitters);
+  std::vector<FutexWait<>> waits(submitters);
   for (auto _ : state) {
     P pool(workers);
     std::vector<std::thread> threads;
@@ -42,6 +45,7 @@ void BM_Latency(benchmark::State& state, int workers, int submitters,
     std::atomic<bool> cut{false};
     auto ping = [&](int s) {
       std::atomic<int>& started = flags[s];
+      FutexWait<>& wait = waits[s];
       for (std::uint64_t k = 0; k < samples; ++k) {
         started.store(0, std::memory_order_relaxed);
         double* slot = &latency[s * samples + k];
@@ -50,12 +54,13 @@ void BM_Latency(benchmark::State& state, int workers, int submitters,
           cut.store(true, std::memory_order_relaxed);
           break;
         }
-        Submit(pool, [&started, slot, submitted] {
+        Submit(pool, [&started, &wait, slot, submitted] {
           *slot = Nanos(Clock::now() - submitted);
           started.store(1, std::memory_order_release);
-          started.notify_one();
+          wait.notify_one();
         });
-        while (started.load(std::memory_order_acquire) == 0) started.wait(0);
+        wait.wait_until(
+            [&] { return started.load(std::memory_order_acquire) != 0; });
       }
     };
     for (int s = 1; s < submitters; ++s) threads.emplace_back(ping, s);
