@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from pick.decisions import Picked
-from pick.paired import MIN_ROUNDS
+from pick.confirm import CONFIRM_PROCESSES
 from pick.stats import MIN_MARGIN, fmt_ratio
 
 
@@ -51,23 +51,28 @@ def _how_to_read_paired(picked: Picked) -> str:
         "in a fresh random order; a ratio within one round cancels whatever "
         "the host did for longer than the round.",
         "- The sweep's rounds choose each class's leader and runner-up; the "
-        "margins come from fresh rounds of those two and the baseline in a "
-        "second process (\"confirmation rounds\"), so that no margin is "
-        "estimated on the rounds that chose it.",
-        "- A margin is the median of the per-round ratios with its %.0f%% "
-        "interval (sign test), e.g. \"1.32x [1.21, 1.45]\". The answer is "
-        "what the interval shows against the margin m = %g%%: ahead by more "
-        "than m (lower end above 1 + m), ahead (lower end above 1), "
-        "equivalent within ±m (the whole interval inside it), or not told "
-        "apart (anything else: not a claim of no difference); under %d "
-        "rounds: unknown." % (level, margin, MIN_ROUNDS),
+        "margins come from fresh rounds of those two and the baseline in "
+        "%d fresh processes (\"confirmation rounds\"), so that no margin "
+        "is estimated on the rounds that chose it and every interval "
+        "carries what differs from one process to the next." % (
+            CONFIRM_PROCESSES),
+        "- A margin is the mean over the processes of each one's median "
+        "ratio, with its %.0f%% t interval over the processes, e.g. "
+        "\"1.32x [1.21, 1.45]\" (a sweep alone: the rounds' median and "
+        "sign-test interval). The answer is what the interval shows "
+        "against the margin m = %g%%: ahead by more than m (lower end above "
+        "1 + m), ahead (lower end above 1), equivalent within ±m (the %.0f%% "
+        "interval inside it: TOST), or not told apart (anything else: not "
+        "a claim of no difference); without an interval: unknown. Processes "
+        "that point the pair different ways say so, and adopt nothing." % (
+            level, margin, 2 * level - 100),
         "- Host states (rounds split by the floor measured before them) are "
         "data: a class is split only when the states differ and their "
         "answers point different ways; a state too short for an interval "
         "claims nothing.",
-        "- The reactor adopts a leader that is ahead of the runner-up in "
-        "the confirmation rounds; \"(leads a tie)\" marks one that is "
-        "not."])
+        "- The reactor adopts a leader that is ahead of the runner-up and "
+        "of the baseline in the confirmation rounds; \"(leads a tie)\" "
+        "marks one that is not ahead of the runner-up."])
 
 
 def how_to_read(picked: Picked) -> str:
