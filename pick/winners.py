@@ -308,6 +308,9 @@ def winners_json(picked: Picked, workload: Workload, results_dir: str,
             if "rounds" in res:  # a sweep in paired rounds
                 classes[res["cls"]].update(json_safe(dict(
                     paired=res.get("paired"),
+                    # The rounds that chose the pair: one process, 6 to
+                    # 60 rounds, where the lag-1 autocorrelation is read.
+                    selection_paired=res.get("selection_paired"),
                     baseline_paired=res.get("baseline_paired"),
                     rounds=res.get("rounds"),
                     budget_ended=res.get("budget_ended"),
