@@ -372,6 +372,6 @@ int main(int argc, char** argv) {
   spec.register_benchmarks = [](Profile p) {
     RegisterAll(serverkit::AllBuffers{}, p);
   };
-  spec.round_budget_s = 70;
+  spec.round_budget_s = 55;
   return RunSweep(spec, argc, argv);
 }

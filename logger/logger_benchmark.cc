@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     RegisterAll(serverkit::AllLoggers{}, p);
     if (p == Profile::kFull) RegisterQueueLoggers(serverkit::AllQueues{}, p);
   };
-  spec.round_budget_s = 95;
+  spec.round_budget_s = 75;
   const int rc = RunSweep(spec, argc, argv);
   ::close(g_console_fd);
   ::rmdir(g_dir.c_str());

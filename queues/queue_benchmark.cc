@@ -113,6 +113,6 @@ int main(int argc, char** argv) {
   spec.register_benchmarks = [](Profile p) {
     RegisterAll(serverkit::AllQueues{}, p);
   };
-  spec.round_budget_s = 170;
+  spec.round_budget_s = 120;
   return RunSweep(spec, argc, argv);
 }

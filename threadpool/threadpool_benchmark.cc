@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     RegisterPools(serverkit::AllPools{}, p);
     RegisterQueuePools(serverkit::AllQueuePools{}, p);
   };
-  spec.round_budget_s = 95;
+  spec.round_budget_s = 75;
   const int rc = RunSweep(spec, argc, argv);
   PrintRatiosToAsio();
   return rc;
