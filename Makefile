@@ -6,7 +6,7 @@
 #                in 4 fresh processes, pick again, the ping-pong and its
 #                validation, chat, HTTP under wrk, latency at set rates
 #                (open loop) after the ping-pong and HTTP runs, and
-#                results/REPORT.md (about 26 minutes on 2 cores;
+#                results/REPORT.md (about 28 minutes on 2 cores;
 #                docs/methods.md)
 # PROFILE=full make bench   the long sweeps (about two hours, not measured).
 # make bench-quick          a smoke run of the whole chain (a few minutes).

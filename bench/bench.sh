@@ -30,9 +30,10 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # Seconds per family sweep (all its processes) and per later step on this
 # project's 2-core VM, bazel's start-up included and the first build not.
 # The last entry is the confirmation. smoke: measured with `make
-# bench-quick`; default: every step as one `make bench` took it (a sweep
-# ends within one round of its time budget; the ping-pong step is its
-# sweep plus the validation's budget and its load map's); full:
+# bench-quick`; default: every step as `make bench` took it on
+# 2026-11-27 (27:36 in all, against 27:46; a sweep ends within one round
+# of its time budget; the ping-pong step is its sweep plus the
+# validation's budget and its load map's); full:
 # extrapolated from the default's rounds (at least 10 rounds of the full
 # sizes; not measured end to end).
 case "$PROFILE" in
