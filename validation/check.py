@@ -103,18 +103,10 @@ class Check:
                     resamples=self.resamples, words=self.words())
 
 
-def _ends(n: int) -> tuple[int, int]:
-    """The indices of a percentile interval's ends among n sorted values
-    (model.interval's)."""
-    a = (1 - M.LEVEL) / 2
-    return (min(n - 1, int(math.floor(a * n))),
-            min(n - 1, int(math.ceil((1 - a) * n)) - 1))
-
-
 def _holds_zero(neg: int, zero: int, pos: int) -> bool:
     """Whether the percentile interval of values with these sign counts
     holds 0."""
-    lo, hi = _ends(neg + zero + pos)
+    lo, hi = M.percentile_ends(neg + zero + pos)
     return neg + zero >= lo + 1 and pos + zero >= neg + zero + pos - hi
 
 

@@ -188,16 +188,22 @@ class Model:
     draws: tuple[Point, ...] = ()         # the resamples (check.py)
 
 
+def percentile_ends(n: int) -> tuple[int, int]:
+    """The indices of the LEVEL percentile interval's ends among n sorted
+    values."""
+    a = (1 - LEVEL) / 2
+    return (min(n - 1, int(math.floor(a * n))),
+            min(n - 1, int(math.ceil((1 - a) * n)) - 1))
+
+
 def interval(est: Optional[float], xs: list[float]) -> Optional[Estimate]:
     """The percentile interval of xs (nan left out) around est; None
     without est or values."""
     xs = sorted(x for x in xs if x is not None and not math.isnan(x))
     if est is None or not xs:
         return None
-    a = (1 - LEVEL) / 2
-    lo = xs[min(len(xs) - 1, int(math.floor(a * len(xs))))]
-    hi = xs[min(len(xs) - 1, int(math.ceil((1 - a) * len(xs))) - 1)]
-    return Estimate(est, lo, hi)
+    lo, hi = percentile_ends(len(xs))
+    return Estimate(est, xs[lo], xs[hi])
 
 
 def fit(rounds: Sequence[Round], micro: Micro, baseline: str,
