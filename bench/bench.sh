@@ -108,13 +108,13 @@ names+=("merge the processes" "pick" "confirm the leaders in fresh processes"
        "pick on the confirmation rounds" "ping-pong + validation"
        "chat broadcast" "HTTP under wrk" "report (pick again)")
 cmds+=("merge_all"
-       "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
+       "$BAZEL run -c opt //bench:pick -- --replace $PICK_FLAGS"
        "confirm_all"
-       "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS"
+       "$BAZEL run -c opt //bench:pick -- --replace $PICK_FLAGS"
        "$BAZEL run -c opt //bench:pingpong -- --profile=$PROFILE"
        "$BAZEL run -c opt //bench:chat -- --profile=$PROFILE"
        "$BAZEL run -c opt //bench:http -- --profile=$PROFILE"
-       "$BAZEL run -c opt //bench:pick -- $PICK_FLAGS")
+       "$BAZEL run -c opt //bench:pick -- --replace $PICK_FLAGS")
 fatal+=(1 1 1 1 0 0 0 0)
 pick_steps=" $((procs * 4 + 2)) $((procs * 4 + 4)) "  # exit 3 (no charts): not fatal
 step_est+=(2 "${est[4]}" "${est[9]}" "${est[4]}" "${est[5]}" "${est[6]}" "${est[7]}"

@@ -16,6 +16,7 @@ from typing import Optional
 
 from pick import results as R
 from pick.decisions import Picked
+from pick.server_answer import Answer, answers, reactor_veto
 from pick.shapes import PingpongDoc, ValidationRow
 from pick.spec import Workload
 from pick.validation import validation_summary
@@ -59,6 +60,8 @@ class Analysis:
     servers: R.ServerRuns
     validation: Validation
     picked: Picked
+    # What to put in a server, per component and workload (server_answer).
+    answers: tuple[Answer, ...] = ()
 
 
 def analyse(settings: Settings, workload: Workload,
@@ -73,6 +76,22 @@ def analyse(settings: Settings, workload: Workload,
     picked = pick_all(loaded, workload, settings.alpha, settings.margin,
                       settings.drift_threshold)
     summary, entries = validation_summary(pingpong)
+    found = answers(picked, entries, _loadmap(pingpong))
+    for comp, entry in picked["reactor"].items():
+        veto = reactor_veto(found, comp)
+        if veto and entry.get("winner") == veto.refuted:
+            entry["winner"] = entry.get("baseline")
+            entry["adopted"] = False
+            entry["leader"] = veto.refuted
+            entry["micro_ratio"] = 1.0
+            entry["note"] = "kept the baseline %s: %s" % (
+                entry.get("baseline"), veto.why)
     return Analysis(settings=settings, workload=workload, loaded=loaded,
                     problems=problems, pingpong=pingpong, servers=servers,
-                    validation=Validation(summary, entries), picked=picked)
+                    validation=Validation(summary, entries), picked=picked,
+                    answers=tuple(found))
+
+
+def _loadmap(pingpong: Optional[PingpongDoc]) -> object:
+    v = pingpong.get("validation") if pingpong else None
+    return v.get("loadmap") if isinstance(v, dict) else None

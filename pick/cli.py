@@ -48,10 +48,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+from typing import Optional
 
 from pick import results as R
-from pick.analysis import Settings, analyse
+from pick.analysis import Analysis, Settings, analyse
 from pick.charts.draw import ChartFiles
 from pick.compare import compare_dirs
 from pick.confirm import confirm_flags
@@ -104,7 +106,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     "workspace's results/)")
     ap.add_argument("--out", default="",
                     help="where winners.json, REPORT.md and the charts go "
-                    "(default: the results directory)")
+                    "(default: the results directory; with workload flags, "
+                    "RESULTS/workload/<flags>/, beside the full report)")
+    ap.add_argument("--replace", action="store_true",
+                    help="overwrite a REPORT.md written for another "
+                    "workload (make bench passes it)")
     ap.add_argument("--producers", type=int, help="producer threads "
                     "(queue producers, pool submitters, logger callers)")
     ap.add_argument("--consumers", type=int, help="consumer threads (queues)")
@@ -161,6 +167,43 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+# Where a workload's own answer goes, under the results directory.
+WORKLOAD_DIR = "workload"
+
+
+def _other_report(out_dir: str, workload: Workload) -> Optional[str]:
+    """The workload a REPORT.md already in out_dir answers, when it is not
+    this one (None: no report there, or the same workload)."""
+    try:
+        with open(os.path.join(out_dir, "REPORT.md")) as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    m = re.search(r"Workload: (.*?)\.\n", head)
+    if m is None or m.group(1) == workload.describe():
+        return None
+    return m.group(1)
+
+
+def _policy_changes(out_dir: str, analysis: Analysis) -> list[str]:
+    """What rewriting out_dir/winners.json changes in the reactor policy
+    (the validation reads it), one line per component."""
+    try:
+        with open(os.path.join(out_dir, "winners.json")) as f:
+            old = json.load(f).get("reactor") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    out = []
+    for comp, e in analysis.picked["reactor"].items():
+        before = (old.get(comp) or {}).get("winner") \
+            if isinstance(old, dict) else None
+        if before and before != e.get("winner"):
+            out.append("reactor policy changed: %s %s -> %s (the ping-pong "
+                       "validation reads this file)" % (
+                           comp, before, e.get("winner")))
+    return out
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.merge:
@@ -176,7 +219,17 @@ def main(argv: list[str]) -> int:
                 return 2
         return compare_dirs(a, b, args.alpha)
     results_dir = args.results or default_results_dir()
-    out_dir = args.out or results_dir
+    workload = Workload(args.producers, args.consumers, args.payload,
+                        args.latency_bound)
+    out_dir = args.out or (
+        os.path.join(results_dir, WORKLOAD_DIR, workload.slug())
+        if workload.given() and not args.replace else results_dir)
+    clash = None if args.confirm_filter else _other_report(out_dir, workload)
+    if clash and not args.replace:
+        print("pick: %s/REPORT.md answers another workload (%s); pass "
+              "--replace to overwrite it and its winners.json, or --out=DIR"
+              % (out_dir, clash), file=sys.stderr)
+        return 2
     if not os.path.isdir(results_dir):
         print("pick: no results directory %s; run the sweeps first (make "
               "bench, or bazel run -c opt //bench:queues ...)" % results_dir,
@@ -193,8 +246,6 @@ def main(argv: list[str]) -> int:
                         alpha=args.alpha, margin=args.min_margin,
                         drift_threshold=args.drift_threshold,
                         charts=not args.no_charts)
-    workload = Workload(args.producers, args.consumers, args.payload,
-                        args.latency_bound)
     try:
         analysis = analyse(settings, workload, loaded, tuple(problems))
     except R.VocabularyError as e:
@@ -204,6 +255,12 @@ def main(argv: list[str]) -> int:
         print(confirm_flags(analysis.picked, args.confirm_filter))
         return 0
     os.makedirs(out_dir, exist_ok=True)
+    if workload.given() and not args.out and not args.replace:
+        print("pick: the workload's answer goes beside the full report, "
+              "into %s (the full REPORT.md and the winners.json that the "
+              "validation reads are left as they are)" % out_dir)
+    for line in _policy_changes(out_dir, analysis):
+        print("pick: winners.json " + line)
     # winners.json first (the validation's policy, whatever fails after),
     # REPORT.md after the charts it links, the console last.
     written = run([WinnersFile(), ChartFiles(), ReportFile(),

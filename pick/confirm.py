@@ -20,8 +20,9 @@
 #   confirm_flags(picked, family)    the processes, then the sweep flags
 #                                    bench.sh passes: the rounds (one
 #                                    process of one round in the smoke
-#                                    profile) and the filter; "" when
-#                                    nothing to confirm
+#                                    profile), the sweep run confirmed
+#                                    (--benchmark_context=confirms=ID) and
+#                                    the filter; "" when nothing to confirm
 #
 # Standard library and the layers below (results, decisions).
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 from typing import Optional
 
 from pick.decisions import ClassPick, Picked
+from pick.identity import CONFIRMS, run_identity
 
 # The confirmation's fresh processes and rounds in each: rounds inside one
 # process share its heap, placement and host state, so the interval is
@@ -103,7 +105,12 @@ def confirm_flags(picked: Picked, family: str) -> str:
     flt = confirm_filter(picked, family)
     if flt is None:
         return ""
-    smoke = picked["families"][family].get("profile") == "smoke"
+    fam = picked["families"][family]
+    smoke = fam.get("profile") == "smoke"
     procs, n = (1, 1) if smoke else (CONFIRM_PROCESSES, CONFIRM_ROUNDS)
-    return "%d --min_rounds=%d --max_rounds=%d --benchmark_filter=%s" % (
-        procs, n, n, flt)
+    # The file names the sweep run it confirms (results.run_identity), so
+    # that pick matches the two by content, not by file times.
+    ident = run_identity(fam["file"]) if fam.get("file") else ""
+    return "%d --min_rounds=%d --max_rounds=%d%s --benchmark_filter=%s" % (
+        procs, n, n, " --benchmark_context=%s=%s" % (CONFIRMS, ident)
+        if ident else "", flt)

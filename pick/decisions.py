@@ -127,6 +127,8 @@ class ClassPick(TypedDict, total=False):
     paired_notes: list[str]
     paired: PairedStats
     confirmed: bool          # paired's margins from confirmation rounds
+    confirm_note: Optional[str]     # why a confirmation file was not used
+    shape: list[str]         # workload thread counts the class did not vary
     selection_paired: PairedStats   # the rounds that chose the pair
     baseline_paired: Optional[PairedStats]
     group_paired: list[PairedStats]

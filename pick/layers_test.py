@@ -34,14 +34,16 @@ PACKAGE = "pick"
 # (*_test.py, and testutil.py, layering.py and testdata/, which they share)
 # sit above them all.
 LAYERS = [
-    ["records", "outcome", "margin", "ranks", "shapes"],
+    ["records", "outcome", "margin", "ranks", "shapes", "identity"],
     ["results", "decisions"],
     ["merge", "spec", "stats", "validation", "paired", "confirm",
      "prediction"],
     ["rounds", "latency_doc"],
-    ["picking", "tables", "markdown", "charts.plotting"],
+    ["picking", "tables", "markdown", "charts.plotting",
+     "server_answer"],
     ["winners", "compare", "repro", "calibration",
-     "report.recommendation", "report.families", "report.pingpong",
+     "report.recommendation", "report.answer", "report.families",
+     "report.pingpong",
      "report.validation", "report.servers", "report.predict",
      "report.latency",
      "charts.micro", "charts.pingpong", "charts.validation",

@@ -23,13 +23,14 @@
 # (layers_test.py checks this), bottom first:
 #
 #   records, outcome, margin,    Cell, Rule, FloorSummary, group names;
-#   shapes                       the validation's outcome vocabulary; the
+#   shapes, identity             the validation's outcome vocabulary; the
 #                                words an interval supports against a
 #                                margin (ahead, equivalent, ...); the
 #                                JSON read, typed (TypedDict): a result
 #                                file's context, pingpong.json and its
 #                                validation rows, chat.json, http.json, and
-#                                their readers (standard library only)
+#                                their readers; identity, the sweep run a
+#                                confirmation confirms (standard library)
 #   results, decisions           result files -> FamilyResults (the records
 #                                read through it); what pick decides, typed:
 #                                ClassPick, Picked (standard library only)
@@ -43,11 +44,14 @@
 #                                pingpong.json's latency at set rates,
 #                                read tolerantly
 #   picking, tables, markdown,   one class decided; the recommendation
-#   charts.plotting              table; Markdown and matplotlib helpers
+#   charts.plotting,             table; Markdown and matplotlib helpers;
+#   server_answer                what to put in a server, per component
+#                                and workload, from the strongest evidence
 #   winners, compare, repro,     pick_all, reactor policy, winners.json's
 #   calibration,                 document; --compare; --repro; the
 #   report.recommendation,       decision rule's error rates; REPORT.md's
-#   report.families,             sections over the files (the words under
+#   report.answer,               sections over the files (the answer; the
+#   report.families,             words under
 #   report.pingpong,             the table; the details per family; the
 #   report.validation,           ping-pong, validation, chat and HTTP,
 #   report.servers,              predict-then-check and set-rate latency

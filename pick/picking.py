@@ -314,6 +314,26 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
     cands = candidates_for(fr, cdef)
     if allowed is not None:
         cands &= set(allowed)
+    cant = {i: workload.serves(fr.traits(i)) for i in sorted(cands)}
+    cant = {i: why for i, why in cant.items() if why}
+    if cant:
+        cands -= set(cant)
+        res["notes"].append("left out, cannot serve the workload (%s): %s" % (
+            workload.describe(), ", ".join(
+                "%s (%s)" % (i, why) for i, why in cant.items())))
+    # Only a thread count some class of the family varies is a shape the
+    # family could have measured (a buffer has no producers).
+    spec = FAMILY_SPECS.get(fr.family)
+    varied = {v for c in spec.classes for v in c.narrow.values()} \
+        if spec else set()
+    other = [o for o in workload.unmeasured(cdef.narrow)
+             if o.split("=")[0] in varied]
+    res["shape"] = other
+    if other:
+        res["notes"].append(
+            "this class does not measure the workload's shape (%s): it "
+            "ranks %s as its own runs measured them" % (
+                ", ".join(other), "/".join(cdef.scenarios)))
     ranking, candidates, scores, partial = rank_groups(
         fr, groups, rule.metric, rule.higher, cands)
     res.update(decide(fr, groups, rule.metric, rule.higher, rule.baseline,
@@ -329,7 +349,8 @@ def pick_class(fr: R.FamilyResults, cdef: ClassDef, workload: Workload,
     if excluded:
         why = ("a reference, not a candidate" if fr.is_reference(excluded[0])
                else cdef.unfit if not cdef.fits(fr.traits(excluded[0]))
-               else "not accepted by the server")
+               else "%s, cannot serve the workload" % cant[excluded[0]]
+               if excluded[0] in cant else "not accepted by the server")
         res["notes"].append("%s ranks first but is not a candidate here "
                             "(%s)" % (excluded[0], why))
     if drifted:

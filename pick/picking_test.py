@@ -8,6 +8,10 @@
 # one repetition, a reference that is not a candidate, workload flags; the
 # noise rule's minimum margin.
 
+import json
+import os
+import shutil
+import tempfile
 import unittest
 from typing import Any, Iterable
 
@@ -178,6 +182,48 @@ class NoiseRuleTest(unittest.TestCase):
         self.assertEqual(cls(res, "queues", "1:1")["noise"], "within")
         res = W.pick_all(loaded, Workload())
         self.assertEqual(cls(res, "queues", "1:1")["noise"], "above")
+
+
+class WorkloadFitTest(unittest.TestCase):
+    def test_serves(self) -> None:
+        w = Workload(producers=4, consumers=1)
+        self.assertEqual(w.serves({"topology": "spsc"}), "single-producer")
+        self.assertIsNone(w.serves({"topology": "mpsc"}))
+        self.assertEqual(Workload(consumers=2).serves({"topology": "mpsc"}),
+                         "single-consumer")
+        self.assertIsNone(Workload().serves({"topology": "spsc"}))
+        self.assertEqual(w.unmeasured({}), ["producers=4"])
+        self.assertEqual(w.unmeasured({"producers": "producers"}), [])
+
+    def test_no_single_producer_queue_for_four_producers(self) -> None:
+        """spsc-ring, fastest in the latency class (a 1:1 round trip), is
+        never offered for 4 producers, and the class says it measured
+        another shape."""
+        tmp = tempfile.mkdtemp()
+        try:
+            with open(os.path.join(BASIC, "queues.json")) as f:
+                doc = json.load(f)
+            fast = []
+            for b in doc["benchmarks"]:
+                if b["name"].startswith("queues/latency/bounded-mpmc/"):
+                    c = {k: v.replace("bounded-mpmc", "spsc-ring")
+                         if isinstance(v, str) else v for k, v in b.items()}
+                    c["p50_x_floor"] = b["p50_x_floor"] / 2
+                    fast.append(c)
+            doc["benchmarks"] += fast
+            with open(os.path.join(tmp, "queues.json"), "w") as f:
+                json.dump(doc, f)
+            loaded, _ = R.load_dir(tmp)
+        finally:
+            shutil.rmtree(tmp)
+        any_w = cls(W.pick_all(loaded, Workload()), "queues", "latency-bound")
+        self.assertEqual(any_w["winner"], "spsc-ring")
+        w4 = Workload(producers=4, consumers=1, latency_bound=True)
+        four = cls(W.pick_all(loaded, w4), "queues", "latency-bound")
+        self.assertNotIn("spsc-ring", (four["winner"], four["runner_up"]))
+        self.assertEqual(four["shape"], ["producers=4"])
+        self.assertTrue(any("spsc-ring (single-producer)" in n
+                            for n in four["notes"]))
 
 
 if __name__ == "__main__":

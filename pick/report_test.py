@@ -50,8 +50,12 @@ class ReportTest(unittest.TestCase):
             md = f.read()
         lines = md.splitlines()
         self.assertTrue(lines[0].startswith("# "))
-        # The recommendation table opens the report, the charts follow.
-        rec = md.index("## Recommendation")
+        # What to put in a server opens the report, the micro table (its
+        # evidence) and the charts follow.
+        answer = md.index("## What to put in your server")
+        self.assertLess(answer, md.index("| Component | Server workload |"))
+        rec = md.index("## Micro recommendation")
+        self.assertLess(answer, rec)
         table = md.index("| family | workload class | leader |")
         charts = md.index("## Charts")
         self.assertLess(rec, table)

@@ -50,6 +50,7 @@ from pick.shapes import ResultContext, ServerkitContext
 from pick.shapes import load_pingpong as load_pingpong
 from pick.shapes import (  # noqa: F401
     load_server_runs as load_server_runs)
+from pick.identity import CONFIRMS, mismatch
 from pick.records import (
     AGGREGATES, DEFAULT_DRIFT_THRESHOLD, FAMILIES, FLOOR_IMPL, FLOOR_SCENARIO,
     Cell, FloorSummary, Group, Params, ParamValue, RoundKey, RoundsInfo,
@@ -383,17 +384,17 @@ def load_dir(directory: str) -> tuple[dict[str, FamilyResults], list[str]]:
     return out, problems
 
 
-# Where bench.sh's confirmation step writes each family's rounds.
-CONFIRM_DIR = "confirm"
+CONFIRM_DIR = "confirm"  # where bench.sh's confirmation writes its rounds
 
 
 def _attach_confirmation(fr: FamilyResults, directory: str) -> None:
-    """fr.confirm from DIR/confirm/<family>.json when it was written after
-    fr's file (an older one confirmed another sweep: fr.confirm_note)."""
+    """fr.confirm from DIR/confirm/<family>.json when it confirms fr's
+    sweep run (identity.py; else fr.confirm_note says why not)."""
     path = os.path.join(directory, CONFIRM_DIR, fr.family + ".json")
     if not os.path.exists(path):
         return
-    if os.path.getmtime(path) < os.path.getmtime(fr.path):
-        fr.confirm_note = "%s is older than %s: not used" % (path, fr.path)
-        return
-    fr.confirm = load_family(path, fr.family)
+    conf = load_family(path, fr.family)
+    fr.confirm_note = mismatch(fr.family, fr.path, path,
+                               conf.context.get(CONFIRMS))
+    if fr.confirm_note is None:
+        fr.confirm = conf

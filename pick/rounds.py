@@ -241,6 +241,7 @@ def decide_paired(fr: R.FamilyResults, groups: list[R.Group], metric: str,
     out["confirmed"] = conf is not None
     src = conf or fr
     if conf is None:
+        out["confirm_note"] = fr.confirm_note
         out["paired_notes"].append(
             "unconfirmed: no confirmation rounds of %s and %s in a fresh "
             "process%s, so the margins come from the rounds that chose them "

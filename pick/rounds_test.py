@@ -204,7 +204,8 @@ class PairedClassTest(unittest.TestCase):
         os.utime(conf, (1, 1))
         loaded, _ = R.load_dir(directory)
         self.assertIsNone(loaded["queues"].confirm)
-        self.assertIn("is older than", loaded["queues"].confirm_note or "")
+        self.assertIn("names no sweep run and is older than",
+                      loaded["queues"].confirm_note or "")
 
     def test_bimodal_host_flipping_ratio_gives_both_answers(self) -> None:
         _, res = self.load(F.flipping())

@@ -66,6 +66,7 @@ class ResultContext(TypedDict, total=False):
     load_avg: list[float]
     pinning: str
     library_build_type: str
+    confirms: str       # a confirmation file: the sweep run it confirms
 
 
 # One row of a result file's "benchmarks": Google Benchmark's fields and

@@ -58,6 +58,34 @@ class Workload:
                             consumers=self.consumers, payload=self.payload,
                             latency_bound=self.latency_bound)
 
+    def serves(self, traits: Traits) -> Optional[str]:
+        """Why an implementation with these traits cannot serve the
+        workload (a single-producer queue for several producers), or
+        None when it can or its traits do not say."""
+        topo = traits.get("topology")
+        many_p = self.producers is not None and self.producers > 1
+        many_c = self.consumers is not None and self.consumers > 1
+        if many_p and topo in ("spsc", "spmc"):
+            return "single-producer"
+        if many_c and topo in ("spsc", "mpsc"):
+            return "single-consumer"
+        return None
+
+    def unmeasured(self, narrow: dict[str, str]) -> list[str]:
+        """The workload's thread counts above 1 that a class with these
+        `narrow` parameters does not vary: it measured another shape."""
+        return ["%s=%d" % (k, v) for k, v in (
+            ("producers", self.producers), ("consumers", self.consumers))
+            if v is not None and v > 1 and k not in narrow.values()]
+
+    def slug(self) -> str:
+        """The flags as a folder name: "producers-4_latency-bound"."""
+        parts = ["%s-%s" % (k, getattr(self, k)) for k in (
+            "producers", "consumers", "payload") if getattr(self, k)
+            is not None]
+        return "_".join(parts + (["latency-bound"] if self.latency_bound
+                                 else [])) or "any"
+
     def describe(self) -> str:
         parts = []
         for k in ("producers", "consumers", "payload"):

@@ -135,8 +135,14 @@ def recommendation_rows(picked: Picked) -> list[list[str]]:
                 runner += " " + runner_up
             else:
                 runner = "- (only one)"
-            rows.append([title, cls, winner, runner, vs_base,
-                         noise_cell(res, margin), n_rounds])
+            answer = noise_cell(res, margin)
+            if res.get("confirm_note"):
+                answer += "; confirmation not used: %s" % res["confirm_note"]
+            if res.get("shape"):
+                answer += "; measured at another shape than %s" % (
+                    ", ".join(res["shape"]))
+            rows.append([title, cls, winner, runner, vs_base, answer,
+                         n_rounds])
     return rows
 
 

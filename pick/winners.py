@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime
 import math
 import os
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pick import results as R
 from pick.picking import (candidates_for, class_groups,
@@ -284,8 +284,10 @@ def floor_json(fl: R.FloorSummary) -> dict[str, Any]:
 
 def winners_json(picked: Picked, workload: Workload, results_dir: str,
                  loaded: dict[str, R.FamilyResults],
-                 pingpong: Optional[PingpongDoc]) -> dict[str, Any]:
-    """results/winners.json's document."""
+                 pingpong: Optional[PingpongDoc],
+                 server: Sequence[Any] = ()) -> dict[str, Any]:
+    """results/winners.json's document; `server`: the answers per component
+    and workload (server_answer.Answer), written under "server"."""
     fams: dict[str, Any] = {}
     for family, fam in picked["families"].items():
         if fam["missing"]:
@@ -333,4 +335,4 @@ def winners_json(picked: Picked, workload: Workload, results_dir: str,
             else ""), alpha=alpha,
         min_margin=min_margin, families=fams, reactor=picked["reactor"],
         reactor_missing=picked.get("reactor_missing", {}),
-        validation=summary)
+        validation=summary, server=[a.as_json() for a in server])

@@ -23,7 +23,8 @@ class WinnersFile(Reporter):
     def report(self, analysis: Analysis, written: Written) -> None:
         s = analysis.settings
         doc = winners_json(analysis.picked, analysis.workload, s.results_dir,
-                           analysis.loaded, analysis.pingpong)
+                           analysis.loaded, analysis.pingpong,
+                           analysis.answers)
         path = os.path.join(s.out_dir, "winners.json")
         with open(path, "w") as f:
             json.dump(doc, f, indent=1)

@@ -2,8 +2,9 @@
 # pick/report/document.py
 # -----------------------------------------------------------------------------
 #
-# results/REPORT.md, section by section: the recommendation table first
-# (with the words under it: recommendation.py), then the charts (PNG files
+# results/REPORT.md, section by section: what to put in your server first
+# (answer.py), the micro recommendation table under it (with the words
+# under it: recommendation.py), then the charts (PNG files
 # beside it, linked by relative path), the details per family (its floor
 # and drift, then each class: families.py), the ping-pong table
 # (pingpong.py), the chat broadcast and HTTP tables (servers.py), latency
@@ -22,6 +23,7 @@ from pick import results as R
 from pick.analysis import Analysis, Validation
 from pick.markdown import md_table
 from pick.reporter import Reporter, Written
+from pick.report.answer import answer_section
 from pick.report.families import details_section
 from pick.report.latency import latency_section
 from pick.report.pingpong import pingpong_section
@@ -69,12 +71,15 @@ def render(analysis: Analysis, charts: Sequence[tuple[str, str]],
         ", ".join("%s: %s profile" % (f, p) for f, p in profiles.items()),
         cores(loaded, pingpong), workload.describe()))
     L.append("")
-    L.append("## Recommendation")
+    L.extend(answer_section(analysis.answers))
+    L.append("## Micro recommendation: the evidence under the answer")
     L.append("")
     L.append(md_table(HEADER, recommendation_rows(picked)))
     L.append("")
     L.append("`*`: some of the class's groups ran more threads than cores "
-             "(oversubscribed).")
+             "(oversubscribed). \"Adopted\" here is the micro answer for "
+             "that class alone; the table above decides what goes in a "
+             "server.")
     L.append("")
     L.append(reactor_line(picked))
     L.append("")
