@@ -8,7 +8,7 @@
 # shapes.py's.
 #
 #   Noise           one group's noise verdict (stats.noise())
-#   PairedStats, HostStatesDict   paired rounds' statistics (paired.py,
+#   PairedStats, HostStatesDict   paired rounds' statistics (paired/,
 #                   rounds.py) as ClassPick holds them
 #   Ranked          one implementation's place in a class's ranking
 #   ClassPick       one workload class decided (picking.pick_class(); the

@@ -22,7 +22,8 @@
 # validation's and the side-by-sides' all start from it.
 #
 # At pick's bottom layer (standard library only): pick's modules and
-# servers/pingpong (validate, side_by_side) import it as pick.margin.
+# the validation (validation/) and the drivers' side-by-side summaries
+# (servers/driver/side_by_side.py) import it as pick.margin.
 
 from __future__ import annotations
 

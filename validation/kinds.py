@@ -14,7 +14,7 @@
 #             requests/s, higher is better
 #   chat      //servers/chat:server under the chat load test: K clients, one
 #             message broadcast per round, every message one posted task per
-#             I/O loop (servers/chat/chat_run.py): the round's p50 (ms until
+#             I/O loop (servers/chat/run.py): the round's p50 (ms until
 #             all K have it), lower is better
 #
 # Every record has: ok, error (when not ok), value (the metric; None when

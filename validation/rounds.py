@@ -123,7 +123,7 @@ def ops_of(comp: str, workload: str, log: str) -> Optional[float]:
 def run_side(run: Runner, row: Row, case: Case, side: str,
              rnd: int) -> dict[str, Any]:
     """Our server with the row's baseline, candidate or control, one run
-    under the case's workload (validate_kinds.py); the record."""
+    under the case's workload (kinds.py); the record."""
     comp = row["component"]
     name = row[side]
     log_file = os.path.join(run.log_dir, "%s-%s.log" % (comp, side))
@@ -197,7 +197,8 @@ def order(rnd: int) -> tuple[str, ...]:
 
 
 def run_round(run: Runner, row: Row, case: Case, rnd: int) -> Optional[str]:
-    """One round: the three sides once each; the first failure's reason, or
+    """One round: every side (baseline, candidate, control and the doubled
+    control) once each, in the round's order; the first failure's reason, or
     None. One failure stops the case: its rounds would mean nothing."""
     got: dict[str, Optional[dict[str, Any]]] = {}
     row["rounds"].append(got)

@@ -6,7 +6,7 @@
 # details per family): echo MiB/s of our server, Asio and libevent by
 # sessions with the ratios between them, then the sweep's paired summary
 # (each server against Asio and libevent over every point at once, with its
-# 95% interval; servers/pingpong/sweep_paired.py).
+# 95% interval; servers/driver/side_by_side.py).
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 # -----------------------------------------------------------------------------
 #
 # One point of the chat benchmark: a server started on a free loopback port
-# (servers/pingpong/procs.py: its own process group, killed with the driver,
+# (servers/driver/procs.py: its own process group, killed with the driver,
 # optionally pinned), the load test against it, and one record:
 #
 #   server  PATH 127.0.0.1 <port> <threads> [flags...]

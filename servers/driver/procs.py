@@ -17,7 +17,8 @@
 #     client 127.0.0.1 <port> <threads> <block> <sessions> <seconds|limit>
 #            --protocol=echo|header --json=PATH [--count=N]
 #
-# The bottom layer of servers/pingpong: standard library only.
+# The bottom layer of the servers' drivers (servers/driver): standard
+# library only.
 
 from __future__ import annotations
 

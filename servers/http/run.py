@@ -13,7 +13,7 @@
 # core per wrk thread.
 #
 # Layer 2 of servers/http: wrk and nginx below it, and
-# servers/pingpong/procs.py (spawn, stop, free_port, wait_accepting).
+# servers/driver/procs.py (spawn, stop, free_port, wait_accepting).
 
 from __future__ import annotations
 
