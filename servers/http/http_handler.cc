@@ -25,6 +25,8 @@ std::string_view Reason(int status) {
       return "URI Too Long";
     case 431:
       return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
     default:
       return "Error";
   }
@@ -44,6 +46,8 @@ std::string_view Body(int status) {
       return R"({"error":"uri too long"})";
     case 431:
       return R"({"error":"request header fields too large"})";
+    case 503:
+      return R"({"error":"service unavailable"})";
     default:
       return R"({"error":"error"})";
   }
@@ -52,9 +56,8 @@ std::string_view Body(int status) {
 enum class ConnectionHeader { kNone, kKeepAlive, kClose };
 
 // `head`: a reply to HEAD, the GET's headers without the body.
-void AppendResponse(int status, ConnectionHeader connection, bool head,
-                    std::string* out) {
-  const std::string_view body = Body(status);
+void AppendResponse(int status, std::string_view body,
+                    ConnectionHeader connection, bool head, std::string* out) {
   out->append("HTTP/1.1 ");
   out->append(std::to_string(status));
   out->push_back(' ');
@@ -76,7 +79,7 @@ void AppendResponse(int status, ConnectionHeader connection, bool head,
 const std::string& OkKeepAliveResponse() {
   static const std::string response = [] {
     std::string s;
-    AppendResponse(200, ConnectionHeader::kNone, /*head=*/false, &s);
+    AppendResponse(200, Body(200), ConnectionHeader::kNone, /*head=*/false, &s);
     return s;
   }();
   return response;
@@ -238,7 +241,8 @@ int HttpHandler::OnMessageComplete(http_parser* p) {
 }
 
 void HttpHandler::reply(int status, bool close, std::string* out,
-                        const ReplyCallback& on_reply) {
+                        const ReplyCallback& on_reply,
+                        const std::string_view* body) {
   ++stats_.requests;
   switch (status) {
     case 200:
@@ -259,15 +263,19 @@ void HttpHandler::reply(int status, bool close, std::string* out,
     case 414:
       ++stats_.uri_too_long;
       break;
+    case 503:
+      ++stats_.unavailable;
+      break;
     default:
       break;
   }
   const bool http10 = parser_.http_major == 1 && parser_.http_minor == 0;
   const bool head = request_line_complete_ && parser_.method == HTTP_HEAD;
-  if (status == 200 && !close && !http10 && !head) {
+  const std::string_view content = body != nullptr ? *body : Body(status);
+  if (status == 200 && body == nullptr && !close && !http10 && !head) {
     out->append(OkKeepAliveResponse());
   } else {
-    AppendResponse(status,
+    AppendResponse(status, content,
                    close    ? ConnectionHeader::kClose
                    : http10 ? ConnectionHeader::kKeepAlive
                             : ConnectionHeader::kNone,
@@ -284,15 +292,34 @@ void HttpHandler::reply(int status, bool close, std::string* out,
       r.http_minor = parser_.http_minor;
     }
     r.status = status;
-    r.body_bytes = head ? 0 : Body(status).size();
+    r.body_bytes = head ? 0 : content.size();
     r.referer = referer_;
     r.user_agent = user_agent_;
     on_reply(r);
   }
 }
 
-void HttpHandler::feed(std::string_view in, std::string* out,
-                       const ReplyCallback& on_reply) {
+void HttpHandler::end_request() {
+  // Until the next request begins, nothing of this one is reported (a
+  // request that fails before its first byte parses gets "-").
+  reset_request();
+  in_head_ = true;
+  head_bytes_ = 0;
+  last_head_byte_ = 0;
+}
+
+void HttpHandler::complete_work(int status, std::string_view body,
+                                std::string* out,
+                                const ReplyCallback& on_reply) {
+  if (!work_pending_) return;
+  work_pending_ = false;
+  reply(status, !keep_alive_, out, on_reply, status == 200 ? &body : nullptr);
+  end_request();
+}
+
+std::size_t HttpHandler::feed(std::string_view in, std::string* out,
+                              const ReplyCallback& on_reply) {
+  if (work_pending_) return 0;
   std::size_t pos = 0;
   while (pos < in.size() && !closed_) {
     std::size_t chunk = in.size() - pos;
@@ -303,7 +330,7 @@ void HttpHandler::feed(std::string_view in, std::string* out,
         const bool line_done =
             request_line_complete_ || last_head_byte_ == '\n';
         reply(line_done ? 431 : 414, true, out, on_reply);
-        return;
+        return in.size();
       }
       // Never past the limit within one call: a head that ends inside this
       // chunk is at most kMaxHeadBytes long.
@@ -335,19 +362,21 @@ void HttpHandler::feed(std::string_view in, std::string* out,
       if (err == HPE_PAUSED) http_parser_pause(&parser_, 0);
       const std::string_view url = url_;
       const std::string_view path = url.substr(0, url.find('?'));
+      const bool get =
+          parser_.method == HTTP_GET || parser_.method == HTTP_HEAD;
       int status = 404;
       if (path == kCollectPath) {
-        const bool get =
-            parser_.method == HTTP_GET || parser_.method == HTTP_HEAD;
         status = get ? 200 : 405;
+      } else if (path == kWorkPath && work_route_) {
+        if (get) {
+          // The caller answers (complete_work); the rest of `in` waits.
+          work_pending_ = true;
+          return pos;
+        }
+        status = 405;
       }
       reply(status, !keep_alive_, out, on_reply);
-      // Until the next request begins, nothing of this one is reported
-      // (a request that fails before its first byte parses gets "-").
-      reset_request();
-      in_head_ = true;
-      head_bytes_ = 0;
-      last_head_byte_ = 0;
+      end_request();
       continue;
     }
     if (continue_pending_ && (body_seen_ || err != HPE_OK)) {
@@ -367,9 +396,10 @@ void HttpHandler::feed(std::string_view in, std::string* out,
         user_agent_.clear();
       }
       reply(400, true, out, on_reply);
-      return;
+      return in.size();
     }
   }
+  return in.size();
 }
 
 }  // namespace serverkit::http

@@ -11,6 +11,13 @@
 //   - `GET /collect` (any query, e.g. `/collect?v=1`) answers 200 with
 //     `kCollectBody` (application/json) and a Content-Length. Another method
 //     on /collect answers 405; any other path 404. Both keep the connection.
+//   - `GET /work` (any query), once `enable_work_route()` was called, is
+//     answered by the caller, which may compute the reply elsewhere: `feed`
+//     stops right after that request and returns how many bytes it consumed,
+//     `work_pending()` turns true, and nothing more is parsed (the caller
+//     keeps the rest of its input) until `complete_work` appends the reply.
+//     So pipelined requests behind it are answered in order, after it.
+//     Another method on /work answers 405. Without the route, /work is 404.
 //   - A reply to HEAD has the headers the GET would get (its Content-Length
 //     included) and no body, on every route and status.
 //   - An HTTP/1.1 (or later) request needs exactly one Host field; none, two,
@@ -70,6 +77,8 @@ namespace serverkit::http {
 // The body every server of the benchmark answers to /collect.
 inline constexpr std::string_view kCollectBody = R"({"ok":true})";
 inline constexpr std::string_view kCollectPath = "/collect";
+// The route whose reply the caller computes (servers/http/work.h).
+inline constexpr std::string_view kWorkPath = "/work";
 
 // The largest request head answered; one byte more gets 431 (414 when the
 // request line alone is longer).
@@ -125,6 +134,7 @@ struct HandlerStats {
   std::uint64_t bad_request = 0;
   std::uint64_t head_too_large = 0;  // 431
   std::uint64_t uri_too_long = 0;    // 414
+  std::uint64_t unavailable = 0;     // 503: /work could not be computed
 };
 
 class HttpHandler {
@@ -135,10 +145,23 @@ class HttpHandler {
   HttpHandler(const HttpHandler&) = delete;
   HttpHandler& operator=(const HttpHandler&) = delete;
 
-  // Consumes `in` entirely and appends the replies it completes to `*out`.
-  // Once should_close() is true, further input is ignored.
-  void feed(std::string_view in, std::string* out,
-            const ReplyCallback& on_reply = {});
+  // Consumes `in` and appends the replies it completes to `*out`; returns
+  // the bytes consumed: all of `in`, unless a /work request (with the route
+  // enabled) completes inside it, when it stops right after that request,
+  // or one is pending already (0). Once should_close() is true, further
+  // input is ignored (and counts as consumed).
+  std::size_t feed(std::string_view in, std::string* out,
+                   const ReplyCallback& on_reply = {});
+
+  // Answers GET and HEAD /work through work_pending() / complete_work.
+  void enable_work_route() { work_route_ = true; }
+  // A /work request is complete and waits for complete_work.
+  bool work_pending() const { return work_pending_; }
+  // The reply to the pending /work request: 200 with `body`
+  // (application/json; HEAD gets its headers only), or with `status` 503 the
+  // fixed error body (the work could not be run). Then feed goes on.
+  void complete_work(int status, std::string_view body, std::string* out,
+                     const ReplyCallback& on_reply = {});
 
   // The last reply made closes the connection: send `*out`, then half-close.
   bool should_close() const { return closed_; }
@@ -158,12 +181,18 @@ class HttpHandler {
   void reset_request();
   // The header field just read is complete; false when it is malformed.
   bool end_field();
+  // `body`: the 200 reply's body (null: kCollectBody or the error body).
   void reply(int status, bool close, std::string* out,
-             const ReplyCallback& on_reply);
+             const ReplyCallback& on_reply,
+             const std::string_view* body = nullptr);
+  // After a reply: the next request's head is counted from its first byte.
+  void end_request();
 
   http_parser parser_;
   const bool record_log_headers_;
   bool closed_ = false;
+  bool work_route_ = false;
+  bool work_pending_ = false;
   // Between requests, or inside a request's head: its bytes count.
   bool in_head_ = true;
   std::size_t head_bytes_ = 0;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -413,6 +414,139 @@ TEST(HttpHandlerTest, SplitAtEveryByteBoundaryWithErrors) {
   ExpectSplitInvariant(std::string(kGet) + "GET /" +
                        std::string(kMaxHeadBytes, 'a') + " HTTP/1.1\r\n\r\n");
   ExpectSplitInvariant(std::string(kGet) + "GET /collect HTTP/1.1\r\n\r\n");
+}
+
+// --- /work: the reply the caller computes --------------------------------
+
+constexpr std::string_view kWork = "GET /work HTTP/1.1\r\nHost: x\r\n\r\n";
+constexpr std::string_view kWorkBody = R"({"work":"0123456789abcdef"})";
+constexpr std::string_view kWorkOk =
+    "HTTP/1.1 200 OK\r\nServer: serverkit\r\nContent-Type: application/json\r\n"
+    "Content-Length: 27\r\n\r\n{\"work\":\"0123456789abcdef\"}";
+
+// What a ReplyRecord says, kept past its callback.
+struct Rec {
+  int status;
+  std::string target;
+  std::size_t body_bytes;
+};
+
+// Feeds `in` in pieces of `step` bytes (0: whole), answering every /work
+// with kWorkBody (or 503 when `fail`) as soon as it is pending, as the
+// server does; every piece is offered again until it is used up.
+std::string FeedAnsweringWork(std::string_view in, std::size_t step,
+                              bool fail = false,
+                              std::vector<Rec>* records = nullptr,
+                              bool* closed = nullptr) {
+  HttpHandler h;
+  h.enable_work_route();
+  std::string out;
+  const ReplyCallback on_reply = [records](const ReplyRecord& r) {
+    if (records != nullptr)
+      records->push_back({r.status, std::string(r.target), r.body_bytes});
+  };
+  std::size_t pos = 0;
+  while (pos < in.size()) {
+    const std::size_t end =
+        step == 0 ? in.size() : std::min(in.size(), pos + step);
+    std::string_view piece = in.substr(pos, end - pos);
+    while (!piece.empty()) {
+      const std::size_t n = h.feed(piece, &out, on_reply);
+      piece.remove_prefix(n);
+      pos += n;
+      if (h.work_pending()) {
+        EXPECT_EQ(h.feed(piece, &out, on_reply), 0u) << "parsed past /work";
+        h.complete_work(fail ? 503 : 200, kWorkBody, &out, on_reply);
+      } else {
+        EXPECT_TRUE(piece.empty()) << "feed left bytes with no /work out";
+      }
+    }
+  }
+  if (closed != nullptr) *closed = h.should_close();
+  return out;
+}
+
+TEST(HttpHandlerWorkTest, WithoutTheRouteWorkIsNotFound) {
+  const Fed f = FeedWhole(kWork);
+  EXPECT_EQ(Statuses(f.out), std::vector<int>{404});
+}
+
+TEST(HttpHandlerWorkTest, FeedStopsAfterWorkUntilItsReply) {
+  HttpHandler h;
+  h.enable_work_route();
+  const std::string in = std::string(kWork) + std::string(kGet);
+  std::string out;
+  EXPECT_EQ(h.feed(in, &out), kWork.size());
+  EXPECT_TRUE(h.work_pending());
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(h.feed(std::string_view(in).substr(kWork.size()), &out), 0u);
+  h.complete_work(200, kWorkBody, &out);
+  EXPECT_FALSE(h.work_pending());
+  EXPECT_EQ(out, kWorkOk);
+  EXPECT_EQ(h.feed(std::string_view(in).substr(kWork.size()), &out),
+            kGet.size());
+  EXPECT_EQ(out, std::string(kWorkOk) + std::string(kOk));
+  EXPECT_EQ(h.stats().ok, 2u);
+  EXPECT_FALSE(h.should_close());
+}
+
+TEST(HttpHandlerWorkTest, PipelinedWorkAnsweredInOrder) {
+  const std::string in = std::string(kWork) + std::string(kGet) +
+                         std::string(kWork) +
+                         "GET /work?x=1 HTTP/1.1\r\nHost: x\r\n\r\n" +
+                         "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string out = FeedAnsweringWork(in, 0);
+  EXPECT_EQ(Statuses(out), (std::vector<int>{200, 200, 200, 200, 404}));
+  EXPECT_EQ(out.find(kWorkOk), 0u);
+  EXPECT_EQ(out.find(kOk), kWorkOk.size());
+}
+
+TEST(HttpHandlerWorkTest, UnavailableAnswers503AndKeepsTheConnection) {
+  std::vector<Rec> records;
+  bool closed = true;
+  const std::string out =
+      FeedAnsweringWork(std::string(kWork) + std::string(kGet), 0,
+                        /*fail=*/true, &records, &closed);
+  EXPECT_EQ(Statuses(out), (std::vector<int>{503, 200}));
+  EXPECT_NE(out.find(R"({"error":"service unavailable"})"), std::string::npos);
+  EXPECT_FALSE(closed);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].status, 503);
+  EXPECT_EQ(records[0].target, "/work");
+}
+
+TEST(HttpHandlerWorkTest, HeadPostAndCloseOnWork) {
+  std::vector<Rec> records;
+  bool closed = false;
+  const std::string out = FeedAnsweringWork(
+      "HEAD /work HTTP/1.1\r\nHost: x\r\n\r\n"
+      "POST /work HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab"
+      "GET /work HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" +
+          std::string(kGet),
+      0, false, &records, &closed);
+  EXPECT_EQ(Statuses(out), (std::vector<int>{200, 405, 200}));
+  // HEAD: the GET's Content-Length, no body.
+  EXPECT_EQ(out.find("Content-Length: 27\r\n\r\nHTTP/1.1 405"),
+            out.find("Content-Length: 27"));
+  EXPECT_NE(out.find("Connection: close\r\nContent-Length: 27\r\n\r\n" +
+                     std::string(kWorkBody)),
+            std::string::npos);
+  EXPECT_TRUE(closed);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].body_bytes, 0u);
+  EXPECT_EQ(records[2].body_bytes, kWorkBody.size());
+}
+
+TEST(HttpHandlerWorkTest, SplitAtEveryByteBoundary) {
+  const std::string in = std::string(kGet) + std::string(kWork) +
+                         "POST /collect HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                         "5\r\n\r\nhello" +
+                         std::string(kWork) + std::string(kGet);
+  const std::string whole = FeedAnsweringWork(in, 0);
+  EXPECT_EQ(Statuses(whole), (std::vector<int>{200, 200, 405, 200, 200}));
+  for (std::size_t step = 1; step <= 7; ++step) {
+    EXPECT_EQ(FeedAnsweringWork(in, step), whole) << "step " << step;
+  }
 }
 
 }  // namespace

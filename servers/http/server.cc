@@ -8,6 +8,8 @@
 //   server <addr> <port> <threads> [--buffer=NAME] [--task_queue=NAME]
 //          [--coalesce=0|1] [--logger=NAME] [--log_file=PATH]
 //          [--task_queue_slowdown_ns=N] [--log_slowdown_ns=N]
+//          [--pool=NAME] [--pool_threads=N] [--work_ns=N]
+//          [--pool_slowdown_ns=N]
 //
 // threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
 // I/O loops (as the ping-pong server and the peers). GET /collect answers
@@ -16,6 +18,19 @@
 // 414, 431, Connection: close, HTTP/1.0)
 // the connection is half-closed once that reply has been written, so the
 // peer always gets its tail.
+//
+// GET /work costs --work_ns of CPU per request (work.h: FNV-1a rounds,
+// calibrated at startup) and answers {"work":"<digest>"}, the same body
+// whatever runs it. With --pool=none (the default) the I/O thread runs it
+// inline; with --pool=NAME (a kName of threadpool/all_pools.h) the I/O thread
+// submits it to that pool (--pool_threads workers), and the task posts the
+// reply back to the connection's loop. While a connection's /work is out,
+// its later requests wait unparsed in its input buffer, so pipelined
+// replies keep their order. A refused submit (the pool is shutting down)
+// answers 503. --pool_slowdown_ns=N: the I/O thread spins N ns of CPU before
+// each submit (slow on purpose: the pool's positive control). At a stop the
+// pool is drained before the loops end; a reply whose connection has gone
+// by then is counted as dropped on the pool's stop line.
 //
 // --logger: one access-log line per reply in nginx's "combined" format
 //   $remote_addr - - [$time_local] "$request" $status $body_bytes_sent
@@ -36,6 +51,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -46,6 +62,8 @@
 #include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
 #include "servers/http/http_handler.h"
+#include "servers/http/work.h"
+#include "servers/http/work_pool.h"
 #include "servers/pingpong/common.h"
 
 namespace serverkit::http {
@@ -58,6 +76,14 @@ using servers::Fail;
 using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
+
+constexpr const char* kWorkHelp =
+    "  --pool=NAME         run GET /work on this thread pool (a kName of "
+    "threadpool/all_pools.h), or none: inline on the I/O thread (default)\n"
+    "  --pool_threads=N    the pool's workers, 1 to 256 (default 1)\n"
+    "  --work_ns=N         CPU cost of one GET /work (default 20000)\n"
+    "  --pool_slowdown_ns=N  the I/O thread spins N ns before each submit "
+    "(slow on purpose)\n";
 
 // One access-log line: the peer's address and the reply.
 using LogLine = void(std::string_view remote_addr, const ReplyRecord& r);
@@ -116,11 +142,29 @@ class LoopTallies {
 // Per-connection state, kept by the connection's loop thread.
 struct Conn {
   Conn(bool record, std::string addr, LoopTally* t)
-      : handler(record), remote_addr(std::move(addr)), tally(t) {}
+      : handler(record), remote_addr(std::move(addr)), tally(t) {
+    handler.enable_work_route();
+  }
   HttpHandler handler;
   std::string remote_addr;
   std::string out;
   LoopTally* tally;
+  bool waiting = false;  // a /work task is out on the pool
+  // Its body when it came back (empty: it failed, answer 503).
+  std::optional<std::string> work_reply;
+  bool peer_closed = false;  // held open (hold_open) until it comes back
+};
+
+// The /work route's choices and counters, shared by every loop.
+struct WorkRoute {
+  std::string pool = "none";
+  std::size_t pool_threads = 1;
+  std::uint32_t work_ns = 20'000;
+  std::uint32_t pool_slowdown_ns = 0;
+  const WorkCost* cost = nullptr;  // set by Serve once calibrated
+  // Memory ordering: relaxed; read for the stop line once the loops ended.
+  std::atomic<std::uint64_t> inline_runs{0}, tasks_run{0}, task_failures{0},
+      dropped_replies{0}, unavailable{0};
 };
 
 // The busy polls and events of each loop, read while the loops exist.
@@ -164,7 +208,8 @@ void PrintLoops(const std::vector<LoopCounts>& counts,
 // Counters over all connections.
 struct Totals {
   std::atomic<std::uint64_t> connections{0}, requests{0}, ok{0}, not_found{0},
-      bad_method{0}, bad_request{0}, head_too_large{0}, uri_too_long{0};
+      bad_method{0}, bad_request{0}, head_too_large{0}, uri_too_long{0},
+      unavailable{0};
   void add(const HandlerStats& s) {
     constexpr auto r = std::memory_order_relaxed;
     requests.fetch_add(s.requests, r);
@@ -174,13 +219,15 @@ struct Totals {
     bad_request.fetch_add(s.bad_request, r);
     head_too_large.fetch_add(s.head_too_large, r);
     uri_too_long.fetch_add(s.uri_too_long, r);
+    unavailable.fetch_add(s.unavailable, r);
   }
 };
 
 // The connections of the calling loop thread (initialized in each thread on
-// its first call).
-std::unordered_map<const void*, std::unique_ptr<Conn>>& LoopConns() {
-  thread_local std::unordered_map<const void*, std::unique_ptr<Conn>> conns;
+// its first call). Shared, so that a /work reply coming back from the pool
+// holds a weak pointer that tells whether its connection is still there.
+std::unordered_map<const void*, std::shared_ptr<Conn>>& LoopConns() {
+  thread_local std::unordered_map<const void*, std::shared_ptr<Conn>> conns;
   return conns;
 }
 
@@ -193,7 +240,7 @@ struct Args {
 Args ParseArgs(const std::vector<char*>& rest) {
   const std::string usage =
       std::string("usage: server <addr> <port> <threads> [flags]\n") +
-      servers::kPolicyHelp;
+      servers::kPolicyHelp + kWorkHelp;
   if (rest.size() == 2 && std::string_view(rest[1]) == "--help") {
     std::fputs(usage.c_str(), stdout);
     std::exit(0);
@@ -214,13 +261,21 @@ Args ParseArgs(const std::vector<char*>& rest) {
 }
 
 template <typename B>
-int Serve(const Args& args, const PolicyOptions& po,
+int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
           const servers::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
   auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
-  EventLoop base(loop_options());
+  // Destroyed before the stop line: it runs the /work replies posted to it
+  // after its loop ended, which the line counts.
+  auto base = std::make_unique<EventLoop>(loop_options());
+  const WorkCost cost = WorkCost::Calibrated(route.work_ns);
+  route.cost = &cost;
+  // Built here, after RunServer blocked the stop signals in this thread,
+  // so that its workers inherit the mask.
+  std::unique_ptr<WorkPool> pool;
+  if (route.pool != "none") pool = MakeWorkPool(route.pool, route.pool_threads);
   std::unique_ptr<TcpServer<B>> server =
-      servers::ListenOrFail<B>(kProgram, &base, args.addr, args.port,
+      servers::ListenOrFail<B>(kProgram, base.get(), args.addr, args.port,
                                args.threads, "http", loop_options);
 
   Totals totals;
@@ -236,7 +291,7 @@ int Serve(const Args& args, const PolicyOptions& po,
                                                            : addr.rfind(':'));
           LoopTally* tally = tallies.of(conn->loop());
           conns[conn.get()] =
-              std::make_unique<Conn>(logging, std::move(addr), tally);
+              std::make_shared<Conn>(logging, std::move(addr), tally);
           totals.connections.fetch_add(1, std::memory_order_relaxed);
           tally->connections.fetch_add(1, std::memory_order_relaxed);
           const std::uint64_t open =
@@ -253,34 +308,113 @@ int Serve(const Args& args, const PolicyOptions& po,
           conns.erase(it);
         }
       });
-  server->set_message_callback([&](const reactor::TcpConnectionPtr<B>& conn,
-                                   B* in, Clock::time_point) {
-    auto& conns = LoopConns();
-    auto it = conns.find(conn.get());
-    if (it == conns.end()) {
-      in->retrieve_all();
+  // Feeds the connection's input to its handler, answering /work inline or
+  // through the pool, until the input is used up or a /work is out; then
+  // sends what was answered. Loop thread.
+  std::function<void(const reactor::TcpConnectionPtr<B>&, Conn&, B*)> pump;
+  // The reply of a /work task, back in the connection's loop.
+  const auto work_done =
+      [&route, &pump](const std::weak_ptr<reactor::TcpConnection<B>>& wc,
+                      const std::weak_ptr<Conn>& ws, const std::string& body) {
+        const std::shared_ptr<Conn> state = ws.lock();
+        const reactor::TcpConnectionPtr<B> conn = wc.lock();
+        if (!state || !conn || !state->waiting) {
+          route.dropped_replies.fetch_add(1, std::memory_order_relaxed);
+          return;
+        }
+        state->waiting = false;
+        state->work_reply = body;
+        pump(conn, *state, conn->input_buffer());
+      };
+  // Starts the pending /work: inline, or on the pool (Conn.waiting).
+  const auto start_work = [&](const reactor::TcpConnectionPtr<B>& conn, Conn& c,
+                              const ReplyCallback& on_reply) {
+    if (!pool) {
+      c.handler.complete_work(200, cost.Run(), &c.out, on_reply);
+      route.inline_runs.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    Conn& c = *it->second;
+    servers::SpinCpuNs(route.pool_slowdown_ns);
+    auto it = LoopConns().find(conn.get());
+    // Weak pointers: the task must not keep a connection alive, nor free it
+    // on a worker thread.
+    Task task([wc = std::weak_ptr<reactor::TcpConnection<B>>(conn),
+               ws = std::weak_ptr<Conn>(it->second), loop = conn->loop(),
+               &route, &work_done] {
+      std::string body;
+      try {
+        body = route.cost->Run();
+      } catch (...) {
+        route.task_failures.fetch_add(1, std::memory_order_relaxed);
+      }
+      route.tasks_run.fetch_add(1, std::memory_order_relaxed);
+      loop->queue_in_loop([wc, ws, body = std::move(body), &work_done] {
+        work_done(wc, ws, body);
+      });
+    });
+    if (pool->try_submit(std::move(task))) {
+      c.waiting = true;
+    } else {
+      c.handler.complete_work(503, {}, &c.out, on_reply);
+    }
+  };
+  pump = [&](const reactor::TcpConnectionPtr<B>& conn, Conn& c, B* in) {
     ReplyCallback on_reply;
     if (logging) {
       on_reply = [&log_line, &c](const ReplyRecord& r) {
         log_line(c.remote_addr, r);
       };
     }
-    while (in->readable_bytes() > 0) {
+    while (!c.waiting) {
+      if (c.handler.work_pending() && c.work_reply) {
+        const std::string body = std::move(*c.work_reply);
+        c.work_reply.reset();
+        c.handler.complete_work(body.empty() ? 503 : 200, body, &c.out,
+                                on_reply);
+        continue;
+      }
+      if (c.handler.work_pending()) {
+        start_work(conn, c, on_reply);
+        continue;
+      }
+      if (in->readable_bytes() == 0) break;
       const auto spans = in->readable();
-      c.handler.feed(std::string_view(spans.first.data(), spans.first.size()),
-                     &c.out, on_reply);
-      in->retrieve(spans.first.size());
+      in->retrieve(c.handler.feed(
+          std::string_view(spans.first.data(), spans.first.size()), &c.out,
+          on_reply));
     }
     if (!c.out.empty()) {
       conn->send(c.out);
       c.out.clear();
     }
     // Half-close once the reply is written (never drops its tail).
-    if (c.handler.should_close()) conn->shutdown();
-  });
+    if (c.handler.should_close()) {
+      conn->shutdown();
+    } else if (c.peer_closed && !c.waiting) {
+      conn->close_when_drained();
+    }
+  };
+  server->set_message_callback(
+      [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
+        auto& conns = LoopConns();
+        auto it = conns.find(conn.get());
+        if (it == conns.end()) {
+          in->retrieve_all();
+          return;
+        }
+        // While a /work is out, the bytes wait in `in` (pump resumes them).
+        if (!it->second->waiting) pump(conn, *it->second, in);
+      });
+  // A peer that half-closes while its /work is out still gets the reply.
+  server->set_half_close_callback(
+      [&](const reactor::TcpConnectionPtr<B>& conn) {
+        auto& conns = LoopConns();
+        auto it = conns.find(conn.get());
+        if (it != conns.end() && it->second->waiting) {
+          it->second->peer_closed = true;
+          conn->hold_open();
+        }
+      });
   server->start();
   std::fprintf(
       stderr,
@@ -288,11 +422,21 @@ int Serve(const Args& args, const PolicyOptions& po,
       "coalesce %d, logger %s\n",
       server->listen_address().to_string().c_str(), args.threads,
       std::string(B::kName).c_str(),
-      std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
+      std::string(base->task_queue_name()).c_str(), po.coalesce ? 1 : 0,
       po.logger.c_str());
-  servers::LoopUntilStopped(&base);
+  std::fprintf(stderr,
+               "server: /work costs %u ns: %llu rounds of %.1f ns, on %s "
+               "(%zu thread(s)), submit slowdown %u ns\n",
+               route.work_ns, static_cast<unsigned long long>(cost.rounds()),
+               cost.ns_per_round(),
+               pool ? route.pool.c_str() : "the I/O thread",
+               pool ? pool->workers() : std::size_t{0}, route.pool_slowdown_ns);
+  servers::LoopUntilStopped(base.get());
+  // Every accepted task runs and posts its reply before the loops end.
+  if (pool) pool->shutdown(ShutdownMode::kDrain);
   const std::vector<LoopCounts> loop_counts = CountLoops(server->loops());
   server.reset();  // connections still open report their counters on the way
+  base.reset();
   std::fprintf(
       stderr,
       "server: stopped; connections %llu, replies %llu (200: %llu, 404: %llu, "
@@ -306,14 +450,59 @@ int Serve(const Args& args, const PolicyOptions& po,
       static_cast<unsigned long long>(totals.head_too_large.load()),
       static_cast<unsigned long long>(totals.uri_too_long.load()));
   PrintLoops(loop_counts, tallies);
+  std::fprintf(
+      stderr,
+      "server: pool %s: tasks run %llu, failed submits %llu, inline runs "
+      "%llu, task failures %llu, replies dropped (connection gone) %llu, "
+      "503 replies %llu\n",
+      route.pool.c_str(),
+      static_cast<unsigned long long>(route.tasks_run.load()),
+      static_cast<unsigned long long>(pool ? pool->failed_submits() : 0),
+      static_cast<unsigned long long>(route.inline_runs.load()),
+      static_cast<unsigned long long>(route.task_failures.load()),
+      static_cast<unsigned long long>(route.dropped_replies.load()),
+      static_cast<unsigned long long>(totals.unavailable.load()));
   return 0;
+}
+
+// Takes one of the /work route's flags into `route`; false when `arg` is
+// none of them. A bad value fails (exit 2) with what is valid.
+bool TakeWorkFlag(std::string_view arg, WorkRoute* route) {
+  if (auto v = servers::FlagValue(arg, "--pool")) {
+    std::vector<std::string> names = WorkPoolNames();
+    if (*v != "none" &&
+        std::find(names.begin(), names.end(), *v) == names.end()) {
+      names.insert(names.begin(), "none");
+      Fail(kProgram,
+           "unknown --pool '" + *v + "'; pools: " + servers::Join(names));
+    }
+    route->pool = *v;
+  } else if (auto v = servers::FlagValue(arg, "--pool_threads")) {
+    const auto n = pingpong::ParseLong(*v);
+    if (!n || *n < 1 || *n > 256)
+      Fail(kProgram, "--pool_threads takes 1 to 256, not '" + *v + "'");
+    route->pool_threads = static_cast<std::size_t>(*n);
+  } else if (auto v = servers::FlagValue(arg, "--work_ns")) {
+    route->work_ns = servers::ParseSlowdownNs(kProgram, "--work_ns", *v);
+  } else if (auto v = servers::FlagValue(arg, "--pool_slowdown_ns")) {
+    route->pool_slowdown_ns =
+        servers::ParseSlowdownNs(kProgram, "--pool_slowdown_ns", *v);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 int Main(int argc, char** argv) {
   PolicyOptions po;
-  const std::vector<char*> rest =
-      servers::TakePolicyFlags(argc, argv, kProgram, &po);
+  WorkRoute route;
+  const std::vector<char*> rest = servers::TakePolicyFlags(
+      argc, argv, kProgram, &po,
+      [&route](std::string_view a) { return TakeWorkFlag(a, &route); });
   const Args args = ParseArgs(rest);
+  // A control that could never act would read as "no effect".
+  if (route.pool == "none" && route.pool_slowdown_ns > 0)
+    Fail(kProgram, "--pool_slowdown_ns slows submits to a pool: set --pool");
 
   return servers::RunServer<LogLine>(
       kProgram, po,
@@ -334,7 +523,7 @@ int Main(int argc, char** argv) {
       },
       [&]<typename B>(const servers::TaskQueueFactory& make_queue,
                       const std::function<LogLine>& log_line) {
-        return Serve<B>(args, po, make_queue, log_line);
+        return Serve<B>(args, po, route, make_queue, log_line);
       });
 }
 
