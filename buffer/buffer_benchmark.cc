@@ -19,7 +19,20 @@
 //   fd_echo   read_fd / write_fd through an AF_UNIX socketpair. One iteration:
 //             the peer writes `bytes`, the buffer read_fd()s them, write_fd()s
 //             them back, the peer reads them. bytes_per_second counts the bytes
-//             the buffer read and wrote (2 x bytes).
+//             the buffer read and wrote (2 x bytes). Its CPU time includes
+//             the peer's write and read (server_echo leaves them out).
+//   server_echo  the server's half of fd_echo, what the ping-pong server does
+//             per message with a connection's input buffer: one read_fd,
+//             then each readable span written with write() and retrieved
+//             (reactor/tcp_connection.h, send(B*)). kConnections
+//             socketpairs, one buffer each; the peer fills them all and
+//             drains them outside the timed region, which is the server
+//             thread's own CPU clock around the server's calls (manual
+//             time). One iteration is one message; cpu_ns_per_msg is that
+//             CPU per message, system calls included; clock_ns_per_msg the
+//             share of it that is the clock's own cost (not subtracted);
+//             bytes_per_second counts 2 x bytes per message, per server CPU
+//             second. The validation's buffer metric (validation/micro.py).
 //   framed    length-prefixed messages (4-byte length, then the body; bodies
 //             of msg/2 .. 3*msg/2 bytes) arriving in `read`-byte chunks that
 //             ignore message boundaries. After each chunk is appended, the
@@ -39,8 +52,11 @@
 // harness's default).
 
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -173,6 +189,117 @@ void BM_FdEcho(benchmark::State& state, std::size_t bytes) {
   state.counters["capacity"] = static_cast<double>(b.capacity());
 }
 
+// --------------------------------------------------------------- server_echo
+
+// Enough connections that the clock's own cost, paid once per batch, is a
+// small part of each message's; few enough that buffers and socket queues
+// stay in cache at 64 KiB messages.
+constexpr int kConnections = 8;
+
+// The calling thread's CPU time: the server's own work, kernel time of its
+// system calls included, and not the time other processes take from it.
+std::int64_t ThreadCpuNs() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// What one back-to-back pair of ThreadCpuNs() reads: the part of every
+// timed batch that is the clock itself (the median of a few pairs).
+std::int64_t ClockPairNs() {
+  std::array<std::int64_t, 33> d{};
+  for (auto& x : d) {
+    const std::int64_t t0 = ThreadCpuNs();
+    x = ThreadCpuNs() - t0;
+  }
+  std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+  return d[d.size() / 2];
+}
+
+// The ping-pong server's echo of one message that has arrived: read_fd
+// (until the message is in), then TcpConnection::send(B*): each readable
+// span written and retrieved.
+template <Buffer B>
+bool ServeOnce(B& b, int fd, std::size_t bytes) {
+  int err = 0;
+  for (std::size_t got = 0; got < bytes;) {
+    const ssize_t n = b.read_fd(fd, &err);
+    if (n <= 0) return false;
+    got += static_cast<std::size_t>(n);
+  }
+  while (b.readable_bytes() > 0) {
+    const ReadableSpans spans = b.readable();
+    const ssize_t w = ::write(fd, spans.first.data(), spans.first.size());
+    if (w <= 0) return false;
+    b.retrieve(static_cast<std::size_t>(w));
+  }
+  return true;
+}
+
+struct Conn {
+  int ours = -1;
+  int peer = -1;
+};
+
+// One batch: the peer writes a message to every connection (untimed), the
+// server serves each (timed), the peer reads the replies (untimed). Adds
+// the server's CPU to *server_ns.
+template <Buffer B>
+bool ServeBatch(std::vector<B>& bufs, const std::vector<Conn>& conns,
+                const char* src, char* sink, std::size_t bytes,
+                std::int64_t* server_ns) {
+  for (const Conn& c : conns) {
+    if (!PeerWrite(c.peer, src, bytes)) return false;
+  }
+  const std::int64_t t0 = ThreadCpuNs();
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    if (!ServeOnce(bufs[i], conns[i].ours, bytes)) return false;
+  }
+  *server_ns += ThreadCpuNs() - t0;
+  for (const Conn& c : conns) {
+    if (!PeerRead(c.peer, sink, bytes)) return false;
+  }
+  return true;
+}
+
+template <Buffer B>
+void BM_ServerEcho(benchmark::State& state, std::size_t bytes) {
+  std::vector<Conn> conns;
+  bool ok = true;
+  for (int i = 0; i < kConnections && ok; ++i) {
+    int fds[2];
+    ok = ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0;
+    if (ok) conns.push_back({fds[0], fds[1]});
+  }
+  const char* src = SourceBytes().data();
+  std::vector<char> sink(bytes);
+  std::vector<B> bufs(conns.size());
+  std::int64_t server_ns = 0;
+  ok = ok && ServeBatch(bufs, conns, src, sink.data(), bytes, &server_ns);
+  server_ns = 0;  // the warm-up sized every buffer
+  while (ok && state.KeepRunningBatch(kConnections)) {
+    const std::int64_t before = server_ns;
+    ok = ServeBatch(bufs, conns, src, sink.data(), bytes, &server_ns);
+    state.SetIterationTime(static_cast<double>(server_ns - before) * 1e-9);
+  }
+  for (const Conn& c : conns) {
+    ::close(c.ours);
+    ::close(c.peer);
+  }
+  if (!ok || std::memcmp(sink.data(), src, bytes) != 0) {
+    state.SkipWithError("the echo failed or came back different");
+    return;
+  }
+  const auto messages = static_cast<std::int64_t>(state.iterations());
+  state.SetBytesProcessed(messages * static_cast<std::int64_t>(2 * bytes));
+  state.SetItemsProcessed(messages);
+  state.counters["cpu_ns_per_msg"] = benchmark::Counter(
+      static_cast<double>(server_ns), benchmark::Counter::kAvgIterations);
+  state.counters["clock_ns_per_msg"] =
+      static_cast<double>(ClockPairNs()) / kConnections;
+  state.counters["capacity"] = static_cast<double>(bufs.front().capacity());
+}
+
 // -------------------------------------------------------------------- framed
 
 struct Stream {
@@ -296,6 +423,21 @@ void RegisterFdEcho(Profile profile, std::size_t bytes) {
       ->Unit(benchmark::kMicrosecond);
 }
 
+// Manual time counts the server's half only, so a run takes about twice its
+// min_time: a quarter of the others' leaves most of the sweep's budget to
+// the classes pick decides.
+template <Buffer B>
+void RegisterServerEcho(Profile profile, std::size_t bytes) {
+  RegisterSweepBenchmark(
+      BenchName("buffer", "server_echo", B::kName,
+                {{"bytes", static_cast<long>(bytes)}})
+          .c_str(),
+      [=](benchmark::State& s) { BM_ServerEcho<B>(s, bytes); })
+      ->UseManualTime()
+      ->MinTime(MinTime(profile) / 4)
+      ->Unit(benchmark::kMicrosecond);
+}
+
 template <Buffer B>
 void RegisterFramed(Profile profile, std::size_t msg, std::size_t read) {
   const Stream* stream = &StreamFor(msg);
@@ -325,12 +467,21 @@ void RegisterAll(TypeList<Bs...>, Profile profile) {
   DescribeScenario("burger",
                    {{"block_bytes", kBlock}, {"min_time_s", min_time}});
   DescribeScenario("fd_echo", {{"min_time_s", min_time}});
+  DescribeScenario("server_echo", {{"min_time_s", min_time / 4},
+                                   {"connections", kConnections}});
   DescribeScenario("framed", {{"min_time_s", min_time}});
   for (int kept : {5, 50, 95}) (RegisterBurger<Bs>(profile, kept), ...);
 
   std::vector<std::size_t> sizes = {64, 1024, 16 * 1024, 64 * 1024};
   if (profile == Profile::kFull) sizes.insert(sizes.begin() + 2, 4096);
   for (std::size_t bytes : sizes) (RegisterFdEcho<Bs>(profile, bytes), ...);
+  // Every size the validation asks for (its cases and load map), in every
+  // profile: the buffer's micro metric.
+  constexpr std::array<std::size_t, 5> kMessages = {64, 1024, 4096, 16 * 1024,
+                                                    64 * 1024};
+  for (std::size_t bytes : kMessages) {
+    (RegisterServerEcho<Bs>(profile, bytes), ...);
+  }
 
   std::vector<std::pair<std::size_t, std::size_t>> framed = {{128, 4096},
                                                              {2048, 4096}};
@@ -363,6 +514,13 @@ int main(int argc, char** argv) {
        .higher_is_better = true,
        .unit = "B/s",
        .round_unit = "stream"},
+      // Not a class of pick's: the validation's micro metric, in rounds
+      // of its own.
+      {.scenario = "server_echo",
+       .counter = "cpu_ns_per_msg",
+       .higher_is_better = false,
+       .unit = "ns",
+       .also_show = {"clock_ns_per_msg"}},
       {"framed",
        "bytes_per_second",
        true,
