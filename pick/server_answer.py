@@ -248,8 +248,13 @@ def answers(picked: Picked, rows: list[ValidationRow],
                                        _workload_label(workload_of(gone[0])),
                                        _case(gone[0]), base)
             if here:
-                why += " (here: %s)" % ", ".join(
-                    "%s %s" % (_case(r), r.get("outcome")) for r in here)
+                why = why.replace(MICRO_ONLY, "micro only: the validation "
+                                  "here did not decide (%s)" % ", ".join(
+                                      "%s %s" % (_case(r), r.get("outcome"))
+                                      for r in here), 1)
+                if not why.startswith("micro only"):
+                    why += " (here: %s)" % ", ".join(
+                        "%s %s" % (_case(r), r.get("outcome")) for r in here)
             out.append(Answer(comp, wl, choice, BASES[2], why, cand, base,
                               None, load))
     return out
