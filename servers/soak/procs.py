@@ -3,29 +3,27 @@
 # -----------------------------------------------------------------------------
 #
 # The soak's processes and what /proc says of them: a server started on a
-# free loopback port in a session of its own, killed if the driver dies
-# (PR_SET_PDEATHSIG), stopped with SIGTERM (then SIGKILL); one sample of a
-# live process (VmRSS and Threads from /proc/PID/status, the entries of
-# /proc/PID/fd); and `Tally`, the counters and failures that the clients'
-# threads share with the driver.
+# free loopback port (the drivers' spawn, free_port and wait_accepting:
+# servers/driver/procs.py), stopped with SIGTERM to the server alone and
+# its exit status checked (a soaked server must exit 0 on SIGTERM, which
+# the drivers' group kill does not ask); one sample of a live process
+# (VmRSS and Threads from /proc/PID/status, the entries of /proc/PID/fd);
+# and `Tally`, the counters and failures that the clients' threads share
+# with the driver.
 #
-# The bottom layer of servers/soak, beside wire: standard library
-# only.
+# The bottom layer of servers/soak, beside wire, over servers.driver.
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import os
 import signal
-import socket
 import subprocess
 import threading
-import time
 from typing import IO, Optional
 
-_libc = ctypes.CDLL(None, use_errno=True)
-PR_SET_PDEATHSIG = 1
+from servers.driver.procs import free_port, spawn, wait_accepting
+from servers.driver.procs import tail as _tail
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,31 +54,6 @@ def sample(pid: int, t: float) -> Optional[Sample]:
     return Sample(round(t, 3), rss, fds, threads)
 
 
-def _pdeathsig() -> None:
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait_accepting(p: subprocess.Popen[bytes], port: int,
-                   timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if p.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
 def start_server(command: list[str], rest: list[str], log: IO[str]
                  ) -> Optional[tuple[subprocess.Popen[bytes], int]]:
     """command + [127.0.0.1, <free port>] + rest, accepting: (process,
@@ -88,10 +61,8 @@ def start_server(command: list[str], rest: list[str], log: IO[str]
     for _attempt in range(3):  # a port taken between probe and bind: retry
         port = free_port()
         argv = command + ["127.0.0.1", str(port)] + rest
-        p = subprocess.Popen(argv, stdout=log, stderr=log,
-                             stdin=subprocess.DEVNULL,
-                             start_new_session=True, preexec_fn=_pdeathsig)
-        if wait_accepting(p, port):
+        p = spawn(argv, None, log, log)
+        if wait_accepting(p, port, timeout=15.0):
             return p, port
         stop(p)
     return None
@@ -113,11 +84,8 @@ def stop(p: subprocess.Popen[bytes], grace: float = 5.0) -> Optional[str]:
 
 
 def tail(path: str, n: int = 8) -> str:
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-n:]).strip()
-    except OSError:
-        return ""
+    """The last n lines of a server's log."""
+    return _tail(path, n)
 
 
 class Tally:
