@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/parse_number.h"
+
 namespace serverkit::bench {
 
 std::optional<SweepPart> ParsePart(std::string_view text) {
@@ -77,12 +79,7 @@ std::optional<bool> ParseBool(std::string_view v) {
 }
 
 std::optional<double> ParseNumber(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == nullptr || *end != '\0' || !std::isfinite(v)) {
-    return std::nullopt;
-  }
-  return v;
+  return serverkit::ParseNumber<double>(text);
 }
 
 const char* ProfileName(Profile profile) {

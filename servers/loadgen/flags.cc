@@ -6,14 +6,16 @@
 #include <cmath>
 #include <set>
 
+#include "base/parse_number.h"
+
 namespace serverkit::loadgen {
 namespace {
 
 template <typename T>
 bool ParseNumber(std::string_view s, T* out) {
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && end == s.data() + s.size();
+  const auto v = serverkit::ParseNumber<T>(s);
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 bool IsNumericHost(const std::string& host) {

@@ -38,6 +38,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/parse_number.h"
+
 namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
@@ -53,10 +55,9 @@ struct Flags {
 
 bool ParseFlag(std::string_view a, std::string_view name, long* out) {
   if (a.substr(0, name.size()) != name) return false;
-  const std::string_view v = a.substr(name.size());
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
-  if (v.empty() || ec != std::errc() || end != v.data() + v.size() ||
-      *out < 0) {
+  const auto v = serverkit::ParseNumber<long>(a.substr(name.size()));
+  if (v) *out = *v;
+  if (!v || *v < 0) {
     std::fprintf(stderr, "stall_echo_server: bad %s\n", a.data());
     std::exit(2);
   }

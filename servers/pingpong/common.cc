@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/parse_number.h"
+
 namespace serverkit::pingpong {
 
 std::string_view ProtocolName(Protocol p) {
@@ -35,11 +37,8 @@ std::string EchoBlock(std::size_t blocksize) {
 }
 
 std::optional<long> ParseLong(std::string_view s) {
-  long v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || v < 0) {
-    return std::nullopt;
-  }
+  const auto v = ParseNumber<long>(s);
+  if (!v || *v < 0) return std::nullopt;
   return v;
 }
 
