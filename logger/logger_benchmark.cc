@@ -21,16 +21,23 @@
 //                       quill's busy-wait: on 2 cores a spinning caller would
 //                       starve the backend). p50 / p99 / p99.9 in ns.
 //   latency-console     the same into the console sink (full profile).
+//   shared-core-file    the HTTP server's access log on 2 cores: the caller
+//                       and the backend pinned to one core, a request's I/O
+//                       work between lines, access-log lines at full rate;
+//                       every thread's CPU per line (the validation's logger
+//                       cpu metric; logger/sweep/shared_core.h).
 //
 // Async loggers run with the block policy (nothing lost), queue_capacity 8192
 // records (spdlog async: 8192 slots), 1 MiB double buffers. Callers are pinned
-// round-robin to the allowed cores; backend threads are not pinned. The
-// `threads` counter counts callers plus the backend thread of async loggers;
-// the ranking marks runs with more threads than cores.
+// round-robin to the allowed cores; backend threads are not pinned, except in
+// shared-core-file. The `threads` counter counts callers plus the backend
+// thread of async loggers; the ranking marks runs with more threads than
+// cores.
 //
-// The scenarios live in logger/sweep/throughput.h and latency.h, what they
-// share in logger/sweep/common.h; this file registers them for every
-// logger, throughput then latency, and runs the sweep.
+// The scenarios live in logger/sweep/throughput.h, latency.h and
+// shared_core.h, what they share in logger/sweep/common.h; this file
+// registers them for every logger, throughput, latency, then shared core,
+// and runs the sweep.
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -47,6 +54,7 @@
 #include "logger/logger.h"
 #include "logger/sweep/common.h"
 #include "logger/sweep/latency.h"
+#include "logger/sweep/shared_core.h"
 #include "logger/sweep/throughput.h"
 #include "queues/all_queues.h"
 
@@ -64,6 +72,7 @@ void RegisterLogger(Profile profile, bool server) {
   const int batches = ByProfile(profile, 10, 200, 2'500);
   RegisterThroughput<L>(impl, messages);
   RegisterLatency<L>(profile, impl, batches);
+  RegisterSharedCore<L>(impl, ByProfile(profile, 500, 10'000, 50'000));
 }
 
 template <typename... Ls>
