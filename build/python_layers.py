@@ -50,7 +50,7 @@ MODULES = {
     "servers.pingpong": [["hostile_peer", "perf_output", "tables"],
                          ["summary"], ["sweep"], ["msgcost"]],
     "servers.chat": [["codec"], ["run", "tables", "peers"], ["chat_bench"]],
-    "servers.http": [["wrk", "nginx", "loops"], ["run"],
+    "servers.http": [["wrk", "nginx", "loops"], ["run", "insitu"],
                      ["tables", "context"], ["latency"], ["http_bench"]],
     "servers.loadgen": [["harness"]],
     "servers.soak": [["procs", "wire", "trend", "leaky_server"],
