@@ -119,6 +119,17 @@ def check_pipelined(port: int, half_close: bool) -> int:
     return PIPELINE_WORK
 
 
+def check_close_behind_half_close(port: int) -> int:
+    """A /work, one that closes, then the client's FIN right behind them:
+    both replies, then EOF."""
+    with connect(port) as s:
+        s.sendall(WORK + b"GET /work HTTP/1.1\r\nHost: t\r\n"
+                  b"Connection: close\r\n\r\n")
+        s.shutdown(socket.SHUT_WR)
+        assert read_replies(s, [False, False], eof=True) == [(200, BODY)] * 2
+    return 2
+
+
 def check_many_connections(port: int) -> int:
     conns, per = 8, 20
     errors: list[str] = []
@@ -224,6 +235,7 @@ def run_server(server: str, tmp: str, pool: str, threads: int,
     work = check_one_and_keep_alive(port)
     work += check_pipelined(port, half_close=False)
     work += check_pipelined(port, half_close=True)
+    work += check_close_behind_half_close(port)
     work += check_many_connections(port)
     stop_and_count(p, log, pool, work)
 

@@ -388,11 +388,9 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
       c.out.clear();
     }
     // Half-close once the reply is written (never drops its tail).
-    if (c.handler.should_close()) {
-      conn->shutdown();
-    } else if (c.peer_closed && !c.waiting) {
-      conn->close_when_drained();
-    }
+    if (c.handler.should_close()) conn->shutdown();
+    // Held open for a /work reply (the half-close callback): it is out.
+    if (c.peer_closed && !c.waiting) conn->close_when_drained();
   };
   server->set_message_callback(
       [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
