@@ -168,6 +168,10 @@ class PredictSectionTest(unittest.TestCase):
                      control_detected=False)
         self.assertIn("measured 1.060x [1.030, 1.090]: consistent (the "
                       "control was not detected).", text(doc))
+        # A point without a message size (the pool's HTTP points).
+        check.update(block=0)
+        self.assertIn("largest (100 sessions, 2 loop(s)): predicted",
+                      text(doc))
 
     def test_a_share_past_the_whole_is_explained(self) -> None:
         self.assertNotIn("A share above 100%", self.md)

@@ -20,9 +20,12 @@
 # leader, a tie, a split by host state,
 # an unknown noise or a drifted family (files without rounds) keeps the
 # baseline, and the entry's note says why.
+# The thread pool is the hand-off latency class's winner at 1 submitter,
+# the HTTP server's one I/O thread (_pick_pool).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import os
@@ -244,7 +247,38 @@ def pick_reactor(loaded: dict[str, R.FamilyResults], workload: Workload,
         res = pick_class(fr, cdef, workload, alpha, min_margin,
                          allowed=allowed, drift_threshold=drift_threshold)
         out[comp] = _entry_from_class(res, res["group_keys"])
+    _pick_pool(loaded, workload, alpha, min_margin, drift_threshold, out,
+               missing)
     return out, missing
+
+
+def _pick_pool(loaded: dict[str, R.FamilyResults], workload: Workload,
+               alpha: float, min_margin: float,
+               drift_threshold: Optional[float],
+               out: dict[str, ReactorEntry], missing: dict[str, str]
+               ) -> None:
+    """The thread pool ("thread_pool"): the hand-off latency class's pick
+    at 1 submitter (the HTTP server's one I/O thread hands each request's
+    work to the pool), or the submitters --producers names."""
+    fr = loaded.get("threadpool")
+    cdef = class_of("threadpool", "hand-off latency")
+    rule = class_rule(fr, cdef) if fr else None
+    if fr is None or rule is None:
+        missing["thread_pool"] = "threadpool.json missing" if fr is None \
+            else "%s has no ranking rule for latency" % (
+                os.path.basename(fr.path))
+        return
+    veto = drift_veto(fr, drift_threshold)
+    if veto:
+        out["thread_pool"] = _reactor_entry(rule.baseline, veto["verdict"])
+        return
+    if workload.producers is None:
+        workload = dataclasses.replace(workload, producers=1)
+    res = pick_class(fr, cdef, workload, alpha, min_margin,
+                     drift_threshold=drift_threshold)
+    out["thread_pool"] = _entry_from_class(res, res["group_keys"]) \
+        if res["group_keys"] else _reactor_entry(
+            rule.baseline, "no threadpool/latency runs")
 
 
 def pick_all(loaded: dict[str, R.FamilyResults], workload: Workload,

@@ -23,6 +23,10 @@ from pick import cli
 from pick import results as R
 from pick import stats as S
 from pick import tables as T
+from pick import winners as W
+from pick.spec import Workload
+
+POOL = os.path.join(os.path.dirname(BASIC), "pool")
 
 
 class ReactorContractTest(unittest.TestCase):
@@ -41,7 +45,13 @@ class ReactorContractTest(unittest.TestCase):
         for key in ("winner", "baseline", "micro_ratio", "source", "cv"):
             for comp in rx.values():
                 self.assertIn(key, comp)
-        self.assertEqual(set(rx), {"task_queue", "logger"})
+        self.assertEqual(set(rx), {"task_queue", "logger", "thread_pool"})
+        # The fixture's pools have no hand-off latency runs: the baseline,
+        # unmeasured, which the validation cannot run against itself.
+        self.assertEqual(rx["thread_pool"]["winner"], "asio")
+        self.assertFalse(rx["thread_pool"]["measured"])
+        self.assertEqual(rx["thread_pool"]["note"],
+                         "no threadpool/latency runs")
         self.assertEqual(doc["reactor_missing"],
                          {"buffer": "buffer.json missing"})
         tq = rx["task_queue"]
@@ -82,6 +92,41 @@ class ReactorContractTest(unittest.TestCase):
         self.assertAlmostEqual(tq["micro_ratios"]["moodycamel"], 1.5,
                                places=3)
         self.assertAlmostEqual(tq["micro_ratios"]["mutex"], 0.5, places=3)
+
+
+class PoolEntryTest(unittest.TestCase):
+    """The reactor's thread_pool entry: the hand-off latency class's pick
+    at 1 submitter, or at the submitters --producers names."""
+
+    def entry(self, workload: Workload) -> Any:
+        loaded, _ = R.load_dir(POOL)
+        out, missing = W.pick_reactor(loaded, workload, 0.05)
+        self.assertNotIn("thread_pool", missing)
+        return out["thread_pool"]
+
+    def test_one_submitter(self) -> None:
+        e = self.entry(Workload())
+        self.assertEqual((e["winner"], e["baseline"]),
+                         ("queue-bounded-mpmc", "asio"))
+        self.assertTrue(e["adopted"])
+        self.assertEqual(e["source"], "threadpool/latency/submitters:1")
+        self.assertEqual(e["metric"], "p50_ns")
+        self.assertFalse(e["higher_is_better"])
+        self.assertAlmostEqual(e["micro_ratio"], 80.0, places=2)
+        self.assertAlmostEqual(e["micro_ratios"]["mutex"], 32 / 31,
+                               places=3)
+
+    def test_submitters_from_the_workload(self) -> None:
+        e = self.entry(Workload(producers=4))
+        self.assertEqual(e["winner"], "work-stealing")
+        self.assertEqual(e["source"], "threadpool/latency/submitters:4")
+
+    def test_without_the_family(self) -> None:
+        loaded, _ = R.load_dir(BASIC)
+        del loaded["threadpool"]
+        out, missing = W.pick_reactor(loaded, Workload(), 0.05)
+        self.assertNotIn("thread_pool", out)
+        self.assertEqual(missing["thread_pool"], "threadpool.json missing")
 
 
 class DriftTest(unittest.TestCase):

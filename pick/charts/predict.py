@@ -72,8 +72,10 @@ def loadmap_chart(pp: Any, out_dir: str) -> Optional[str]:
         ax.set_xticks(sorted(sessions), [str(s) for s in sorted(sessions)])
         ax.minorticks_off()
         ax.set_xlabel("sessions")
-        ax.set_title("%d-byte blocks, %d loop%s%s" % (
-            block, loops, "" if loops == 1 else "s",
+        # Block 0: no message size (the pool's HTTP points).
+        ax.set_title("%s, %d loop%s%s" % (
+            "%d-byte blocks" % block if block else "HTTP, no blocks",
+            loops, "" if loops == 1 else "s",
             " (oversubscribed)" if over else ""), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
     for k in range(len(panels), rows * cols):

@@ -297,8 +297,11 @@ OVER_FULL = (
 
 
 def _where(c: dict[str, Any]) -> str:
-    return "%s sessions, %s-byte blocks, %s loop(s)" % (
-        c.get("sessions", "?"), c.get("block", "?"), c.get("loops", "?"))
+    # Block 0: a point without a message size (the pool's HTTP points).
+    size = "" if c.get("block") == 0 else "%s-byte blocks, " % c.get(
+        "block", "?")
+    return "%s sessions, %s%s loop(s)" % (c.get("sessions", "?"), size,
+                                          c.get("loops", "?"))
 
 
 def _loadmap_check(c: Any) -> str:

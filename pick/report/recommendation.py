@@ -18,7 +18,7 @@ def reactor_line(picked: Picked) -> str:
     rx = picked["reactor"]
     parts = []
     for key, label in (("task_queue", "task queue"), ("buffer", "buffer"),
-                       ("logger", "logger")):
+                       ("logger", "logger"), ("thread_pool", "thread pool")):
         e = rx.get(key)
         if not e:
             why = picked.get("reactor_missing", {}).get(key)

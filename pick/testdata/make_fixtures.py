@@ -8,6 +8,8 @@
 #
 #   basic/   queues (with pairs at 2 and 4 threads), logger, threadpool (no
 #            buffer.json), pingpong.json,
+#   pool/    threadpool.json with the hand-off latency class (the reactor's
+#            thread_pool entry): another leader at 1 and at 4 submitters
 #            and servers/'s chat.json and http.json (hand-written)
 #   smoke/   buffer.json, one repetition
 #   drift/shifted/queues.json  basic's queues, floor 300 ns before, 560 after
@@ -33,7 +35,7 @@ from typing import Any
 from pick.testdata.fixturelib import (HERE, floor_runs, latency_counters,
                                       runs, scale, vocabulary, write)
 
-for old in ("basic", "smoke", "drift", "old", "repro", "parts"):
+for old in ("basic", "smoke", "drift", "old", "repro", "parts", "pool"):
     shutil.rmtree(os.path.join(HERE, old), ignore_errors=True)
 
 STEADY = [1.00, 1.01, 0.99, 1.02, 0.98]   # CV about 1.6%
@@ -139,6 +141,25 @@ for impl, wall, over in (("asio", 40.1, 3.0), ("work-stealing", 40.6, 1.0)):
 write("basic", "threadpool", tp,
       sk=vocabulary("threadpool", before=None, after=None, core_pair=None,
                     cores=1))
+
+# pool/: submit-to-start p50 of an idle pool; queue-bounded-mpmc leads at 1
+# submitter (the reactor's, the HTTP server's one I/O thread), work-stealing
+# at 4, so the entry shows which submitter count it ranked.
+tp = floor_runs("threadpool", scale(STEADY, 570.0))
+for subs, p50s in ((1, {"asio": 32000.0, "mutex": 31000.0,
+                        "queue-bounded-mpmc": 400.0, "work-stealing": 600.0}),
+                   (4, {"asio": 10000.0, "mutex": 10000.0,
+                        "queue-bounded-mpmc": 900.0,
+                        "work-stealing": 300.0})):
+    for impl, p50 in p50s.items():
+        tp += runs("threadpool/latency/%s/submitters:%d" % (impl, subs),
+                   {"p50_ns": scale(STEADY, p50),
+                    "p99_ns": scale(STEADY, 2 * p50),
+                    "p999_ns": scale(STEADY, 3 * p50)}, 5)
+write("pool", "threadpool", tp, sk=dict(
+    vocabulary("threadpool"), impls={
+        i: {} for i in ("asio", "mutex", "queue-bounded-mpmc",
+                        "work-stealing")}))
 
 pp: dict[str, Any]
 pp = dict(context=dict(profile="smoke", cores=2, seconds_per_point=0.3,
