@@ -24,7 +24,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import sys
 import tempfile
 import tokenize
 import unittest
@@ -185,4 +184,4 @@ class TreeTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    sys.exit(unittest.main())
+    unittest.main()
