@@ -279,12 +279,11 @@ class PairedTest(unittest.TestCase):
         self.assertAlmostEqual(r.ratio, math.exp(0.035))
         self.assertAlmostEqual(r.low, math.exp(0.01))
         self.assertAlmostEqual(r.high, math.exp(0.06))
-        self.assertAlmostEqual(r.p, 2 / 64)
-        self.assertEqual(r.n, 6)
-        self.assertAlmostEqual(r.mde, VP.mde(d))
-        self.assertEqual(set(r.as_dict()), {"ratio", "low", "high", "p", "n",
+        self.assertEqual((r.p, r.n, r.method), (2 / 64, 6, "signed-rank"))
+        self.assertEqual(r.mde, VP.mde(d))
+        self.assertEqual(set(r.as_json()), {"ratio", "low", "high", "p", "n",
                                             "mde"})
-        self.assertEqual(r.as_dict()["n"], 6)
+        self.assertEqual(r.as_json()["n"], 6)
         with self.assertRaises(dataclasses.FrozenInstanceError):
             r.p = 0.5  # type: ignore[misc]
 
@@ -292,10 +291,9 @@ class PairedTest(unittest.TestCase):
         r = VP.rank_paired([0.01, 0.02, -0.01, 0.03, 0.0])
         self.assertEqual((r.low, r.high, r.n, r.mde), (0.0, math.inf, 5,
                                                        math.inf))
-        e = VP.rank_paired([]).as_dict()
-        self.assertTrue(math.isnan(e["ratio"]))
-        self.assertEqual((e["low"], e["high"], e["p"], e["n"], e["mde"]),
-                         (0.0, math.inf, 1.0, 0, math.inf))
+        e = VP.rank_paired([]).as_json()
+        self.assertEqual((e["ratio"], e["low"], e["high"], e["p"], e["n"],
+                          e["mde"]), (None, 0.0, None, 1.0, 0, None))
 
 
 if __name__ == "__main__":

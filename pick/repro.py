@@ -35,7 +35,7 @@ import sys
 from typing import Any, Optional, TextIO
 
 from pick import results as R
-from pick.paired import Paired, fmt_interval, paired
+from pick.paired import PairedRatio, fmt_interval, paired
 from pick.picking import pick_class
 from pick.margin import conflict
 from pick.rounds import paired_rule, round_ratios
@@ -64,7 +64,7 @@ def beats(fr: R.FamilyResults, groups: list[R.Group], x: str, y: str,
 
 
 def pair_stats(fr: R.FamilyResults, res: ClassPick, x: str, y: str,
-               alpha: float) -> Paired:
+               alpha: float) -> PairedRatio:
     """X over Y per paired round in the class (paired rounds)."""
     metric, higher = res["metric"], res["higher"]
     assert metric is not None and higher is not None, "an unranked class"
@@ -76,7 +76,7 @@ def paired_state(res: ClassPick, margin: float) -> str:
     """One run's paired decision in margin.py's words: 'x ahead of y by
     more than 5% (by 40.0-62.0%): 1.50x [1.40, 1.62] (15 rounds)'."""
     x = res["paired"]
-    st = Paired.from_dict(x)
+    st = PairedRatio.from_dict(x)
     n = "%d paired rounds" % st.n
     rounds = res.get("rounds")
     if rounds is not None:
@@ -123,7 +123,7 @@ def _half(o1: int, o2: int) -> Optional[str]:
     return None
 
 
-def _apart(x: Paired, y: Paired) -> bool:
+def _apart(x: PairedRatio, y: PairedRatio) -> bool:
     """The two intervals do not overlap."""
     if None in (x.lo, x.hi, y.lo, y.hi):
         return False

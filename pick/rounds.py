@@ -48,7 +48,7 @@ import statistics
 from typing import Optional
 
 from pick import results as R
-from pick.paired import MIN_PROCESSES, MIN_ROUNDS, Paired, by_process, \
+from pick.paired import MIN_PROCESSES, MIN_ROUNDS, PairedRatio, by_process, \
     fmt_interval, fmt_p, lag1, paired, process_paired, \
     processes_for_equivalence, two_means_split
 from pick.decisions import ClassPick, HostStatesDict, PairedStats
@@ -72,8 +72,8 @@ class HostStates:
 
     near_floor_ns: float
     far_floor_ns: float
-    near: Paired
-    far: Paired
+    near: PairedRatio
+    far: PairedRatio
     p: Optional[float]       # U-test on the log ratios; None without scipy
     differ: bool
 
@@ -138,7 +138,7 @@ def host_states(rr: RoundRatios, threshold: float,
     return HostStates(fn, ff, pn, pf, p, p is not None and p < alpha)
 
 
-def summary(rr: RoundRatios, alpha: float) -> Paired:
+def summary(rr: RoundRatios, alpha: float) -> PairedRatio:
     """The ratios at the process level when MIN_PROCESSES or more processes
     ran them (process_paired: a t interval over the processes' medians),
     else the rounds' sign test, with the rounds' lag-1 autocorrelation."""
@@ -150,14 +150,14 @@ def summary(rr: RoundRatios, alpha: float) -> Paired:
                                processes=len(groups))
 
 
-def test_text(x: Paired) -> str:
+def test_text(x: PairedRatio) -> str:
     """How x's interval and p were made, for a verdict."""
     if x.method == "process":
         return "t test over %d processes p %s" % (x.processes, fmt_p(x.p))
     return "sign test p %s" % fmt_p(x.p)
 
 
-def dependence_text(x: Paired, sweep_lag1: Optional[float] = None) -> str:
+def dependence_text(x: PairedRatio, sweep_lag1: Optional[float] = None) -> str:
     """How dependent x's rounds were: its processes and their ratios, the
     between-process share of the variance, the rounds' lag-1
     autocorrelation (and the sweep's, when given)."""
@@ -180,7 +180,7 @@ def dependence_text(x: Paired, sweep_lag1: Optional[float] = None) -> str:
     return text + "."
 
 
-def answer(a: str, b: str, x: Paired, margin: float, state: str) -> str:
+def answer(a: str, b: str, x: PairedRatio, margin: float, state: str) -> str:
     """One state's answer: 'in the near state, a ahead of b by 8.0-20.0%
     (1.13x [1.08, 1.20], 9 rounds)'; 'no interval' under MIN_ROUNDS."""
     if x.lo is None or x.hi is None:
@@ -190,7 +190,8 @@ def answer(a: str, b: str, x: Paired, margin: float, state: str) -> str:
         state, x.words(a, b, margin), fmt_interval(x), x.n)
 
 
-def _stats_dict(out: PairedStats, x: Paired, margin: float) -> PairedStats:
+def _stats_dict(out: PairedStats, x: PairedRatio, margin: float
+                ) -> PairedStats:
     """out (the pair's or the group's names) with x's statistics and its
     standing at the margin."""
     out.update(x.as_dict())

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from pick import results as R
-from pick.paired import MIN_ROUNDS, Paired, fmt_interval
+from pick.paired import MIN_ROUNDS, PairedRatio, fmt_interval
 from pick.margin import short
 from pick.rounds import over_baseline, rounds_text, test_text
 from pick.spec import FAMILY_SPECS
@@ -27,14 +27,14 @@ HEADER = ["family", "workload class", "leader", "margin over runner-up",
           "margin over baseline", "answer", "rounds"]
 
 
-def as_paired(d: Optional[PairedStats]) -> Optional[Paired]:
-    """A ClassPick's paired / baseline_paired as a Paired; None."""
+def as_paired(d: Optional[PairedStats]) -> Optional[PairedRatio]:
+    """A ClassPick's paired / baseline_paired as a PairedRatio; None."""
     if not d:
         return None
-    return Paired.from_dict(d)
+    return PairedRatio.from_dict(d)
 
 
-def _paired_noise_cell(res: ClassPick, x: Paired, margin: float) -> str:
+def _paired_noise_cell(res: ClassPick, x: PairedRatio, margin: float) -> str:
     n = res.get("noise")
     where = "" if res.get("confirmed", True) else "; unconfirmed"
     if n in ("above", "within"):

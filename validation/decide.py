@@ -78,8 +78,8 @@ EQ_POWER = 0.8
 @dataclasses.dataclass(frozen=True)
 class Decision:
     outcome: Outcome
-    winner: Optional[VP.RankPaired]    # the candidate, its interval carried
-    control: Optional[VP.RankPaired]
+    winner: Optional[VP.PairedRatio]    # the candidate, its interval carried
+    control: Optional[VP.PairedRatio]
     mde: float       # relative; inf when the rounds cannot reach p < ALPHA
     reason: str
     standing: Standing = Standing.UNKNOWN   # the candidate's interval
@@ -96,13 +96,17 @@ def fmt_mde(mde: float) -> str:
     return "MDE %.1f%% at the spread's upper 95%% bound" % (100 * mde)
 
 
+def _num(x: Optional[float]) -> float:
+    return math.nan if x is None else x
+
+
 def _exp(x: float) -> float:
     return 0.0 if x < -700 else math.inf if x > 700 else math.exp(x)
 
 
-def with_carried(r: VP.RankPaired, c: DEP.Carried) -> VP.RankPaired:
+def with_carried(r: VP.PairedRatio, c: DEP.Carried) -> VP.PairedRatio:
     """The rounds' summary with the carried 95% interval's ends."""
-    return dataclasses.replace(r, low=_exp(c.lo), high=_exp(c.hi))
+    return r.with_ends(_exp(c.lo), _exp(c.hi))
 
 
 def detected(control: DEP.Carried) -> bool:
@@ -233,23 +237,24 @@ def decide(win: Sequence[float], ctrl: Sequence[float],
     cc = DEP.carried(ctrl, ctrl_blocks, widen) if ctrl else None
     c = with_carried(VP.rank_paired(ctrl), cc) if ctrl and cc else None
     s = candidate_standing(wc, margin)
-    weak = fmt_mde(w.mde)
+    w_mde = math.inf if w.mde is None else w.mde
+    weak = fmt_mde(w_mde)
     rho = "candidate " + fmt_rho(wc) + (
         ", control " + fmt_rho(cc) if cc else "")
     if len(win) < VP.min_rounds():
-        return Decision(Outcome.TOO_WEAK, w, c, w.mde,
+        return Decision(Outcome.TOO_WEAK, w, c, w_mde,
                         "%d round(s): the exact test needs %d to reach p < "
                         "%.2f" % (len(win), VP.min_rounds(), VP.ALPHA), s,
                         margin, wc, cc)
     if c is None or cc is None:
-        return Decision(Outcome.TOO_WEAK, w, None, w.mde,
+        return Decision(Outcome.TOO_WEAK, w, None, w_mde,
                         "no clean round of the control; %s" % weak, s, margin,
                         wc)
     if not detected(cc):
-        return Decision(Outcome.TOO_WEAK, w, c, w.mde,
+        return Decision(Outcome.TOO_WEAK, w, c, w_mde,
                         "the control was not detected as worse (ratio "
                         "%.3f [%.2f, %.2f], p %.3g); %s; %s" % (
-                            c.ratio, c.low, c.high, c.p, weak, rho), s,
+                            c.ratio, c.low, c.high, _num(c.p), weak, rho), s,
                         margin, wc, cc)
     split = blocks_disagree(wc, margin)
     outcome = Outcome.NOT_TOLD_APART if split else outcome_of(s)
@@ -258,14 +263,14 @@ def decide(win: Sequence[float], ctrl: Sequence[float],
     need = equivalence_rounds(win, wc.rho_used, margin) \
         if outcome == Outcome.NOT_TOLD_APART else None
     reason = "control detected (ratio %.3f, p %.3g); candidate p %.3g; " \
-        "%s; %s" % (c.ratio, c.p, w.p, weak, rho)
+        "%s; %s" % (c.ratio, _num(c.p), _num(w.p), weak, rho)
     if split:
         reason = split + "; nothing adopted; " + reason
     if need is not None:
         reason += "; equivalence within ±%g%% would need about %d rounds " \
             "at this spread (80%% power at a true 1.00)" % (
                 round(100 * margin, 2), need)
-    return Decision(outcome, w, c, w.mde, reason, s, margin, wc, cc, need,
+    return Decision(outcome, w, c, w_mde, reason, s, margin, wc, cc, need,
                     split)
 
 

@@ -36,8 +36,8 @@ class DecideTest(unittest.TestCase):
         self.assertEqual(d.outcome, Outcome.HELD)
         assert d.winner is not None and d.control is not None
         self.assertAlmostEqual(d.winner.ratio, 1.10, places=2)
-        self.assertAlmostEqual(d.winner.p, 2 / 64)
-        self.assertAlmostEqual(d.control.p, 2 / 64)
+        self.assertAlmostEqual(d.winner.p or 0.0, 2 / 64)
+        self.assertAlmostEqual(d.control.p or 0.0, 2 / 64)
         self.assertLess(d.control.ratio, 1)
         self.assertTrue(d.winner.low > 1.0, d.winner)
         self.assertIn("control detected", d.reason)

@@ -12,7 +12,7 @@
 #   process_paired(keys, ratios)   each process's median log ratio, then a
 #                                  Student t interval over those medians
 #                                  (P - 1 degrees of freedom) and the t
-#                                  test's p: a Paired with method "process"
+#                                  test's p: a PairedRatio, method "process"
 #   between_share(groups)          the share of the log ratios' variance
 #                                  that lies between processes (one-way
 #                                  random effects, ANOVA estimator)
@@ -39,7 +39,7 @@ import math
 import statistics
 from typing import Optional, Sequence
 
-from pick.paired.sign import Paired
+from pick.paired.ratio import PairedRatio
 
 # The fewest processes with an interval: 2 give t(1) = 12.7, no answer.
 MIN_PROCESSES = 3
@@ -163,7 +163,7 @@ def by_process(keys: Sequence[tuple[int, int]], ratios: Sequence[float]
 
 
 def process_paired(keys: Sequence[tuple[int, int]], ratios: Sequence[float],
-                   alpha: float = 0.05) -> Paired:
+                   alpha: float = 0.05) -> PairedRatio:
     """A over B from rounds keyed (process, round): the mean over the
     processes of each one's median log ratio, its t interval and p (none
     under MIN_PROCESSES), the between-process share and the lag-1
@@ -184,15 +184,15 @@ def process_paired(keys: Sequence[tuple[int, int]], ratios: Sequence[float],
         cover = 1.0 - alpha
         p = 1.0 if se == 0 and centre == 0 else \
             0.0 if se == 0 else t_p(centre / se, df)
-    return Paired(n=n, ratio=ratio, lo=lo, hi=hi, coverage=cover, p=p,
-                  method="process", processes=len(meds),
-                  between_share=between_share(list(groups.values())),
-                  lag1=lag1(list(groups.values())),
-                  per_process=tuple(math.exp(m) for m in meds),
-                  eq_lo=eq_lo, eq_hi=eq_hi)
+    return PairedRatio(n=n, ratio=ratio, lo=lo, hi=hi, coverage=cover, p=p,
+                       method="process", processes=len(meds),
+                       between_share=between_share(list(groups.values())),
+                       lag1=lag1(list(groups.values())),
+                       per_process=tuple(math.exp(m) for m in meds),
+                       eq_lo=eq_lo, eq_hi=eq_hi)
 
 
-def processes_for_equivalence(x: Paired, margin: float,
+def processes_for_equivalence(x: PairedRatio, margin: float,
                               alpha: float = 0.05, most: int = 64
                               ) -> Optional[int]:
     """The fewest processes whose 1 - 2 alpha t interval, at the spread of

@@ -25,13 +25,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import statistics
 from typing import Optional
 
-from pick.decisions import PairedStats
-from pick.margin import Standing, standing, words
+from pick.paired.ratio import PairedRatio
 
 # The fewest rounds with a 95% sign-test interval.
 MIN_ROUNDS = 6
@@ -74,89 +72,7 @@ def log_median(xs: list[float]) -> float:
     return math.exp(statistics.median(math.log(x) for x in xs))
 
 
-@dataclasses.dataclass(frozen=True)
-class Paired:
-    """A's paired ratios over B: their count, median, interval (None below
-    MIN_ROUNDS), its coverage (>= 1 - alpha) and the sign test's p."""
-
-    n: int
-    ratio: float
-    lo: Optional[float]
-    hi: Optional[float]
-    coverage: Optional[float]
-    p: Optional[float]
-    # "sign": the rounds' sign test; "process": a t interval over the
-    # processes' medians (process.py), with the processes' own ratios.
-    method: str = "sign"
-    processes: int = 1
-    between_share: Optional[float] = None
-    lag1: Optional[float] = None
-    per_process: tuple[float, ...] = ()
-    # The 1 - 2 alpha interval, which decides equivalence (TOST).
-    eq_lo: Optional[float] = None
-    eq_hi: Optional[float] = None
-
-    def inverted(self) -> Paired:
-        """B over A."""
-        return dataclasses.replace(
-            self, ratio=1 / self.ratio if self.ratio else math.nan,
-            lo=1 / self.hi if self.hi else None,
-            hi=1 / self.lo if self.lo else None,
-            eq_lo=1 / self.eq_hi if self.eq_hi else None,
-            eq_hi=1 / self.eq_lo if self.eq_lo else None,
-            per_process=tuple(1 / x for x in self.per_process))
-
-    def disagree(self) -> bool:
-        """Some process puts A ahead and another puts B ahead."""
-        return any(x > 1 for x in self.per_process) and \
-            any(x < 1 for x in self.per_process)
-
-    def disagreement(self, a: str, b: str) -> str:
-        """'the processes disagree: 3 of 4 put a ahead (1.12x, 1.09x,
-        1.15x), 1 puts b ahead (1.03x)'."""
-        ahead = [x for x in self.per_process if x > 1]
-        behind = [x for x in self.per_process if x < 1]
-        return "the processes disagree: %d of %d put %s ahead (%s), %d " \
-            "put%s %s ahead (%s)" % (
-                len(ahead), len(self.per_process), a,
-                ", ".join("%.2fx" % x for x in ahead), len(behind),
-                "s" if len(behind) == 1 else "", b,
-                ", ".join("%.2fx" % (1 / x) for x in behind))
-
-    def standing(self, margin: float) -> Standing:
-        """What the interval says of A against B at the margin
-        (margin.standing(): ahead by more than it, ahead, equivalent
-        within it, not told apart, or behind); UNKNOWN without one."""
-        return standing(self.lo, self.hi, margin, (self.eq_lo, self.eq_hi))
-
-    def words(self, a: str, b: str, margin: float) -> str:
-        """The standing in words (margin.words())."""
-        return words(a, b, self.lo, self.hi, margin,
-                     (self.eq_lo, self.eq_hi))
-
-    @classmethod
-    def from_dict(cls, d: PairedStats) -> Paired:
-        """as_dict()'s inverse (a file from before the processes reads as
-        one process's sign test)."""
-        return cls(n=d["n"], ratio=d["ratio"], lo=d["lo"], hi=d["hi"],
-                   coverage=d.get("coverage"), p=d.get("p"),
-                   method=d.get("method", "sign"),
-                   processes=d.get("processes", 1),
-                   between_share=d.get("between_share"),
-                   lag1=d.get("lag1"),
-                   per_process=tuple(d.get("per_process") or ()),
-                   eq_lo=d.get("eq_lo"), eq_hi=d.get("eq_hi"))
-
-    def as_dict(self) -> PairedStats:
-        return PairedStats(n=self.n, ratio=self.ratio, lo=self.lo,
-                           hi=self.hi, coverage=self.coverage, p=self.p,
-                           method=self.method, processes=self.processes,
-                           between_share=self.between_share, lag1=self.lag1,
-                           per_process=list(self.per_process),
-                           eq_lo=self.eq_lo, eq_hi=self.eq_hi)
-
-
-def paired(ratios: list[float], alpha: float = 0.05) -> Paired:
+def paired(ratios: list[float], alpha: float = 0.05) -> PairedRatio:
     """The median of the per-round ratios with its sign-test interval and
     the sign test's p."""
     xs = sorted(x for x in ratios if x > 0 and math.isfinite(x))
@@ -169,8 +85,9 @@ def paired(ratios: list[float], alpha: float = 0.05) -> Paired:
     k2 = interval_rank(n, 2 * alpha)
     if k2 is not None:
         eq_lo, eq_hi = xs[k2 - 1], xs[n - k2]
-    return Paired(n=n, ratio=log_median(xs), lo=lo, hi=hi, coverage=cover,
-                  p=sign_test_p(xs), eq_lo=eq_lo, eq_hi=eq_hi)
+    return PairedRatio(n=n, ratio=log_median(xs), lo=lo, hi=hi,
+                       coverage=cover, p=sign_test_p(xs), eq_lo=eq_lo,
+                       eq_hi=eq_hi)
 
 
 def two_means_split(values: list[float]) -> int:
@@ -196,7 +113,7 @@ def fmt_p(p: Optional[float]) -> str:
     return "< 0.0001" if p < 0.0001 else "%.2g" % p
 
 
-def fmt_interval(x: Paired) -> str:
+def fmt_interval(x: PairedRatio) -> str:
     """'1.32x [1.21, 1.45]'; '1.32x' without an interval."""
     if math.isnan(x.ratio):
         return "-"

@@ -44,7 +44,7 @@
 #                         rounds; by Monte Carlo (below); memoized per n
 #   mde(d)                the relative MDE of the ratio at the spread's upper
 #                         95% bound: exp(k(n) spread_upper) - 1
-#   rank_paired(d)        all of it for one side, a RankPaired: exp(HL) as
+#   rank_paired(d)        all of it for one side, a PairedRatio: exp(HL) as
 #                         the ratio, the interval's ends as ratios, p, n
 #                         (every d, zeros included) and the MDE
 #   fmt_rank_paired(x)    one line of it: '0.97x [0.94, 1.01] p 0.21 n 48'
@@ -83,13 +83,14 @@
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
 import itertools
 import math
 import random
 import statistics
 from typing import Sequence
+
+from pick.paired.ratio import PairedRatio
 
 ALPHA = 0.05
 POWER = 0.8
@@ -316,39 +317,17 @@ def mde(d: Sequence[float]) -> float:
     return math.inf if k * s > 700.0 else math.expm1(k * s)
 
 
-@dataclasses.dataclass(frozen=True)
-class RankPaired:
-    """One side's rounds against the baseline, as ratios (> 1 better)."""
-    ratio: float    # exp(Hodges-Lehmann); nan without rounds
-    low: float      # the 95% interval's ends; 0.0 / inf when unbounded
-    high: float
-    p: float        # exact signed-rank p
-    n: int          # the log ratios (rounds) the test used, zeros too
-    # relative, at the spread's upper 95% bound; inf when n <
-    # min_rounds()
-    mde: float
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {"ratio": self.ratio, "low": self.low, "high": self.high,
-                "p": self.p, "n": self.n, "mde": self.mde}
-
-    def as_json(self) -> dict[str, float | int | None]:
-        """as_dict() with inf and nan (an unbounded end, no ratio) as
-        null, which JSON has."""
-        return {k: (v if math.isfinite(v) else None)
-                for k, v in self.as_dict().items()}
-
-
-def rank_paired(d: Sequence[float]) -> RankPaired:
+def rank_paired(d: Sequence[float]) -> PairedRatio:
     """The ratio, interval, p, n and MDE of the per-round log ratios d."""
     xs = _finite(d)
     lo, hi = hl_interval(xs)
-    return RankPaired(ratio=_exp(hodges_lehmann(xs)), low=_exp(lo),
-                      high=_exp(hi), p=signed_rank_p(xs),
-                      n=len(xs), mde=mde(xs))
+    return PairedRatio(n=len(xs), ratio=_exp(hodges_lehmann(xs)),
+                       lo=None, hi=None,
+                       p=signed_rank_p(xs), method="signed-rank",
+                       mde=mde(xs)).with_ends(_exp(lo), _exp(hi))
 
 
-def fmt_rank_paired(x: RankPaired) -> str:
+def fmt_rank_paired(x: PairedRatio) -> str:
     """'0.97x [0.94, 1.01] p 0.21 n 48'; no interval below min_rounds();
     '-' without a ratio."""
     if x.n == 0 and math.isnan(x.ratio):
@@ -356,6 +335,6 @@ def fmt_rank_paired(x: RankPaired) -> str:
     if x.n < min_rounds():
         return "%.2fx n %d (no interval below %d)" % (x.ratio, x.n,
                                                       min_rounds())
-    return "%.2fx [%.2f, %.2f] p %s n %d" % (
-        x.ratio, x.low, x.high, "%.2g" % x.p if x.p >= 0.0001 else "< 0.0001",
-        x.n)
+    p = "-" if x.p is None else "%.2g" % x.p if x.p >= 0.0001 \
+        else "< 0.0001"
+    return "%.2fx [%.2f, %.2f] p %s n %d" % (x.ratio, x.low, x.high, p, x.n)

@@ -129,18 +129,18 @@ class SideBySide:
     a: str
     b: str
     metric: str
-    every: VP.RankPaired
-    server_bound: VP.RankPaired
+    every: VP.PairedRatio
+    server_bound: VP.PairedRatio
     lower_better: bool = False
     margin: float = MARGIN
 
-    def oriented(self, side: VP.RankPaired) -> tuple[float, float]:
+    def oriented(self, side: VP.PairedRatio) -> tuple[float, float]:
         """side's interval turned so that > 1 means A is better."""
         if self.lower_better:
             return _inverse(side.high), _inverse(side.low)
         return side.low, side.high
 
-    def standing(self, side: VP.RankPaired) -> Standing:
+    def standing(self, side: VP.PairedRatio) -> Standing:
         """What side's interval says of A against B at the margin; UNKNOWN
         below pick.paired.min_rounds() nonzero ratios, where
         fmt_paired prints no interval either."""
@@ -148,7 +148,7 @@ class SideBySide:
             return Standing.UNKNOWN
         return standing_of(*self.oriented(side), self.margin)
 
-    def words(self, side: VP.RankPaired, label: str) -> str:
+    def words(self, side: VP.PairedRatio, label: str) -> str:
         """margin.words in `label`: 'serverkit ahead of asio by 2.0-6.1%
         in CPU us/request'; 'serverkit and asio in p99 latency: no
         interval (n 3)'."""
@@ -159,7 +159,7 @@ class SideBySide:
                                           *self.oriented(side), self.margin),
                              label)
 
-    def _side_json(self, side: VP.RankPaired) -> dict[str, Any]:
+    def _side_json(self, side: VP.PairedRatio) -> dict[str, Any]:
         return dict(side.as_json(), standing=self.standing(side).value)
 
     def as_json(self) -> dict[str, Any]:
