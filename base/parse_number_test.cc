@@ -14,8 +14,7 @@ TEST(ParseNumberTest, Integers) {
   EXPECT_EQ(ParseNumber<long>("0"), 0);
   EXPECT_EQ(ParseNumber<long>("65535"), 65535);
   EXPECT_EQ(ParseNumber<long>("-3"), -3);
-  EXPECT_EQ(ParseNumber<std::uint64_t>("18446744073709551615"),
-            UINT64_MAX);
+  EXPECT_EQ(ParseNumber<std::uint64_t>("18446744073709551615"), UINT64_MAX);
 }
 
 TEST(ParseNumberTest, RefusesJunkSpaceSignsAndOverflow) {
