@@ -13,8 +13,9 @@
 // thread's CPU per line, the work between lines included: that work is the
 // same for every logger, so the difference between two loggers is what the
 // server pays per line for the choice. `switches_per_item`: the process's
-// context switches per line (an async backend's wake-ups and the
-// preemptions they cause), to set beside the server's (servers/http/insitu.py).
+// context switches per line; `caller_switches_per_item`: the caller's
+// alone (mostly preemptions by the backend). The rest are the backend's
+// wake-ups, to set beside the server's (servers/http/insitu.py).
 //
 // Thread-safety: Google Benchmark calls this on its main thread.
 
@@ -55,9 +56,9 @@ inline bool PinToCpu(int cpu) {
 
 // Context switches of every thread of this process so far, voluntary and
 // not: an async backend's wake-ups, which the server pays per line too.
-inline double Switches() {
+inline double Switches(int who = RUSAGE_SELF) {
   struct rusage ru;
-  if (::getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  if (::getrusage(who, &ru) != 0) return 0;
   return static_cast<double>(ru.ru_nvcsw + ru.ru_nivcsw);
 }
 
@@ -76,6 +77,7 @@ void BM_SharedCore(benchmark::State& state, std::size_t ws_kib, int lines) {
   char request[100] = {};
   double cpu_ns = 0;
   double switches = 0;
+  double caller_switches = 0;
   std::uint64_t sum = 0;
   for (auto _ : state) {
     ::unlink(path.c_str());
@@ -103,6 +105,7 @@ void BM_SharedCore(benchmark::State& state, std::size_t ws_kib, int lines) {
                     1, 1, 200, std::size_t{11}, std::string_view("-"),
                     std::string_view("-"));
       }
+      caller_switches += Switches(RUSAGE_THREAD);  // since it started
     });
     caller.join();
     const bool flushed = logger->flush();
@@ -127,6 +130,7 @@ void BM_SharedCore(benchmark::State& state, std::size_t ws_kib, int lines) {
   if (items > 0) {
     state.counters["cpu_ns_per_item"] = cpu_ns / items;
     state.counters["switches_per_item"] = switches / items;
+    state.counters["caller_switches_per_item"] = caller_switches / items;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(items));
   ThreadCounters(state, 1 + (L::kAsync ? 1 : 0));
