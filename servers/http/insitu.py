@@ -15,6 +15,8 @@
 #   PYTHONPATH=. python3 -m servers.http.insitu --rounds 3 --seconds 10 \
 #       --json /tmp/insitu.json
 #
+# --pingpong --connections 1: the log-per-message case at 1 session.
+#
 # The validation's question is why the server pays more per line than the
 # micro benchmark measures; this answers where (which thread, switches).
 #
@@ -43,6 +45,9 @@ from servers.http import wrk as http_wrk
 SERVER = "bazel-out/k8-opt/bin/servers/http/server"
 LOGGERS = ("none", "sync", "async-queue-bounded-mpmc")
 URL = "http://127.0.0.1:%d/collect?v=1"
+# --pingpong: the validation's log-per-message case instead (4 KiB echo, a
+# line per message; --connections is then the sessions).
+PP = "bazel-out/k8-opt/bin/servers/pingpong/"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,12 +184,19 @@ def logger_flags(logger: str, log: str) -> list[str]:
 
 def run_one(server: str, logger: str, seconds: int, connections: int,
             server_cpus: set[int], wrk_cpus: set[int], wrk: str,
-            workdir: str) -> dict[str, Any]:
-    """One server with `logger` under wrk: per-request figures by role."""
+            workdir: str, pingpong: bool = False) -> dict[str, Any]:
+    """One server with `logger` under wrk (or the ping-pong client):
+    per-request figures by role."""
     log = os.path.join(workdir, "access.log")
     out = os.path.join(workdir, "server.out")
     port = procs.free_port()
-    argv = [server, "127.0.0.1", str(port), "1"] + logger_flags(logger, log)
+    argv = [PP + "server" if pingpong else server, "127.0.0.1", str(port),
+            "1"] + (["--protocol=echo"] if pingpong else [])
+    argv += logger_flags(logger, log)
+    load = [PP + "client", "127.0.0.1", str(port), "1", "4096",
+            str(connections), str(seconds), "--protocol=echo",
+            "--json=" + os.path.join(workdir, "client.json")] if pingpong \
+        else http_wrk.argv(wrk, 1, connections, seconds, URL % port)
     with open(out, "w") as f:
         srv = procs.spawn(argv, server_cpus, f, f)
     rec: dict[str, Any] = dict(logger=logger)
@@ -196,13 +208,13 @@ def run_one(server: str, logger: str, seconds: int, connections: int,
         ctr = Counters(srv.pid, sorted(before))
         c0 = ctr.read()
         with open(os.path.join(workdir, "wrk.txt"), "w+") as wf:
-            subprocess.run(http_wrk.argv(wrk, 1, connections, seconds,
-                                         URL % port),
-                           stdout=wf, stderr=subprocess.STDOUT, check=False,
-                           preexec_fn=lambda: os.sched_setaffinity(
-                               0, wrk_cpus))
+            subprocess.run(
+                load, stdout=wf, stderr=subprocess.STDOUT, check=False,
+                preexec_fn=lambda: os.sched_setaffinity(0, wrk_cpus))
             wf.seek(0)
-            wres = http_wrk.parse(wf.read())
+            if not pingpong:
+                rec["requests_per_s"] = http_wrk.parse(
+                    wf.read()).requests_per_s
         c1 = ctr.read()
         ctr.close()
         after = read_threads(srv.pid)
@@ -210,12 +222,14 @@ def run_one(server: str, logger: str, seconds: int, connections: int,
                                      not logger.startswith(("sync", "none")))
         rec["hw"] = {k: c1[k] - c0[k] for k in c1}
         rec["hw_refused"] = ctr.refused
-        rec["requests_per_s"] = wres.requests_per_s
     finally:
         procs.stop(srv)
     with open(out, errors="replace") as f:
-        shares = http_loops.loop_shares(f.read())
-    rec["replies"] = sum(s.replies for s in shares)
+        text = f.read()
+    shares = http_loops.loop_shares(text)
+    msgs = re.search(r"messages (\d+)", text) if pingpong else None
+    rec["replies"] = int(msgs.group(1)) if msgs else sum(
+        s.replies for s in shares)
     rec["busy_polls"] = sum(s.busy_polls for s in shares)
     rec["log_bytes"] = os.path.getsize(log) if os.path.exists(log) else 0
     if os.path.exists(log):
@@ -341,6 +355,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--wrk_cpus", default="0")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", default="")
+    ap.add_argument("--pingpong", action="store_true",
+                    help="the ping-pong server and client, not HTTP")
     ap.add_argument("--micro", default="",
                     help="the logger sweep binary: after each round, its "
                     "shared-core-file and latency-file CPU per line "
@@ -356,7 +372,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for lg in order:
             with tempfile.TemporaryDirectory(dir="/dev/shm") as d:
                 rec = run_one(a.server, lg, a.seconds, a.connections,
-                              cpus[0], cpus[1], a.wrk, d)
+                              cpus[0], cpus[1], a.wrk, d, a.pingpong)
             rec["round"] = rnd
             runs.append(rec)
             pr = per_request(rec)
