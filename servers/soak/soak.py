@@ -51,6 +51,7 @@ from typing import Optional
 from servers.soak import normal as soak_normal
 from servers.soak import procs as soak_procs
 from servers.soak import report as soak_report
+from servers.soak import trend as soak_trend
 from servers.soak.hostile import Hostile
 from servers.soak.procs import Tally
 from servers.soak.report import ServerRecord, SoakRecord
@@ -98,7 +99,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if a.minutes <= 0 or a.interval <= 0 or not 0 <= a.warmup < 1:
         ap.error("--minutes and --interval must be positive, --warmup in "
                  "[0, 1)")
+    n = judged_samples(a.minutes, a.interval, a.warmup)
+    if n < soak_trend.MIN_SAMPLES:
+        # Refused before it starts: a run too short to judge is not a
+        # failure of the servers.
+        need = soak_trend.MIN_SAMPLES * a.interval / (1 - a.warmup) / 60
+        ap.error("%g minute(s) sampled every %g s give %d sample(s) after the "
+                 "warm-up; the trend test needs %d: run at least %.1f "
+                 "minutes, or sample more often (--interval)" % (
+                     a.minutes, a.interval, n, soak_trend.MIN_SAMPLES,
+                     need))
     return a
+
+
+def judged_samples(minutes: float, interval: float, warmup: float) -> int:
+    """The samples a run surely takes at or after its warm-up: one every
+    interval seconds from the start, the one at the very end not counted
+    (it may come just too late)."""
+    duration = minutes * 60.0
+    return sum(1 for k in range(int(duration / interval) + 1)
+               if warmup * duration <= k * interval < duration)
 
 
 def server_argv(a: argparse.Namespace, name: str) -> Optional[list[str]]:
