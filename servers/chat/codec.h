@@ -2,8 +2,8 @@
 // servers/chat/codec.h
 // -----------------------------------------------------------------------------
 //
-// muduo's chat codec (examples/asio/chat/codec.h): every message travels as
-// a frame, a 4-byte length in network byte order followed by that many bytes
+// muduo's chat codec (muduo/examples/asio/chat/codec.h): every message travels
+// as a frame, a 4-byte length in network byte order followed by that many bytes
 // of message. A length over the receiver's limit (kDefaultMaxMessage, 64 KiB,
 // unless the server was given --max_message=N) closes that connection.
 //

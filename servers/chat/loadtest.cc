@@ -8,8 +8,8 @@
 //            [--message_size=N] [--json=PATH] [--timeout=S]
 //            [--server_pid=PID]
 //
-// muduo's arguments first (examples/asio/chat/loadtest.cc). Written directly
-// on epoll: one level-triggered epoll loop per thread, clients spread
+// muduo's arguments first (muduo/examples/asio/chat/loadtest.cc). Written
+// directly on epoll: one level-triggered epoll loop per thread, clients spread
 // round-robin, one read() of up to 64 KiB per readiness event.
 //
 //   1. Connect: K clients (non-blocking connects, at most 256 in flight). It

@@ -3,7 +3,8 @@
 // -----------------------------------------------------------------------------
 //
 // Our chat server: muduo's "high performance" chat
-// (examples/asio/chat/server_threaded_highperformance.cc) on the reactor.
+// (muduo/examples/asio/chat/server_threaded_highperformance.cc) on the
+// reactor.
 //
 //   server <addr> <port> <threads> [--max_message=N] [--max_queued=N]
 //          [--buffer=NAME] [--task_queue=NAME] [--coalesce=0|1]
