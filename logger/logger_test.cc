@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -167,6 +168,79 @@ TYPED_TEST(LoggerTest, NothingLostAndPerThreadOrderKeptOnShutdown) {
         std::string::npos);
   }
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kMessagesPerThread);
+}
+
+// Lines from empty to past every internal buffer (64 KiB and more), at
+// every level, from several threads: the file read back holds each line
+// whole (its own filler, its length, its newline), once, at its level, in
+// each thread's order. Checked against what was sent, not the counters.
+constexpr std::size_t kLongLengths[] = {
+    0, 1, 100, 1023, 1024, 1025, 4095, 4096, 8191, 16384, 65535, 65536, 70000};
+constexpr Level kAllLevels[] = {Level::kTrace, Level::kDebug, Level::kInfo,
+                                Level::kWarn,  Level::kError, Level::kCritical};
+
+std::string LongFiller(int thread, int seq, std::size_t n) {
+  return std::string(n, static_cast<char>('a' + (thread * 7 + seq) % 26));
+}
+
+TYPED_TEST(LoggerTest, LongLinesAtEveryLevelWholeOnceAndInOrder) {
+  using L = TypeParam;
+  constexpr int kPerThread =
+      2 * std::size(kLongLengths) * std::size(kAllLevels);
+  const std::string path = FreshDir("long") + "/log.txt";
+  {
+    LoggerOptions o = FileOptions(path);
+    o.level = Level::kTrace;
+    o.queue_capacity = 64;
+    o.buffer_bytes = 64 * 1024;  // lines as long as a whole buffer
+    L logger(o);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&logger, t] {
+        for (int i = 0; i < kPerThread; ++i) {
+          const std::size_t n = kLongLengths[i % std::size(kLongLengths)];
+          const Level level = kAllLevels[i % std::size(kAllLevels)];
+          logger.log(level, SK_LOG_HERE, "msg {} {} {} <{}>", t, i, n,
+                     LongFiller(t, i, n));
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+  }
+  const std::vector<std::string> lines = ReadLines(path);
+  ASSERT_EQ(lines.size(), static_cast<std::size_t>(kThreads * kPerThread))
+      << "lines lost, merged or split";
+  std::vector<int> next(kThreads, 0);
+  for (const std::string& raw : lines) {
+    const std::string line = !raw.empty() && raw.back() == '\r'
+                                 ? raw.substr(0, raw.size() - 1)
+                                 : raw;
+    int t = -1, seq = -1;
+    ASSERT_TRUE(ParseMessage(line, t, seq)) << line.substr(0, 200);
+    ASSERT_GE(t, 0);
+    ASSERT_LT(t, kThreads);
+    ASSERT_EQ(seq, next[t]) << "thread " << t << " out of order";
+    ++next[t];
+    const std::size_t n = kLongLengths[seq % std::size(kLongLengths)];
+    const std::string want = " msg " + std::to_string(t) + " " +
+                             std::to_string(seq) + " " + std::to_string(n) +
+                             " <" + LongFiller(t, seq, n) + ">";
+    ASSERT_GE(line.size(), want.size()) << "cut short: " << n << " bytes";
+    ASSERT_EQ(line.substr(line.size() - want.size()), want)
+        << "thread " << t << " line " << seq << " (" << n
+        << " bytes) not whole";
+    // The level's name in the record's head, in the logger's own spelling
+    // ("WARN " here, "warning" in spdlog): its first four letters.
+    const Level level = kAllLevels[seq % std::size(kAllLevels)];
+    std::string head = line.substr(0, line.find(" msg "));
+    for (char& c : head) c = static_cast<char>(std::tolower(c));
+    std::string name(LevelName(level).substr(0, 4));
+    for (char& c : name) c = static_cast<char>(std::tolower(c));
+    ASSERT_NE(head.find(name), std::string::npos)
+        << "line " << seq << " not at level " << LevelName(level) << ": "
+        << head;
+  }
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kPerThread);
 }
 
 // flush() returns with every earlier record in the file (read while the
