@@ -10,8 +10,9 @@
 #   (servers/driver/procs.py):
 #             MiB/s (echo) or messages/s (header/body), higher is better
 #   http      //servers/http:server under wrk, GET /collect with an access-log
-#             line per request when a logger is on (servers/http/http_run.py):
-#             requests/s, higher is better
+#             line per request when a logger is on, or the case's "path"
+#             (GET /work for the pool) (servers/http/run.py): requests/s,
+#             higher is better
 #   chat      //servers/chat:server under the chat load test: K clients, one
 #             message broadcast per round, every message one posted task per
 #             I/O loop (servers/chat/run.py): the round's p50 (ms until
@@ -128,7 +129,8 @@ def _http(name: str, flags: list[str], case: Case, s: Settings) -> Record:
     pt = http_run.PointSpec(connections=case["sessions"],
                             wrk_threads=case["client_threads"],
                             seconds=s.seconds, threads=case["threads"],
-                            repetition=0)
+                            repetition=0,
+                            path=case.get("path", http_run.PATH))
     pin = _http_pinning(case, s.pin)
     pointdir = os.path.join(s.tmp, "http-point")
     shutil.rmtree(pointdir, ignore_errors=True)

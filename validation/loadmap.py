@@ -41,7 +41,7 @@ GRIDS: dict[str, dict[str, Any]] = {
     "smoke": dict(sessions=(1,), block=(64,), loops=(1,), rounds=1,
                   check_rounds=1, budget_s=0.0),
     "default": dict(sessions=(1, 10, 100, 1000), block=(64, 4096),
-                    loops=(1, 2), rounds=3, check_rounds=9, budget_s=260.0),
+                    loops=(1, 2), rounds=3, check_rounds=9, budget_s=320.0),
     "full": dict(sessions=(1, 10, 100, 1000, 4000), block=(64, 4096, 65536),
                  loops=(1, 2, 4, 8), rounds=5, check_rounds=12,
                  budget_s=1200.0),
@@ -53,7 +53,13 @@ WORKLOAD: dict[str, tuple[list[str], str]] = {
     "buffer": ([], "echo"),
     "logger": ([], "echo, one log line per message to a file; the server "
                    "on a core more than its loops where there is one"),
+    "thread_pool": (["--pool_threads=1", "--work_ns=20000"],
+                    "GET /work under wrk (servers/http), 20 us of work per "
+                    "request on a pool of 1 thread, 1 I/O loop"),
 }
+# The pool's points are the HTTP server's: no message size (block 0), and
+# one I/O loop, the one submitter its micro pick ranked.
+HTTP_COMPONENTS = ("thread_pool",)
 _ORDERS = (("baseline", "winner", "control"), ("winner", "control",
                                                "baseline"),
            ("control", "baseline", "winner"))
@@ -67,6 +73,16 @@ def grid(profile: str) -> dict[str, Any]:
     return g
 
 
+Axes = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def axes(comp: str, g: dict[str, Any]) -> Axes:
+    """The (loops, blocks) of the component's points."""
+    if comp in HTTP_COMPONENTS:
+        return (1,), (0,)
+    return tuple(g["loops"]), tuple(g["block"])
+
+
 def _case(comp: str, sessions: int, block: int, loops: int) -> dict[str, Any]:
     flags, mode = WORKLOAD[comp]
     case: dict[str, Any] = dict(
@@ -75,6 +91,9 @@ def _case(comp: str, sessions: int, block: int, loops: int) -> dict[str, Any]:
         flags=list(flags), mode=mode)
     if comp == "logger":
         case["server_cores"] = loops + 1
+    if comp in HTTP_COMPONENTS:
+        case.update(kind="http", protocol="http", block=0, path="/work",
+                    server_cores=loops + 1)
     return case
 
 
@@ -94,7 +113,8 @@ def _run(run: Runner, comp: str, name: str, case: dict[str, Any],
                 client_bound=k["client_bound"],
                 server_cpus=k["server_cpus"], client_cpus=k["client_cpus"],
                 server_cpu_s=k.get("server_cpu_s"),
-                ops=ops_of(comp, "pingpong", k.get("server_log", "")))
+                ops=ops_of(comp, case.get("kind", "pingpong"),
+                           k.get("server_log", "")))
 
 
 def _rounds(run: Runner, comp: str, names: dict[str, str],
@@ -162,6 +182,13 @@ def _over(p: Row) -> str:
     return " (oversubscribed)" if p.get("oversubscribed") else ""
 
 
+def _where(p: Row) -> str:
+    """A point in words; no message size where it has none (block 0)."""
+    size = "%d-byte messages, " % p["block"] if p["block"] else ""
+    return "%d session(s), %s%d loop(s)%s" % (p["sessions"], size,
+                                              p["loops"], _over(p))
+
+
 def sentence(comp: str, pts: list[Row], margin: float) -> str:
     """Where the candidate's predicted effect leaves the ±m band."""
     ok = [p for p in pts if p.get("predicted")]
@@ -169,24 +196,22 @@ def sentence(comp: str, pts: list[Row], margin: float) -> str:
         return "%s: no point of the grid gave a prediction" % comp
     beyond = (Standing.AHEAD_BEYOND.value, Standing.BEHIND_BEYOND.value)
     hits = [p for p in ok if p.get("standing") in beyond]
-    where = "%d session(s), %d-byte messages, %d loop(s)%s"
     if hits:
         first = min(hits, key=lambda p: (p["sessions"], p["loops"],
                                          p["block"]))
         e = first["predicted"]
         return ("%s: would matter (%s by more than %g%%) at %d of %d "
-                "points, from about " + where + " (predicted %.3fx [%.3f, "
+                "points, from about %s (predicted %.3fx [%.3f, "
                 "%.3f])") % (
                     comp, "better" if e["est"] > 1 else "worse",
                     round(100 * margin, 2), len(hits), len(ok),
-                    first["sessions"], first["block"], first["loops"],
-                    _over(first), e["est"], e["low"], e["high"])
+                    _where(first), e["est"], e["low"], e["high"])
     top = max(ok, key=lambda p: abs(math.log(p["predicted"]["est"])))
     e = top["predicted"]
     return ("%s: matters nowhere in this grid: at most %+.1f%% (predicted "
-            "%.3fx [%.3f, %.3f] at " + where + ")") % (
+            "%.3fx [%.3f, %.3f] at %s)") % (
                 comp, 100 * (e["est"] - 1), e["est"], e["low"], e["high"],
-                top["sessions"], top["block"], top["loops"], _over(top))
+                _where(top))
 
 
 def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
@@ -251,15 +276,17 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
     budget = g["budget_s"] or math.inf
     out["budget_s"] = None if math.isinf(budget) else budget
     started = time.monotonic()
-    n = len(g["sessions"]) * len(g["block"]) * len(g["loops"]) * len(todo)
+    n = sum(len(g["sessions"]) * len(axes(c, g)[0]) * len(axes(c, g)[1])
+            for c in todo)
     k = 0
     for comp, e in todo.items():
         names = dict(baseline=e["baseline"], winner=e["winner"],
                      control=e["baseline"])
-        work = K.kind_of(dict(protocol="echo")).work
+        work = K.kind_of(_case(comp, 1, 64, 1)).work
         pts: list[Row] = []
-        for loops in g["loops"]:
-            for block in g["block"]:
+        comp_loops, comp_blocks = axes(comp, g)
+        for loops in comp_loops:
+            for block in comp_blocks:
                 for sessions in g["sessions"]:
                     k += 1
                     pt: Row = dict(sessions=sessions, block=block,

@@ -270,6 +270,9 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
                     left = (blocks - block) * n_cases - progress.case + 1
                     share = max(0.0, vp["budget_s"] -
                                 (time.monotonic() - started)) / left
+                    cap = (case.get("budget_s") or {}).get(prof_name)
+                    if cap:  # the case's own cap in this profile
+                        share = min(share, cap / blocks)
                     run_case(run, row, case, share, block)
             result["loadmap"] = run_loadmap(
                 run, prof_name, loadmap_todo(result["rows"]),

@@ -5,12 +5,12 @@
 # One point of the HTTP benchmark: a server started on a free loopback port
 # (ours, Beast, evhttp as `PATH 127.0.0.1 PORT THREADS [flags]`; nginx from
 # a generated config in the point's temporary directory), wrk against
-# http://127.0.0.1:PORT/collect?v=1, both pinned to disjoint cores when they
-# fit, then the server stopped with its whole process group (nginx's master
-# and workers). The record holds wrk's figures, the server's CPU seconds
-# (utime + stime of every process in its group, from /proc, before and
-# after wrk) and wrk's own CPU (its rusage from wait4) as a share of one
-# core per wrk thread.
+# http://127.0.0.1:PORT/collect?v=1 (or PointSpec.path), both pinned to
+# disjoint cores when they fit, then the server stopped with its whole
+# process group (nginx's master and workers). The record holds wrk's
+# figures, the server's CPU seconds (utime + stime of every process in its
+# group, from /proc, before and after wrk) and wrk's own CPU (its rusage
+# from wait4) as a share of one core per wrk thread.
 #
 # Layer 2 of servers/http: wrk and nginx below it, and
 # servers/driver/procs.py (spawn, stop, free_port, wait_accepting).
@@ -54,6 +54,7 @@ class PointSpec:
     seconds: float
     threads: int       # the server's
     repetition: int
+    path: str = PATH   # what wrk GETs (the validation's pool case: /work)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,7 +241,7 @@ def _run_wrk(rec: PointRecord, srv: subprocess.Popen[bytes], wrk: str,
              port: int, pt: PointSpec, pin: Pinning, pointdir: str) -> None:
     out = os.path.join(pointdir, "wrk.txt")
     argv = http_wrk.argv(wrk, pt.wrk_threads, pt.connections, pt.seconds,
-                         "http://127.0.0.1:%d%s" % (port, PATH))
+                         "http://127.0.0.1:%d%s" % (port, pt.path))
     cpu0 = group_cpu_seconds(srv.pid)
     machine0 = machine_cpu_seconds()
     t0 = time.monotonic()
