@@ -6,6 +6,8 @@
 # (connection counts, wrk's repetitions and seconds, the latency sweep's
 # rounds and seconds), the JSON's "context" (the machine, the pinning, each
 # server's command line) and the notes printed and kept with the results.
+# Also the pool route's servers: ours on GET /work with --pool=mutex and
+# with the reactor's pool choice (reactor.thread_pool in winners.json).
 #
 # Layer 2 of servers/http: run and nginx below it.
 
@@ -13,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
-from typing import Any
+from typing import Any, Optional
 
 from servers.http import nginx as http_nginx
 from servers.http import run as http_run
@@ -35,6 +38,37 @@ PROFILES = {
     "default": Profile((50, 200), 3.0, 3, 6, 0.5),
     "full": Profile((50, 200), 15.0, 5, 10, 2.0),
 }
+
+# The pool route: GET /work, 20 us of CPU per request on a pool of one
+# worker, at -c50; per profile its repetitions and seconds per run.
+POOL_PATH = "/work"
+POOL_CONNECTIONS = 50
+POOL_FLAGS = ("--pool_threads=1", "--work_ns=20000")
+POOL_PLANS = {"smoke": (1, 1.0), "default": (2, 3.0), "full": (3, 10.0)}
+POOL_REFERENCE = "mutex"
+
+
+def reactor_pool(winners: str) -> tuple[Optional[str], str]:
+    """(the pool bench:pick chose for the server, or None; where from)."""
+    try:
+        with open(winners) as f:
+            entry = json.load(f).get("reactor", {}).get("thread_pool")
+    except (OSError, ValueError) as e:
+        return None, "no reactor choice (%s)" % e
+    if not isinstance(entry, dict) or not entry.get("winner"):
+        return None, "no reactor choice (%s has no reactor.thread_pool)" \
+            % os.path.basename(winners)
+    return str(entry["winner"]), "reactor.thread_pool of winners.json"
+
+
+def pool_specs(server: str, flags: list[str],
+               choice: Optional[str]) -> list[ServerSpec]:
+    """Ours with the reference pool, then with the choice if it differs."""
+    pools = [POOL_REFERENCE] + ([choice] if choice and
+                                choice != POOL_REFERENCE else [])
+    return [ServerSpec("serverkit-pool-" + p, "binary", server,
+                       tuple(flags) + ("--pool=" + p,) + POOL_FLAGS, False)
+            for p in pools]
 
 
 def context(args: argparse.Namespace, prof: Profile,

@@ -9,7 +9,7 @@
 #       [--out=PATH] [--server_flags='--buffer=ring ...'] [--servers=a,b]
 #       [--seconds=S] [--repetitions=N] [--threads=N] [--wrk_threads=N]
 #       [--margin=M] [--no_latency] [--latency_rounds=N]
-#       [--latency_seconds=S]
+#       [--latency_seconds=S] [--no_pool_route]
 #
 # Servers, each started fresh for every point on a free loopback port and
 # stopped (its whole process group) after it:
@@ -38,6 +38,11 @@
 # each such block of back-to-back runs takes the next order of a Williams
 # design (servers.driver.side_by_side.order), so each server follows every
 # other equally often.
+#
+# Then the pool route (unless --no_pool_route or serverkit is not run):
+# our GET /work (20 us of CPU on a pool of 1 thread) with --pool=mutex and
+# with the reactor's choice from results/winners.json, -c50, run by run in
+# turn; nginx has no such handler: "not comparable" (default about 15 s).
 #
 # Then latency at set rates (latency.py, unless --no_latency): the
 # open-loop generator at 25/50/75/90% of the slowest server's wrk capacity
@@ -166,6 +171,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="the paired summary's margin m as a fraction "
                          "(default %(default)s): ahead by more than m, "
                          "ahead, equivalent within ±m, or not told apart")
+    ap.add_argument("--no_pool_route", action="store_true",
+                    help="skip GET /work with a thread pool")
     latency_point.add_flags(ap)
     args = ap.parse_args(argv)
     latency_point.check_flags(ap, args)
@@ -282,6 +289,32 @@ def latency(args: argparse.Namespace, prof: Profile,
         data["_latency"] = b
 
 
+def pool_route(args: argparse.Namespace, pin: http_run.Pinning, tmp: str
+               ) -> dict[str, Any]:
+    """GET /work with --pool=mutex and the reactor's choice, alternating."""
+    choice, source = http_context.reactor_pool(os.path.join(
+        procs.WORKSPACE or os.getcwd(), "results", "winners.json"))
+    specs = http_context.pool_specs(procs.resolve(SERVER), [
+        f for f in shlex.split(args.server_flags)
+        if not f.startswith(("--logger=", "--log_file=", "--pool"))], choice)
+    reps, seconds = http_context.POOL_PLANS[args.profile]
+    points = []
+    for rep in range(reps):
+        for spec in specs if rep % 2 == 0 else specs[::-1]:
+            pt = PointSpec(http_context.POOL_CONNECTIONS, args.wrk_threads,
+                           seconds, args.threads, rep,
+                           path=http_context.POOL_PATH)
+            rec = http_run.run_point(spec, args.wrk, pt, pin, os.path.join(
+                tmp, "pool-%d-%s" % (rep, spec.name)))
+            points.append(rec.to_json())
+            print(progress(rep + 1, reps, rec), flush=True)
+    heading = "GET /work, wrk -c%d, %s, %d x %g s; %s%s" % (
+        http_context.POOL_CONNECTIONS, " ".join(http_context.POOL_FLAGS),
+        reps, seconds, "the choice %s from " % choice if choice else "",
+        source)
+    return dict(heading=heading, choice=choice, points=points)
+
+
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     p = PROFILES[args.profile]
@@ -312,6 +345,8 @@ def main(argv: list[str]) -> int:
     tmp = tempfile.mkdtemp(prefix="http_bench.")
     try:
         run(args, prof, specs, pin, tmp, data)
+        if not args.no_pool_route and "serverkit" in args.servers.split(","):
+            data["pool_route"] = pool_route(args, pin, tmp)
         if not args.no_latency:
             latency(args, prof, specs, pin, tmp, data)
     except KeyboardInterrupt:
@@ -339,6 +374,9 @@ def main(argv: list[str]) -> int:
         print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)
+    if "pool_route" in data:
+        print("\n".join([""] + http_tables.pool_table(
+            data["pool_route"]["points"], data["pool_route"]["heading"])))
     if "_latency" in data:
         print("\n".join(latency_sweep.lines(data.pop("_latency"))))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
@@ -350,6 +388,8 @@ def main(argv: list[str]) -> int:
         return 130
     failed = [p for p in data.get("latency", {}).get("points", [])
               if not p["ok"] and not p["void"]]
+    failed += [p for p in data.get("pool_route", {}).get("points", [])
+               if not p["ok"]]
     return 0 if all(pt["ok"] for pt in data["points"]) and not failed \
         else 1
 

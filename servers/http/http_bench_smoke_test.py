@@ -5,7 +5,8 @@
 #
 # http_bench end to end: --profile=smoke into a temporary file (every
 # server, nginx and nginx-log included, driven by the real wrk; the JSON has
-# the keys REPORT.md reads and every point ran clean), then a run
+# the keys REPORT.md reads and every point ran clean, the pool route's
+# GET /work too, its table saying nginx is not comparable), then a run
 # interrupted with SIGINT after a few seconds (status 130, "interrupted":
 # true, the points so far). The smoke run's latency at set rates has a run
 # per server and rate, each clean with its figures or void with its
@@ -153,6 +154,10 @@ def main() -> int:
         assert p["ok"] and p["requests"] > 0, p
     check_latency(data, text)
     assert "vs nginx" in text and "results: " + out in text
+    pool = data["pool_route"]["points"]  # GET /work with --pool=mutex first
+    assert pool and pool[0]["server"] == "serverkit-pool-mutex", pool
+    assert all(p["ok"] and p["requests"] > 0 for p in pool), pool
+    assert "nginx: not comparable (no pool handler)" in text
     left = leftovers(tmp)
     assert not left, "processes left: %s" % left
     print("ok   smoke profile")

@@ -9,7 +9,9 @@
 # never ran clean, client-bound repetitions), the paired summary and what
 # each interval says against the margin, the run plan's Williams orders
 # (http_bench.plan); a point's JSON
-# (run.PointRecord.to_json) and the cores split (run.pinning).
+# (run.PointRecord.to_json) and the cores split (run.pinning); the pool
+# route's table (paired by repetition, nginx not comparable), its reading
+# of winners.json and its servers.
 
 from __future__ import annotations
 
@@ -17,9 +19,11 @@ import argparse
 import json
 import math
 import os
+import tempfile
 import unittest
 from typing import Any, Optional, cast
 
+from servers.http import context as http_context
 from servers.http import http_bench
 from servers.http import loops as http_loops
 from servers.http import run as http_run
@@ -227,6 +231,44 @@ class TablesTest(unittest.TestCase):
         text = http_tables.tables(data["points"], data["context"])
         self.assertEqual(len(text.splitlines()), 2 + 6)
         self.assertIn("1.00x", text)
+
+
+class PoolRouteTest(unittest.TestCase):
+    def point(self, server: str, rep: int, rps: float) -> dict[str, Any]:
+        return dict(server=server, repetition=rep, ok=rps > 0,
+                    requests_per_s=rps, latency_ms=dict(p50=1.0, p99=2.0),
+                    server_cpu_us_per_request=30.0)
+
+    def test_table_pairs_by_repetition_and_names_nginx(self) -> None:
+        a, b = "serverkit-pool-mutex", "serverkit-pool-queue-moodycamel"
+        pts = [self.point(a, 0, 100.0), self.point(b, 0, 110.0),
+               self.point(b, 1, 90.0), self.point(a, 1, 100.0),
+               self.point("serverkit-pool-x", 0, 0.0)]
+        lines = http_tables.pool_table(pts, "heading")
+        self.assertEqual(lines[0], "heading")
+        self.assertTrue(lines[2].startswith(a) and
+                        lines[2].endswith("1.000x"), lines[2])
+        self.assertTrue(lines[3].endswith("1.000x"), lines[3])  # 1.1, 0.9
+        self.assertIn("no clean run", lines[4])
+        self.assertEqual(lines[-1], "nginx: not comparable (no pool handler)")
+
+    def test_reactor_choice_and_specs(self) -> None:
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "winners.json")
+            self.assertIsNone(http_context.reactor_pool(path)[0])
+            with open(path, "w") as f:
+                json.dump({"reactor": {}}, f)
+            self.assertIsNone(http_context.reactor_pool(path)[0])
+            with open(path, "w") as f:
+                json.dump({"reactor": {"thread_pool": {"winner": "asio"}}},
+                          f)
+            choice = http_context.reactor_pool(path)[0]
+        self.assertEqual(choice, "asio")
+        specs = http_context.pool_specs("srv", ["--buffer=ring"], choice)
+        self.assertEqual([s.name for s in specs],
+                         ["serverkit-pool-mutex", "serverkit-pool-asio"])
+        self.assertEqual(specs[1].flags[:2], ("--buffer=ring", "--pool=asio"))
+        self.assertEqual(len(http_context.pool_specs("srv", [], "mutex")), 1)
 
 
 class RecordTest(unittest.TestCase):

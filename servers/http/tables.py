@@ -12,6 +12,8 @@
 # repetitions had wrk at its CPU ceiling (the point may then measure wrk,
 # not the server).
 #
+# `pool_table`: the pool route's table (GET /work with a thread pool).
+#
 # Then the paired summary (`paired`, printed with servers.driver.side_by_side's
 # summary_lines): each server over its nginx (requests/s, p99 latency, CPU
 # per request) over every (connections, repetition) at once, with its exact
@@ -167,6 +169,35 @@ def failures(points: list[dict[str, Any]]) -> list[str]:
     return ["%s -c%d rep %d: %s" % (p["server"], p["connections"],
                                     p["repetition"], p.get("error", "?"))
             for p in points if not p["ok"]]
+
+
+def pool_table(points: list[dict[str, Any]], heading: str) -> list[str]:
+    """The pool route: medians per server over its ok runs, and the median
+    of the repetitions' ratios of requests/s to the mutex pool's (each
+    ratio from back-to-back runs). nginx has no such handler."""
+    ok = [p for p in points if p["ok"]]
+    ref = "serverkit-pool-mutex"
+    lines = [heading, "%-32s %10s %8s %8s %11s %9s" % (
+        "server", "req/s", "p50 ms", "p99 ms", "CPU us/req", "vs mutex")]
+    for name in dict.fromkeys(p["server"] for p in points):
+        mine = [p for p in ok if p["server"] == name]
+        if not mine:
+            lines.append("%-32s no clean run" % name)
+            continue
+        ratios = [p["requests_per_s"] / r["requests_per_s"]
+                  for p in mine for r in ok
+                  if r["server"] == ref and r["repetition"] == p["repetition"]
+                  and r["requests_per_s"] > 0]
+        lines.append("%-32s %10s %8.3f %8.3f %11.2f %9s" % (
+            name,
+            format(statistics.median(p["requests_per_s"] for p in mine),
+                   ",.0f"),
+            statistics.median(p["latency_ms"]["p50"] for p in mine),
+            statistics.median(p["latency_ms"]["p99"] for p in mine),
+            statistics.median(p["server_cpu_us_per_request"] for p in mine),
+            "%.3fx" % statistics.median(ratios) if ratios else "-"))
+    lines.append("nginx: not comparable (no pool handler)")
+    return lines
 
 
 # The paired summary's metrics: (key, label); "p99_ms" is latency_ms.p99.
