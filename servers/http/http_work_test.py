@@ -205,6 +205,25 @@ def stop_and_count(p: subprocess.Popen[bytes], log: str, pool: str,
     assert [m.group(i) for i in (3, 5, 6, 7)] == ["0"] * 4, m.group(0)
 
 
+def check_long_pipeline(server: str, tmp: str) -> None:
+    """32768 pipelined /work requests (about 1 MB, past the 256 KiB the
+    server holds behind an outstanding /work): every reply, in order, and
+    the server stopped reading rather than buffering the rest."""
+    n = 32768
+    log = os.path.join(tmp, "long-pipeline.log")
+    port, p = start(server, 1, ["--pool=mutex"], log)
+    with connect(port) as s:
+        sender = threading.Thread(target=s.sendall, args=(WORK * n,))
+        sender.start()
+        got = read_replies(s, [False] * n)
+        sender.join(timeout=20)
+    assert got == [(200, BODY)] * n, "replies out of order or wrong"
+    os.killpg(p.pid, signal.SIGTERM)
+    assert p.wait(timeout=20) == 0, procs.tail(log)
+    m = re.search(r"reads stopped \(input held\) (\d+)", procs.tail(log, 50))
+    assert m and int(m.group(1)) >= 1, procs.tail(log, 50)
+
+
 def pool_names(server: str) -> list[str]:
     r = subprocess.run([server, "127.0.0.1", "0", "1", "--pool=nope"],
                        capture_output=True, text=True, timeout=30)
@@ -270,6 +289,8 @@ def main(argv: list[str]) -> int:
                 attempt("pool=%s threads=%d" % (pool, threads), run_server,
                         server, tmp, pool, threads, [])
         attempt("abandoned connections", check_abandoned, server, tmp)
+        attempt("a long pipeline behind /work", check_long_pipeline, server,
+                tmp)
         attempt("pool=mutex with --pool_slowdown_ns", run_server, server,
                 tmp, "mutex", 2, ["--pool_slowdown_ns=50000"])
     finally:

@@ -152,8 +152,14 @@ struct Conn {
   bool waiting = false;  // a /work task is out on the pool
   // Its body when it came back (empty: it failed, answer 503).
   std::optional<std::string> work_reply;
-  bool peer_closed = false;  // held open (hold_open) until it comes back
+  bool peer_closed = false;      // held open (hold_open) until it comes back
+  bool reading_stopped = false;  // too much input held behind the /work
 };
+
+// Input held behind an outstanding /work beyond this stops the
+// connection's reads until the reply is in: the client's pipeline waits in
+// the kernel's socket buffers, not in our memory (TCP backpressure).
+constexpr std::size_t kHeldInputBytes = 256 * 1024;
 
 // The /work route's choices and counters, shared by every loop.
 struct WorkRoute {
@@ -164,7 +170,7 @@ struct WorkRoute {
   const WorkCost* cost = nullptr;  // set by Serve once calibrated
   // Memory ordering: relaxed; read for the stop line once the loops ended.
   std::atomic<std::uint64_t> inline_runs{0}, tasks_run{0}, task_failures{0},
-      dropped_replies{0}, unavailable{0};
+      dropped_replies{0}, unavailable{0}, reads_stopped{0};
 };
 
 // The busy polls and events of each loop, read while the loops exist.
@@ -325,6 +331,12 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
         state->waiting = false;
         state->work_reply = body;
         pump(conn, *state, conn->input_buffer());
+        if (state->reading_stopped &&
+            (!state->waiting ||
+             conn->input_buffer()->readable_bytes() < kHeldInputBytes)) {
+          state->reading_stopped = false;
+          conn->start_reading();
+        }
       };
   // Starts the pending /work: inline, or on the pool (Conn.waiting).
   const auto start_work = [&](const reactor::TcpConnectionPtr<B>& conn, Conn& c,
@@ -392,17 +404,25 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
     // Held open for a /work reply (the half-close callback): it is out.
     if (c.peer_closed && !c.waiting) conn->close_when_drained();
   };
-  server->set_message_callback(
-      [&](const reactor::TcpConnectionPtr<B>& conn, B* in, Clock::time_point) {
-        auto& conns = LoopConns();
-        auto it = conns.find(conn.get());
-        if (it == conns.end()) {
-          in->retrieve_all();
-          return;
-        }
-        // While a /work is out, the bytes wait in `in` (pump resumes them).
-        if (!it->second->waiting) pump(conn, *it->second, in);
-      });
+  server->set_message_callback([&](const reactor::TcpConnectionPtr<B>& conn,
+                                   B* in, Clock::time_point) {
+    auto& conns = LoopConns();
+    auto it = conns.find(conn.get());
+    if (it == conns.end()) {
+      in->retrieve_all();
+      return;
+    }
+    // While a /work is out, the bytes wait in `in` (pump resumes them),
+    // up to kHeldInputBytes: then reading stops until the reply.
+    Conn& c = *it->second;
+    if (!c.waiting) {
+      pump(conn, c, in);
+    } else if (!c.reading_stopped && in->readable_bytes() >= kHeldInputBytes) {
+      c.reading_stopped = true;
+      route.reads_stopped.fetch_add(1, std::memory_order_relaxed);
+      conn->stop_reading();
+    }
+  });
   // A peer that half-closes while its /work is out still gets the reply.
   server->set_half_close_callback(
       [&](const reactor::TcpConnectionPtr<B>& conn) {
@@ -452,14 +472,15 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
       stderr,
       "server: pool %s: tasks run %llu, failed submits %llu, inline runs "
       "%llu, task failures %llu, replies dropped (connection gone) %llu, "
-      "503 replies %llu\n",
+      "503 replies %llu, reads stopped (input held) %llu\n",
       route.pool.c_str(),
       static_cast<unsigned long long>(route.tasks_run.load()),
       static_cast<unsigned long long>(pool ? pool->failed_submits() : 0),
       static_cast<unsigned long long>(route.inline_runs.load()),
       static_cast<unsigned long long>(route.task_failures.load()),
       static_cast<unsigned long long>(route.dropped_replies.load()),
-      static_cast<unsigned long long>(totals.unavailable.load()));
+      static_cast<unsigned long long>(totals.unavailable.load()),
+      static_cast<unsigned long long>(route.reads_stopped.load()));
   return 0;
 }
 
