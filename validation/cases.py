@@ -15,7 +15,8 @@
 #                                        pick did not adopt)
 #      "micro_ratios": {NAME: float}}   (optional: every ranked
 #                                        implementation / the baseline)
-# NAMEs are those of the server's --task_queue/--buffer/--logger flags. A
+# NAMEs are those of the servers' --task_queue/--buffer/--logger/--pool
+# flags (--pool: the HTTP server's, as the threadpool sweep names). A
 # missing file, malformed JSON, or a missing or malformed entry falls back to
 # DEFAULTS for that component, and the output says so (load_winners).
 #
@@ -45,13 +46,15 @@ from pick.margin import MARGIN as MARGIN, words
 from pick.margin import Standing as Standing  # noqa: F401
 from pick.margin import standing as standing  # noqa: F401
 
-COMPONENTS = ("task_queue", "buffer", "logger")
+COMPONENTS = ("task_queue", "buffer", "logger", "thread_pool")
 
 # Used when winners.json or its entry is missing or malformed.
 DEFAULTS = {
     "task_queue": dict(winner="bounded-mpmc", baseline="swap-vector"),
     "buffer": dict(winner="ring", baseline="linear"),
     "logger": dict(winner="async-queue-bounded-mpmc", baseline="sync"),
+    # The muduo-style pool (a mutex and a condition variable).
+    "thread_pool": dict(winner="queue-bounded-mpmc", baseline="mutex"),
 }
 
 # Where each component matters. Flags other than the component's own are the
@@ -108,10 +111,9 @@ CASES: dict[str, list[dict[str, Any]]] = {
              mode="evpp's header/body, every reply's body one byte longer "
                   "(100 to 1123 bytes), 100 sessions, 1 thread"),
     ],
-    # The server gets a core more than its I/O threads (server_cores), so
-    # an async logger's backend has somewhere to run, where the machine has
-    # a core left for the client (kinds.apart: on 2 cores the
-    # server has one, the client the other; each record says which).
+    # server_cores: a core more than the I/O threads, for an async logger's
+    # backend, where the machine has one left for the client (kinds.apart:
+    # on 2 cores the server has one, the client the other).
     "logger": [
         # One session: a strict ping-pong, every message one log line on
         # the I/O thread's path, and steady rounds (docs/methods.md).
@@ -128,9 +130,29 @@ CASES: dict[str, list[dict[str, Any]]] = {
         dict(name="http-access-log", default=True, kind="http",
              protocol="http", threads=1, client_threads=1, block=0,
              sessions=50, flags=[], server_cores=2,
+             control_fraction=0.25,  # 10% went undetected (methods.md)
              mode="GET /collect under wrk -t1 -c50 (servers/http), one "
                   "access-log line per request to a file; the "
                   "server on up to 2 cores"),
+    ],
+    # GET /work (servers/http): the I/O thread submits the route's CPU work
+    # to the pool. One connection: each task finds the pool idle and waits
+    # for its hand-off, the class the pick ranks (1 submitter). budget_s:
+    # the case's cap on its share of a profile's budget.
+    "thread_pool": [
+        dict(name="http-pool", default=True, kind="http", protocol="http",
+             threads=1, client_threads=1, block=0, sessions=1, path="/work",
+             flags=["--pool_threads=1", "--work_ns=20000"], server_cores=2,
+             budget_s=dict(default=60.0), control_fraction=0.25,  # as above
+             mode="GET /work under wrk -t1 "
+             "-c1, 20 us of work per request on a pool of 1 thread, the "
+             "reply from the I/O loop; the server on up to 2 cores"),
+        # 50 connections: the pool is never idle between tasks.
+        dict(name="http-pool-50", kind="http", protocol="http", threads=1,
+             client_threads=1, block=0, sessions=50, path="/work",
+             flags=["--pool_threads=1", "--work_ns=20000"], server_cores=2,
+             mode="GET /work under wrk -t1 -c50, 20 us of work per request "
+             "on a pool of 1 thread; the server on up to 2 cores"),
     ],
 }
 
@@ -167,6 +189,9 @@ CONTROLS: dict[str, Control] = {
     "logger": Control("--log_slowdown_ns", "log line",
                       dict(pingpong=r"messages (\d+)",
                            http=r"replies (\d+)")),
+    # The I/O thread spins before each submit: the pool's stop line.
+    "thread_pool": Control("--pool_slowdown_ns", "task submitted",
+                           dict(http=r"pool [^:]*: tasks run (\d+)")),
 }
 
 # What a case aims for: add rounds until the candidate's interval is
@@ -186,7 +211,7 @@ CONTROL_FRACTION = 2 * MARGIN
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(min_rounds=1, max_rounds=1, budget_s=0.0, seconds=0.3,
                   cases="first"),
-    "default": dict(min_rounds=6, max_rounds=60, budget_s=320.0,
+    "default": dict(min_rounds=6, max_rounds=60, budget_s=380.0,
                     seconds=0.5, cases="default"),
     "full": dict(min_rounds=8, max_rounds=60, budget_s=1500.0, seconds=2.0,
                  cases="all"),
@@ -282,6 +307,8 @@ def component_flags(comp: str, name: str, log_file: str,
         return ["--task_queue=" + name] + list(extra)
     if comp == "buffer":
         return ["--buffer=" + name] + list(extra)
+    if comp == "thread_pool":
+        return ["--pool=" + name] + list(extra)
     return ["--logger=" + name, "--log_file=" + log_file] + list(extra)
 
 

@@ -41,10 +41,10 @@ class WinnersAndRuleTest(unittest.TestCase):
         self.assertEqual(e["task_queue"]["origin"], "default")
         self.assertEqual(e["task_queue"]["winner"], "bounded-mpmc")
         self.assertEqual(e["logger"]["winner"], "async-queue-bounded-mpmc")
-        # buffer's baseline, task_queue and logger malformed.
-        self.assertEqual(len(notes), 3, notes)
+        # buffer's baseline, task_queue and logger malformed, no pool.
+        self.assertEqual(len(notes), 4, notes)
         e, notes = self.load('{"reactor": {}}')
-        self.assertEqual(len(notes), 3)
+        self.assertEqual(len(notes), len(COMPONENTS))
         self.assertTrue(all(x["origin"] == "default" for x in e.values()))
 
     def test_every_outcome_has_its_words(self) -> None:

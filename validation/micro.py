@@ -19,6 +19,8 @@
 #   caller  the caller's latency (the logger's p50 per call): what an
 #           operation costs the I/O thread where the other half has a
 #           spare core to run on.
+#   handoff the pool's submit-to-start p50 on an idle pool: what a request
+#           waits for its task to start where it finds the pool idle.
 
 from __future__ import annotations
 
@@ -34,15 +36,15 @@ Bench = dict[str, Any]
 # {implementation: {round: ns per operation}}
 Costs = dict[str, dict[int, float]]
 
-FAMILY = {"task_queue": "queues", "buffer": "buffer", "logger": "logger"}
+FAMILY = {"task_queue": "queues", "buffer": "buffer", "logger": "logger",
+          "thread_pool": "threadpool"}
 # Google Benchmark's own name suffixes, not parameters.
 _SUFFIXES = ("iterations:", "min_time:", "repeats:", "threads:")
-_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
 @dataclasses.dataclass(frozen=True)
 class Metric:
-    key: str           # "cpu" or "caller"
+    key: str           # "cpu", "caller" or "handoff"
     scenario: str
     what: str          # for people
     value: Callable[[Bench, dict[str, int]], Optional[float]]
@@ -60,31 +62,45 @@ def _counter(name: str) -> Callable[[Bench, dict[str, int]],
 
 
 def _cpu_per_kib(b: Bench, params: dict[str, int]) -> Optional[float]:
-    """fd_echo: one iteration consumes `bytes` (and writes them back)."""
-    t, unit = b.get("cpu_time"), _NS.get(str(b.get("time_unit", "ns")))
-    n = params.get("bytes")
-    if not isinstance(t, (int, float)) or unit is None or not n:
+    """server_echo: the server's CPU for one message of `bytes` (read_fd,
+    write, retrieve; the peer's calls left out, as the server's CPU per
+    message leaves out the client's), per KiB."""
+    t, n = b.get("cpu_ns_per_msg"), params.get("bytes")
+    if not isinstance(t, (int, float)) or t <= 0 or not n:
         return None
-    return float(t) * unit * 1024.0 / n
+    return float(t) * 1024.0 / n
 
 
 METRICS: dict[str, dict[str, Metric]] = {
     "task_queue": {"cpu": Metric(
         "cpu", "eventloop", "CPU per task, every thread (the event-loop "
         "class's cpu_ns_per_item)", _counter("cpu_ns_per_item"))},
+    # The server's half of an echo only: fd_echo's CPU also pays the
+    # peer's write and read, which put the buffer's share over 100%.
     "buffer": {"cpu": Metric(
-        "cpu", "fd_echo", "CPU per KiB consumed (fd_echo, single-threaded)",
+        "cpu", "server_echo", "the server's CPU per KiB consumed "
+        "(server_echo: read_fd, write, retrieve; not the peer's calls)",
         _cpu_per_kib, sized="bytes")},
     "logger": {
-        # The pick's own class (latency-file: lines in bursts with pauses,
-        # as a server logs them), its every-thread CPU per line.
-        "cpu": Metric("cpu", "latency-file", "CPU per line, every thread "
-                      "(latency-file's cpu_ns_per_item, 1 caller)",
-                      _counter("cpu_ns_per_item"), sized="bytes",
-                      fixed=(("callers", 1),)),
+        # The server's situation (shared-core-file: caller and backend on
+        # one busy core, access-log lines); latency-file's (an unpinned
+        # backend beside a caller that sleeps) moved between 0.24 and 2.7
+        # us a line (methods.md, "The logger's cost in situ").
+        "cpu": Metric("cpu", "shared-core-file", "CPU per line, every "
+                      "thread (shared-core-file's cpu_ns_per_item: caller "
+                      "and backend on one core)",
+                      _counter("cpu_ns_per_item"),
+                      fixed=(("callers", 1), ("ws_kib", 64))),
         "caller": Metric("caller", "latency-file", "the caller's p50 per "
                          "line (latency-file, 1 caller)", _counter("p50_ns"),
                          sized="bytes", fixed=(("callers", 1),))},
+    # The pick's class (hand-off latency: submit to start on an idle pool)
+    # at 1 submitter, the HTTP server's one I/O thread. The sweep has no
+    # CPU per task here: the wait it measures is wall time.
+    "thread_pool": {"handoff": Metric(
+        "handoff", "latency", "the hand-off's p50, submit to start on an "
+        "idle pool (latency's p50_ns, 1 submitter)", _counter("p50_ns"),
+        fixed=(("submitters", 1),))},
 }
 # The bytes of a log line the servers write (an access-log or per-message
 # line is about this long): the logger's micro size nearest to it.
@@ -98,6 +114,9 @@ def metric_for(comp: str, spare_core: bool) -> tuple[Metric, str]:
         return m["caller"], ("the server had a core more than its I/O "
                              "threads: the logger's backend runs there, "
                              "and the I/O thread pays the call only")
+    if "handoff" in m:
+        return m["handoff"], ("a request waits from its task's submit to "
+                              "its start: the hand-off's wall time")
     if "caller" in m:
         return m["cpu"], ("the server had no core beyond its I/O threads: "
                           "the backend's CPU is taken from the same core, "

@@ -70,7 +70,7 @@ def check_smoke(t: unittest.TestCase, d: dict[str, Any]) -> None:
     v = d["validation"]
     # The smoke profile: the first case of each component, one round.
     t.assertEqual([r["component"] for r in v["rows"]],
-                  ["task_queue", "buffer", "logger"])
+                  ["task_queue", "buffer", "logger", "thread_pool"])
     for r in v["rows"]:
         t.assertTrue(r["origin"] == "default" and r["e2e_ratio"], r)
         t.assertTrue(all(x["ok"] for x in r["records"]), r["records"])

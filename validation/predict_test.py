@@ -199,14 +199,41 @@ class MicroTest(unittest.TestCase):
         self.assertIsNone(VM.nearest([], 10))
 
     def test_buffer_cost_per_kib(self) -> None:
-        runs = [bench("buffer/fd_echo/%s/bytes:%d/min_time:0.050" % (i, n),
-                      1, cpu_time=t)
-                for i, n, t in (("linear", 1024, 2.0), ("ring", 1024, 3.0),
-                                ("linear", 16384, 20.0))]
+        name = "buffer/server_echo/%s/bytes:%d/min_time:0.025/manual_time"
+        runs = [bench(name % (i, n), 1, cpu_ns_per_msg=t)
+                for i, n, t in (("linear", 1024, 2000.0),
+                                ("ring", 1024, 3000.0),
+                                ("linear", 16384, 20000.0))]
+        # fd_echo pays the peer's calls too: never read.
+        runs.append(bench("buffer/fd_echo/ring/bytes:1024/min_time:0.050",
+                          1, cpu_time=9.0))
         got, params = VM.costs(runs, "buffer", VM.METRICS["buffer"]["cpu"],
                                {}, 1000)
         self.assertEqual(params, {"bytes": 1024})
         self.assertEqual(got, {"linear": {1: 2000.0}, "ring": {1: 3000.0}})
+
+    def test_buffer_metric_on_a_sweep_file(self) -> None:
+        """A real sweep's rounds (testdata/buffer_sweep.json, -c opt, 2
+        cores): the server's CPU per KiB at the case's size, below
+        fd_echo's (which pays the peer's calls too) in every round."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        shutil.copy(os.path.join(os.path.dirname(__file__), "testdata",
+                                 "buffer_sweep.json"),
+                    os.path.join(d, "buffer.json"))
+        mc = VM.micro_costs(d, "buffer", None, 4096, False)
+        self.assertEqual((mc.metric.scenario, mc.params),
+                         ("server_echo", {"bytes": 4096}))
+        self.assertEqual(mc.confirm, {})
+        self.assertEqual(set(mc.sweep), {"linear", "ring"})
+        runs = VM.load(os.path.join(d, "buffer.json"))
+        echo = {(p[2], int(b["round"])): b["cpu_time"] * 1000 / 4
+                for b in runs for p in [VM.parse_name(b["name"])]
+                if p and p[1] == "fd_echo" and p[3] == {"bytes": 4096}}
+        for impl, rounds in mc.sweep.items():
+            self.assertGreaterEqual(len(rounds), 6)
+            for rnd, ns_per_kib in rounds.items():
+                self.assertLess(ns_per_kib, echo[(impl, rnd)])
 
 
 class LoadMapSentenceTest(unittest.TestCase):

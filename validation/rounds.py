@@ -161,11 +161,12 @@ def size_control(row: Row, r: dict[str, Any]) -> Optional[str]:
                 "%s count on the server's stop line or no server CPU "
                 "(ops %s, CPU %s s)" % (control.op, ops, cpu))
     per_op_ns = cpu * 1e9 / ops
-    ns = int(min(1e9, max(1.0, round(CONTROL_FRACTION * per_op_ns))))
+    fraction = float(row.get("control_fraction") or CONTROL_FRACTION)
+    ns = int(min(1e9, max(1.0, round(fraction * per_op_ns))))
     row["control_ns"] = ns
     row["control2_ns"] = 2 * ns
     row["control_cost"] = dict(
-        op=control.op, flag=control.flag, fraction=CONTROL_FRACTION,
+        op=control.op, flag=control.flag, fraction=fraction,
         baseline_ns_per_op=round(per_op_ns, 1), injected_ns=ns,
         measured_ns=None)
     row["control_flags"] = side_flags(row, "control", "FILE")
@@ -173,7 +174,7 @@ def size_control(row: Row, r: dict[str, Any]) -> Optional[str]:
     row["control_why"] = (
         "the baseline %s, every %s costing %d ns more server CPU (a busy "
         "wait): %.0f%% of the %.0f ns its first run spent per %s" % (
-            row["baseline"], control.op, ns, 100 * CONTROL_FRACTION,
+            row["baseline"], control.op, ns, 100 * fraction,
             per_op_ns, control.op))
     return None
 

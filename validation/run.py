@@ -113,7 +113,8 @@ def new_row(comp: str, case: Case, e: Entry, candidate: str,
         baseline_median=None, winner_median=None, control_median=None,
         e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
         cpu_ratio=None, rounds=[], stop=None, seconds=None, log_bytes=[],
-        records=[], standing=None, margin=margin)
+        records=[], standing=None, margin=margin,
+        control_fraction=case.get("control_fraction", CONTROL_FRACTION))
     for side in SIDES:
         row[side + "_flags"] = side_flags(row, side, "FILE")
         row[side + "_runs"] = []

@@ -38,6 +38,8 @@ grep -Eq "^buffer +echo-16k +alternative +linear -> ring +1.05x " "$tmp/good.txt
   fail "good: the buffer's pick kept the baseline, its leader did not run"
 grep -Eq "^logger +log-per-message-1 +pick +sync -> async-double-buffer +n/a .* ns/log, measured .* instrument too weak$" \
   "$tmp/good.txt" || fail "good: logger row without micro n/a, its control, too weak at 1 round"
+grep -Eq "^thread_pool +http-pool +pick +mutex -> queue-bounded-mpmc +77.50x .* ns/task, measured .* instrument too weak$" \
+  "$tmp/good.txt" || fail "good: no thread_pool row with micro, its control, too weak at 1 round"
 grep -q "^verdict: task_queue (the micro pick against the baseline): moodycamel's 2.50x over swap-vector" \
   "$tmp/good.txt" || fail "good: no verdict sentence"
 
