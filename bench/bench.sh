@@ -38,7 +38,7 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # sizes; not measured end to end).
 case "$PROFILE" in
   smoke)   est=(1 1 1 1 5 28 1 22 3 3) ;;
-  default) est=(125 95 75 55 5 835 92 267 6 104) ;;
+  default) est=(110 95 75 55 5 895 92 282 6 104) ;;
   full)    est=(1270 990 1420 380 20 3500 600 700 20 300) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;

@@ -113,6 +113,6 @@ int main(int argc, char** argv) {
   spec.register_benchmarks = [](Profile p) {
     RegisterAll(serverkit::AllQueues{}, p);
   };
-  spec.round_budget_s = 120;
+  spec.round_budget_s = 105;
   return RunSweep(spec, argc, argv);
 }

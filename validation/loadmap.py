@@ -41,7 +41,7 @@ GRIDS: dict[str, dict[str, Any]] = {
     "smoke": dict(sessions=(1,), block=(64,), loops=(1,), rounds=1,
                   check_rounds=1, budget_s=0.0),
     "default": dict(sessions=(1, 10, 100, 1000), block=(64, 4096),
-                    loops=(1, 2), rounds=3, check_rounds=9, budget_s=320.0),
+                    loops=(1, 2), rounds=3, check_rounds=9, budget_s=260.0),
     "full": dict(sessions=(1, 10, 100, 1000, 4000), block=(64, 4096, 65536),
                  loops=(1, 2, 4, 8), rounds=5, check_rounds=12,
                  budget_s=1200.0),
