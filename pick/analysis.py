@@ -16,7 +16,7 @@ from typing import Optional
 
 from pick import results as R
 from pick.decisions import Picked
-from pick.server_answer import Answer, answers, reactor_veto
+from pick.server_answer import Answer, answers, reactor_veto, vetoed
 from pick.shapes import PingpongDoc, ValidationRow
 from pick.spec import Workload
 from pick.validation import validation_summary
@@ -79,10 +79,10 @@ def analyse(settings: Settings, workload: Workload,
     found = answers(picked, entries, _loadmap(pingpong))
     for comp, entry in picked["reactor"].items():
         veto = reactor_veto(found, comp)
-        if veto and entry.get("winner") == veto.refuted:
+        if veto and entry.get("winner") == vetoed(veto):
             entry["winner"] = entry.get("baseline")
             entry["adopted"] = False
-            entry["leader"] = veto.refuted
+            entry["leader"] = vetoed(veto)
             entry["micro_ratio"] = 1.0
             entry["note"] = "kept the baseline %s: %s" % (
                 entry.get("baseline"), veto.why)

@@ -47,6 +47,8 @@ ON_PATH = {
     "thread_pool": ("http",),
 }
 BASES = ("end to end", "predicted", "micro only")
+# The server workload each component's load map runs, and its words.
+MAP_WORKLOAD = {"thread_pool": ("http", "HTTP GET /work")}
 MICRO_ONLY = "micro only: not validated in a server"
 
 
@@ -64,6 +66,9 @@ class Answer:
     baseline: Optional[str] = None
     refuted: Optional[str] = None   # the refuted implementation, if any
     load: Optional[str] = None      # what the load map says
+    # The micro pick left out because the load map predicts the baseline
+    # ahead by more than the margin somewhere (harm not yet checked).
+    harmful: Optional[str] = None
 
     def as_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -167,8 +172,10 @@ def _micro(entry: ReactorEntry) -> tuple[Optional[str], str]:
         # The note's first clause; its interval is in the table below.
         note = (entry.get("note") or "kept the baseline").split(" (")[0]
         return w, "%s; %s" % (MICRO_ONLY, note)
-    return w, "%s: %s" % (MICRO_ONLY, entry.get("verdict") or
-                          "the micro pick")
+    ratio = entry.get("micro_ratio")
+    return w, "%s: %s%s" % (
+        MICRO_ONLY, w, " %.2fx %s in the micro sweep" % (
+            ratio, entry.get("baseline")) if isinstance(ratio, float) else "")
 
 
 def _sessions(p: dict[str, Any]) -> int:
@@ -176,8 +183,21 @@ def _sessions(p: dict[str, Any]) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-def load_words(comp_map: Any, m: float) -> Optional[str]:
-    """Where along the load map (echo) the choice matters, in words."""
+def harm(comp_map: Any) -> Optional[tuple[int, int, int]]:
+    """(the fewest sessions, points, of points) where the load map predicts
+    the baseline ahead of the candidate by more than the margin; None
+    where it predicts that nowhere."""
+    if not isinstance(comp_map, dict):
+        return None
+    pts = [p for p in comp_map.get("points") or []
+           if isinstance(p, dict) and not p.get("error")]
+    bad = [_sessions(p) for p in pts if p.get("standing") == "behind-beyond"]
+    return (min(bad), len(bad), len(pts)) if bad else None
+
+
+def load_words(comp_map: Any, m: float, where_run: str = "echo"
+               ) -> Optional[str]:
+    """Where along the load map the choice matters, in words."""
     if not isinstance(comp_map, dict):
         return None
     pts = [p for p in comp_map.get("points") or []
@@ -195,19 +215,19 @@ def load_words(comp_map: Any, m: float) -> Optional[str]:
             check.get("sessions"), check.get("outcome"))
     within = "within %.0f%%" % (100 * m)
     if not wins:
-        return "load map (echo): %s at all %d points%s" % (
-            within, len(pts), tail)
+        return "load map (%s): %s at all %d points%s" % (
+            where_run, within, len(pts), tail)
     better = sorted({w for _, w in wins})
     if len(better) > 1:
-        return "load map (echo): %s ahead at some points, %s at others%s" % (
-            better[0], better[1], tail)
+        return "load map (%s): %s ahead at some points, %s at others%s" % (
+            where_run, better[0], better[1], tail)
     first = min(s for s, _ in wins)
     where = ("%s up to about %d sessions; from there, " % (within, first)
              if first > min(_sessions(p) for p in pts)
              else "from the lightest load, ")
-    return ("load map (echo): %s%s predicted ahead by more than %.0f%% "
-            "(%d of %d points)%s" % (where, better[0], 100 * m, len(wins),
-                                     len(pts), tail))
+    return ("load map (%s): %s%s predicted ahead by more than %.0f%% "
+            "(%d of %d points)%s" % (where_run, where, better[0], 100 * m,
+                                     len(wins), len(pts), tail))
 
 
 def answers(picked: Picked, rows: list[ValidationRow],
@@ -225,11 +245,16 @@ def answers(picked: Picked, rows: list[ValidationRow],
         mine = [r for r in rows if r.get("component") == comp and
                 str(r.get("baseline")) == base]
         refuted = [r for r in mine if outcome_of(r) is Outcome.REFUTED]
+        map_wl, map_words = MAP_WORKLOAD.get(comp, ("pingpong", "echo"))
+        comp_map = lm.get(comp) if lm else None
+        if isinstance(comp_map, dict) and comp_map.get("baseline") != base:
+            comp_map = None  # a map of another pair is other evidence
+        hurts = harm(comp_map)
         for wl in ON_PATH[comp]:
             here = [r for r in mine if workload_of(r) == wl]
             meas = _measured(here, base)
-            load = load_words(lm.get(comp), m) \
-                if lm and wl == "pingpong" else None
+            load = load_words(comp_map, m, map_words) \
+                if wl == map_wl else None
             if meas:
                 out.append(Answer(comp, wl, meas[0], BASES[0], meas[1], cand,
                                   base, meas[2], load))
@@ -247,6 +272,15 @@ def answers(picked: Picked, rows: list[ValidationRow],
                     "here: keep %s" % (gone[0].get("winner"),
                                        _workload_label(workload_of(gone[0])),
                                        _case(gone[0]), base)
+            harmful = None
+            if hurts and choice == cand and choice != base:
+                # Unchecked harm outranks a micro-only win: keep the base.
+                harmful, choice = cand, base
+                why = ("%s; but the load map (%s) predicts %s ahead by more "
+                       "than %.0f%% at %d of %d loads, from about %d sessions "
+                       "(%s): keep %s" % (
+                           why, map_words, base, 100 * m, hurts[1], hurts[2],
+                           hurts[0], _map_check(comp_map), base))
             if here:
                 why = why.replace(MICRO_ONLY, "micro only: the validation "
                                   "here did not decide (%s)" % ", ".join(
@@ -256,8 +290,16 @@ def answers(picked: Picked, rows: list[ValidationRow],
                     why += " (here: %s)" % ", ".join(
                         "%s %s" % (_case(r), r.get("outcome")) for r in here)
             out.append(Answer(comp, wl, choice, BASES[2], why, cand, base,
-                              None, load))
+                              None, load, harmful))
     return out
+
+
+def _map_check(comp_map: Any) -> str:
+    check = comp_map.get("check") if isinstance(comp_map, dict) else None
+    if isinstance(check, dict) and check.get("outcome"):
+        return "its check at %s sessions: %s" % (check.get("sessions"),
+                                                 check.get("outcome"))
+    return "unchecked"
 
 
 def _workload_label(wl: str) -> str:
@@ -265,9 +307,15 @@ def _workload_label(wl: str) -> str:
 
 
 def reactor_veto(found: list[Answer], comp: str) -> Optional[Answer]:
-    """The first answer that refuted the component's candidate end to end
-    (the reactor policy then keeps its baseline), or None."""
+    """The first answer that refuted the component's candidate end to end,
+    or left it out for predicted harm (the reactor policy then keeps its
+    baseline), or None."""
     for a in found:
-        if a.component == comp and a.refuted:
+        if a.component == comp and (a.refuted or a.harmful):
             return a
     return None
+
+
+def vetoed(a: Answer) -> Optional[str]:
+    """The implementation an answer keeps out of the reactor policy."""
+    return a.refuted or a.harmful

@@ -98,6 +98,30 @@ class AnswerTest(unittest.TestCase):
         self.assertEqual(got["pingpong"].basis, "micro only")
         self.assertEqual(got["pingpong"].choice, "async")
 
+    def test_predicted_harm_keeps_the_baseline(self) -> None:
+        """A micro-only win that the load map predicts worse than the
+        baseline by more than the margin is not put in, nor adopted."""
+        pts = [dict(sessions=1, standing="equivalent"),
+               dict(sessions=10, standing="behind-beyond")]
+        lm = dict(components=dict(logger=dict(
+            candidate="async", baseline="sync", points=pts,
+            check=dict(sessions=10, outcome="uninformative"))))
+        got = by(answers(picked(), [], lm))
+        self.assertEqual(got["pingpong"].choice, "sync")
+        self.assertEqual(got["pingpong"].harmful, "async")
+        self.assertIn("predicts sync ahead by more than 5% at 1 of 2 loads, "
+                      "from about 10 sessions", got["pingpong"].why)
+        self.assertEqual(got["http-log"].choice, "sync")
+        # A map of another pair is other evidence; a map that predicts no
+        # harm leaves the micro pick in.
+        lm["components"]["logger"]["baseline"] = "other"
+        self.assertEqual(by(answers(picked(), [], lm))["pingpong"].choice,
+                         "async")
+        lm["components"]["logger"]["baseline"] = "sync"
+        pts[1]["standing"] = "equivalent"
+        self.assertEqual(by(answers(picked(), [], lm))["pingpong"].choice,
+                         "async")
+
     def test_workload_of(self) -> None:
         self.assertEqual(workload_of(row("a", "held", protocol="chat")),
                          "chat")

@@ -188,7 +188,7 @@ CONTROLS: dict[str, Control] = {
                       dict(pingpong=r"bytes in (\d+)"), per_kib=True),
     "logger": Control("--log_slowdown_ns", "log line",
                       dict(pingpong=r"messages (\d+)",
-                           http=r"replies (\d+)")),
+                           http=r"replies (\d+) \(200:")),
     # The I/O thread spins before each submit: the pool's stop line.
     "thread_pool": Control("--pool_slowdown_ns", "task submitted",
                            dict(http=r"pool [^:]*: tasks run (\d+)")),

@@ -103,6 +103,12 @@ class CaseTest(unittest.TestCase):
         self.assertEqual(CONTROLS["thread_pool"].flags(7),
                          ["--pool_slowdown_ns=7"])
 
+    def test_the_logger_counts_replies_not_503s(self) -> None:
+        """The access log's control counts the server's replies; the pool
+        line's "503 replies 0" after it must not be read instead (it was,
+        and sized no control: make bench of 2026-11-28)."""
+        self.assertEqual(ops_of("logger", "http", STOP), 1200.0)
+
     def test_the_path_reaches_wrk(self) -> None:
         got: list[tuple[http_run.ServerSpec, http_run.PointSpec]] = []
 

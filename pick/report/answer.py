@@ -50,6 +50,8 @@ def answer_section(found: Sequence[Answer]) -> list[str]:
             loads.append("- %s: %s." % (label, text))
     if loads:
         L += ["Where the load changes the answer (the validation's load "
-              "map: echo at 1 to 1000 sessions, predicted from each "
-              "component's exchange rate):", ""] + loads + [""]
+              "map: 1 to 1000 sessions, predicted from each component's "
+              "exchange rate; a micro pick the map predicts worse than its "
+              "baseline by more than the margin is not put in):", ""] + \
+            loads + [""]
     return L
