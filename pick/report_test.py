@@ -275,6 +275,18 @@ class ServerSectionsTest(unittest.TestCase):
                          "latency | 0.90x (n 3, no interval) | no interval "
                          "| - | - |")
 
+    def test_http_pool_route_says_nginx_is_not_comparable(self) -> None:
+        http = self.load("http.json")
+        pt = dict(ok=True, requests_per_s=100.0, server_cpu_us_per_request=9,
+                  latency_ms=dict(p50=1.0, p99=2.0))
+        http["pool_route"] = dict(heading="GET /work", points=[
+            dict(pt, server="serverkit-pool-mutex"),
+            dict(pt, server="serverkit-pool-asio", requests_per_s=110.0)])
+        lines = http_section(http)
+        self.assertIn("nginx: not comparable", "\n".join(lines))
+        self.assertIn("| serverkit-pool-asio | 110 | 2.000 | 9.0 | 1.10x |",
+                      table_rows(lines))
+
     def test_chat_medians_ratio_and_marks(self) -> None:
         lines = chat_section(self.load("chat.json"))
         rows = table_rows(lines)

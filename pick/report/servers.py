@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import statistics
-from typing import Any, Callable, Optional, TypeVar, Union
+from typing import Any, Callable, Optional, TypeVar, Union, cast
 
 from pick.markdown import STANDING_HOW, md_table, paired_table
 from pick.stats import fmt_ratio
@@ -203,4 +203,33 @@ def http_section(http: Optional[HttpDoc]) -> list[str]:
         lines += ["", "Paired over every (connections, repetition), each "
                   "server over nginx with the same access-log setting: " +
                   PAIRED_HOW, "", table]
-    return lines + _notes(http)
+    return lines + _pool_route(http.get("pool_route")) + _notes(http)
+
+
+def _pool_route(route: Any) -> list[str]:
+    """GET /work on a thread pool: our server with each pool it ran; nginx
+    has no such handler, so no ratio to it."""
+    if not isinstance(route, dict) or not route.get("points"):
+        return []
+    pts = cast(list[HttpPoint], [p for p in route["points"]
+                                 if isinstance(p, dict) and p.get("ok")])
+    servers = sorted({str(p.get("server")) for p in pts})
+    rps = {s: _median([p for p in pts if p.get("server") == s],
+                      lambda r: r["requests_per_s"]) for s in servers}
+    ref = next((s for s in servers if s.endswith("-mutex")), None)
+    rows = []
+    for s in servers:
+        mine = [p for p in pts if p.get("server") == s]
+        ratio, base = "-", rps.get(ref or "")
+        if base and rps[s]:
+            ratio = fmt_ratio(float(rps[s] or 0) / base)
+        rows.append([s, _fmt(rps[s], "%.0f") + _marks(mine),
+                     _fmt(_median(mine, lambda r: r["latency_ms"]["p99"]),
+                          "%.3f"),
+                     _fmt(_median(mine, lambda r:
+                                  r["server_cpu_us_per_request"]), "%.1f"),
+                     ratio])
+    return ["", "The thread-pool route: %s. nginx: not comparable (it has "
+            "no handler that runs work on a pool)." % route.get("heading", ""),
+            "", md_table(["server", "requests/s", "p99 ms", "CPU us/request",
+                          "ratio to the mutex pool"], rows)]
