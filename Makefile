@@ -39,6 +39,8 @@ deps:
 
 test: deps
 	$(BAZEL) test $(BAZEL_TEST_FLAGS) //...
+	@echo "== examples/: serverkit from a workspace of its own"
+	cd examples && $(BAZEL) --batch test //...
 
 # flake8 and mypy --strict on the Python packages pick, servers,
 # validation and build (tools/lint_python.sh; CI runs this too).
