@@ -8,6 +8,8 @@
 # one repetition, a reference that is not a candidate, workload flags; the
 # noise rule's minimum margin.
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -224,6 +226,44 @@ class WorkloadFitTest(unittest.TestCase):
         self.assertEqual(four["shape"], ["producers=4"])
         self.assertTrue(any("spsc-ring (single-producer)" in n
                             for n in four["notes"]))
+
+
+class WorkloadOutputTest(unittest.TestCase):
+    def test_a_workload_writes_beside_the_full_report(self) -> None:
+        """pick with workload flags leaves the full REPORT.md and
+        winners.json alone, refuses to overwrite a report for another
+        workload, and --replace overrides that."""
+        tmp = tempfile.mkdtemp()
+        try:
+            for name in os.listdir(BASIC):
+                if name.endswith(".json"):
+                    shutil.copy(os.path.join(BASIC, name), tmp)
+            quiet = contextlib.redirect_stdout(io.StringIO())
+            with quiet:
+                self.assertEqual(cli.main(["--results", tmp, "--no-charts"]),
+                                 0)
+            with open(os.path.join(tmp, "REPORT.md")) as f:
+                full = f.read()
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(cli.main(["--results", tmp, "--no-charts",
+                                           "--producers=4"]), 0)
+            with open(os.path.join(tmp, "REPORT.md")) as f:
+                self.assertEqual(f.read(), full)
+            self.assertTrue(os.path.exists(os.path.join(
+                tmp, "workload", "producers-4", "REPORT.md")))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(cli.main(["--results", tmp, "--out", tmp,
+                                           "--no-charts", "--producers=4"]),
+                                 2)
+            self.assertIn("answers another workload", err.getvalue())
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(cli.main(["--results", tmp, "--out", tmp,
+                                           "--no-charts", "--producers=4",
+                                           "--replace"]), 0)
+        finally:
+            shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
