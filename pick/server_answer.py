@@ -183,14 +183,19 @@ def _sessions(p: dict[str, Any]) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
+def _points(comp_map: dict[str, Any]) -> list[dict[str, Any]]:
+    """The load map's points that ran (an error point has no standing)."""
+    return [p for p in comp_map.get("points") or []
+            if isinstance(p, dict) and not p.get("error")]
+
+
 def harm(comp_map: Any) -> Optional[tuple[int, int, int]]:
     """(the fewest sessions, points, of points) where the load map predicts
     the baseline ahead of the candidate by more than the margin; None
     where it predicts that nowhere."""
     if not isinstance(comp_map, dict):
         return None
-    pts = [p for p in comp_map.get("points") or []
-           if isinstance(p, dict) and not p.get("error")]
+    pts = _points(comp_map)
     bad = [_sessions(p) for p in pts if p.get("standing") == "behind-beyond"]
     return (min(bad), len(bad), len(pts)) if bad else None
 
@@ -200,8 +205,7 @@ def load_words(comp_map: Any, m: float, where_run: str = "echo"
     """Where along the load map the choice matters, in words."""
     if not isinstance(comp_map, dict):
         return None
-    pts = [p for p in comp_map.get("points") or []
-           if isinstance(p, dict) and not p.get("error")]
+    pts = _points(comp_map)
     cand, base = comp_map.get("candidate"), comp_map.get("baseline")
     if not pts or not cand or not base:
         return None
@@ -282,13 +286,12 @@ def answers(picked: Picked, rows: list[ValidationRow],
                            why, map_words, base, 100 * m, hurts[1], hurts[2],
                            hurts[0], _map_check(comp_map), base))
             if here:
+                ran = ", ".join("%s %s" % (_case(r), r.get("outcome"))
+                                for r in here)
                 why = why.replace(MICRO_ONLY, "micro only: the validation "
-                                  "here did not decide (%s)" % ", ".join(
-                                      "%s %s" % (_case(r), r.get("outcome"))
-                                      for r in here), 1)
+                                  "here did not decide (%s)" % ran, 1)
                 if not why.startswith("micro only"):
-                    why += " (here: %s)" % ", ".join(
-                        "%s %s" % (_case(r), r.get("outcome")) for r in here)
+                    why += " (here: %s)" % ran
             out.append(Answer(comp, wl, choice, BASES[2], why, cand, base,
                               None, load, harmful))
     return out

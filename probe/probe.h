@@ -82,6 +82,15 @@ inline bool ParseConfig(const char* text) {
   return !g_config.empty();
 }
 
+// The passes counted at every site named `name`. Caller holds g_mu.
+inline std::uint64_t SumPassesLocked(std::string_view name) {
+  std::uint64_t n = 0;
+  for (Site* s = g_sites; s != nullptr; s = s->next) {
+    if (name == s->name) n += s->passes.load(std::memory_order_relaxed);
+  }
+  return n;
+}
+
 inline void Report() {
   std::lock_guard<std::mutex> lock(g_mu);
   const char* path = std::getenv("SERVERKIT_PROBE_OUT");
@@ -92,10 +101,7 @@ inline void Report() {
     out = stderr;
   }
   for (const auto& [name, ns] : g_config) {
-    std::uint64_t passes = 0;
-    for (Site* s = g_sites; s != nullptr; s = s->next) {
-      if (name == s->name) passes += s->passes.load(std::memory_order_relaxed);
-    }
+    const std::uint64_t passes = SumPassesLocked(name);
     std::fprintf(out, "probe %s passes %llu ns %lld\n", name.c_str(),
                  static_cast<unsigned long long>(passes),
                  static_cast<long long>(ns));
@@ -178,11 +184,7 @@ inline void ResetForTest() {
 // The passes counted at the site named `name` so far.
 inline std::uint64_t PassesOf(std::string_view name) {
   std::lock_guard<std::mutex> lock(g_mu);
-  std::uint64_t n = 0;
-  for (Site* s = g_sites; s != nullptr; s = s->next) {
-    if (name == s->name) n += s->passes.load(std::memory_order_relaxed);
-  }
-  return n;
+  return SumPassesLocked(name);
 }
 
 }  // namespace internal
