@@ -83,6 +83,10 @@ def context(args: argparse.Namespace, prof: Profile,
         margin=args.margin,
         nginx_version=http_nginx.version(args.nginx)
         if any(s.kind == "nginx" for s in specs) else "",
+        # What nginx ran with (reuseport, worker_cpu_affinity): nginx.py.
+        nginx_settings=http_nginx.settings(
+            args.threads, sorted(pin.server_cpus or ()))
+        if any(s.kind == "nginx" for s in specs) else {},
         body=http_run.BODY,
         servers=[dict(name=s.name, path=s.path, flags=flags_of(s),
                       access_log=s.access_log) for s in specs])

@@ -84,7 +84,9 @@ class NginxTest(unittest.TestCase):
                                      body='{"ok":true}', access_log=False)
         text = http_nginx.render(cfg)
         self.assertIn("worker_processes 2;", text)
-        self.assertIn("listen 127.0.0.1:8080;", text)
+        # Two workers: each its own listening socket, as nginx is deployed.
+        self.assertIn("listen 127.0.0.1:8080 reuseport;", text)
+        self.assertNotIn("worker_cpu_affinity", text)  # not pinned
         self.assertIn("location = /collect {", text)
         self.assertIn("return 200 '{\"ok\":true}';", text)
         self.assertIn("access_log off;", text)
@@ -98,6 +100,31 @@ class NginxTest(unittest.TestCase):
         self.assertIn("access_log /tmp/p/access.log combined;", on)
         with self.assertRaises(ValueError):
             http_nginx.render(http_nginx.NginxConfig("/p", 1, 1, "'", True))
+
+    def test_one_worker_has_one_socket(self) -> None:
+        text = http_nginx.render(http_nginx.NginxConfig(
+            "/tmp/p", 8080, 1, "{}", False, cpus=(1,)))
+        self.assertIn("listen 127.0.0.1:8080;", text)
+        self.assertNotIn("reuseport", text)
+        self.assertNotIn("worker_cpu_affinity", text)  # taskset pins it
+        self.assertEqual(http_nginx.settings(1, (1,)),
+                         dict(workers=1, reuseport=False,
+                              worker_cpu_affinity="",
+                              keepalive_requests=1000000))
+
+    def test_pinned_workers_get_one_core_each(self) -> None:
+        text = http_nginx.render(http_nginx.NginxConfig(
+            "/tmp/p", 8080, 3, "{}", False, cpus=(3, 2)))
+        # Worker i on the i-th core (rightmost bit is CPU 0), round-robin.
+        self.assertIn("worker_cpu_affinity 0100 1000 0100;", text)
+        self.assertIn("listen 127.0.0.1:8080 reuseport;", text)
+        st = http_nginx.settings(3, [2, 3])
+        self.assertTrue(st["reuseport"])
+        self.assertEqual(http_nginx.describe(st),
+                         "3 workers, listen reuseport, "
+                         "worker_cpu_affinity 0100 1000 0100")
+        self.assertEqual(http_nginx.describe(http_nginx.settings(1)),
+                         "1 worker, one listening socket")
 
     def test_argv(self) -> None:
         cfg = http_nginx.NginxConfig("/tmp/p", 1, 1, "{}", False)

@@ -163,11 +163,12 @@ def machine_cpu_seconds() -> float:
 
 
 def _server_argv(spec: ServerSpec, port: int, threads: int,
-                 pointdir: str) -> list[str]:
+                 pointdir: str, cpus: frozenset[int] = frozenset()
+                 ) -> list[str]:
     if spec.kind == "nginx":
         cfg = http_nginx.NginxConfig(
             prefix=pointdir, port=port, workers=threads,
-            body=BODY, access_log=spec.access_log)
+            body=BODY, access_log=spec.access_log, cpus=tuple(cpus))
         return http_nginx.argv(spec.path, cfg, http_nginx.write_config(cfg))
     argv = [spec.path, "127.0.0.1", str(port), str(threads)]
     argv += list(spec.flags)
@@ -183,7 +184,8 @@ def start_server(spec: ServerSpec, threads: int, pin: Pinning,
     log = os.path.join(pointdir, "server.log")
     for _attempt in range(3):  # a port taken between probe and bind: retry
         port = procs.free_port()
-        argv = _server_argv(spec, port, threads, pointdir)
+        argv = _server_argv(spec, port, threads, pointdir,
+                            pin.server_cpus or frozenset())
         with open(log, "w") as lf:
             srv = procs.spawn(argv, set(pin.server_cpus or ()) or None, lf,
                               lf)
