@@ -46,7 +46,7 @@ import random
 import sys
 from typing import Callable, Optional
 
-from validation import decide as D
+from validation import decide
 from validation.cases import MARGIN, PROFILES, Outcome
 
 SD = 0.08            # the rounds' SD of log ratios, like the real cases'
@@ -119,8 +119,8 @@ class Tally:
 
 def one_case(rng: random.Random, truth: float, noise: str = "normal",
              margin: float = MARGIN, budget_rounds: int = BUDGET_ROUNDS,
-             blocks: int = D.BLOCKS, widen: bool = True
-             ) -> tuple[D.Decision, str, int]:
+             blocks: int = decide.BLOCKS, widen: bool = True
+             ) -> tuple[decide.Decision, str, int]:
     """One simulated case: block 1 runs its share of the budget, the last
     block rounds until the stop rule (or the budget) says stop; its
     decision, stop reason and rounds. blocks=1, widen=False: the rule
@@ -135,9 +135,9 @@ def one_case(rng: random.Random, truth: float, noise: str = "normal",
     for b in range(blocks - 1):     # the earlier passes: their share
         mine: tuple[list[float], list[float]] = ([], [])
         while len(mine[0]) < max(lo_rounds, budget_rounds // blocks) and \
-                not D.stop_rule(mine[0], mine[1], len(mine[0]), lo_rounds,
-                                prof["max_rounds"] // blocks, margin,
-                                widen=widen):
+                not decide.stop_rule(mine[0], mine[1], len(mine[0]), lo_rounds,
+                                     prof["max_rounds"] // blocks, margin,
+                                     widen=widen):
             w, c = draw(b)
             for xs, x in ((win, mu + w), (ctrl, CONTROL + c),
                           (mine[0], mu + w), (mine[1], CONTROL + c)):
@@ -146,14 +146,14 @@ def one_case(rng: random.Random, truth: float, noise: str = "normal",
     last = blocks - 1
     kw = dict(win_blocks=keys, ctrl_blocks=keys) if blocks > 1 else {}
     while True:
-        stop: Optional[str] = D.stop_rule(
+        stop: Optional[str] = decide.stop_rule(
             win, ctrl, len(win), lo_rounds, prof["max_rounds"], margin,
             widen=widen, **kw)
         if stop is None and len(win) >= budget_rounds and \
                 keys.count(last) >= lo_rounds:
             stop = "budget"
         if stop:
-            return D.decide(win, ctrl, margin, widen=widen, **kw), stop, \
+            return decide.decide(win, ctrl, margin, widen=widen, **kw), stop, \
                 len(win)
         w, c = draw(last)
         win.append(mu + w)
@@ -163,7 +163,7 @@ def one_case(rng: random.Random, truth: float, noise: str = "normal",
 
 def simulate(truth: float, runs: int = RUNS, seed: int = SEED,
              noise: str = "normal", margin: float = MARGIN,
-             budget_rounds: int = BUDGET_ROUNDS, blocks: int = D.BLOCKS,
+             budget_rounds: int = BUDGET_ROUNDS, blocks: int = decide.BLOCKS,
              widen: bool = True) -> Tally:
     t = Tally(truth, noise)
     for i in range(runs):
@@ -241,7 +241,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="the rule before issue 47: one block, the "
                          "rounds-only interval")
     a = ap.parse_args(argv)
-    blocks, widen = (1, False) if a.old else (D.BLOCKS, True)
+    blocks, widen = (1, False) if a.old else (decide.BLOCKS, True)
     cells = {(n, t): simulate(t, a.runs, noise=n, blocks=blocks,
                               widen=widen)
              for n in NOISES for t in (1.0, 1.08)}
@@ -254,7 +254,7 @@ def main(argv: Optional[list[str]] = None) -> int:
           "blocks" % (
               SD, CONTROL, PROFILES["default"]["min_rounds"],
               PROFILES["default"]["max_rounds"], BUDGET_ROUNDS, blocks,
-              "carried" if widen else "rounds-only", D.MIN_TARGET_ROUNDS,
+              "carried" if widen else "rounds-only", decide.MIN_TARGET_ROUNDS,
               100 * (math.exp(HOST) - 1), DWELL, GAP))
     for t in cells.values():
         print(describe(t))

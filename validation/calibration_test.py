@@ -22,32 +22,33 @@ import math
 import time
 import unittest
 
-from validation import calibration as C
-from validation import decide as D
+from validation import calibration
+from validation import decide
 from validation.cases import Outcome
 
 RUNS = 1200
 SEED = 4700      # not the table's: the bounds must hold for any seed
 
 
-def false_claims(t: C.Tally) -> float:
+def false_claims(t: calibration.Tally) -> float:
     return t.rate(Outcome.HELD, Outcome.REFUTED)
 
 
 class CalibrationTest(unittest.TestCase):
-    cells: dict[tuple[str, float], C.Tally]
-    old: C.Tally
+    cells: dict[tuple[str, float], calibration.Tally]
+    old: calibration.Tally
     seconds: float
 
     @classmethod
     def setUpClass(cls) -> None:
         started = time.process_time()   # CPU: others share the cores
-        cls.cells = {(n, t): C.simulate(t, RUNS, SEED, n)
+        cls.cells = {(n, t): calibration.simulate(t, RUNS, SEED, n)
                      for n in ("normal", "t3", "ar0.5", "ar0.7")
                      for t in (1.0, 1.08)}
-        cls.cells[("host", 1.0)] = C.simulate(1.0, RUNS, SEED, "host")
-        cls.old = C.simulate(1.0, RUNS, SEED, "ar0.7", blocks=1,
-                             widen=False)
+        cls.cells[("host", 1.0)] = calibration.simulate(1.0, RUNS, SEED,
+                                                        "host")
+        cls.old = calibration.simulate(1.0, RUNS, SEED, "ar0.7", blocks=1,
+                                       widen=False)
         cls.seconds = time.process_time() - started
 
     def test_false_held_or_refuted_at_truth_1(self) -> None:
@@ -55,15 +56,16 @@ class CalibrationTest(unittest.TestCase):
             if truth == 1.0 and noise != "host":
                 with self.subTest(noise=noise):
                     self.assertLessEqual(false_claims(t),
-                                         C.bound_up(0.05, RUNS),
-                                         C.describe(t))
+                                         calibration.bound_up(0.05, RUNS),
+                                         calibration.describe(t))
 
     def test_the_intervals_cover_the_truth_where_they_stopped(self) -> None:
-        low = 0.95 - 3 * C.se(0.95, RUNS)
+        low = 0.95 - 3 * calibration.se(0.95, RUNS)
         for (noise, truth), t in self.cells.items():
             if noise != "host":
                 with self.subTest(noise=noise, truth=truth):
-                    self.assertGreaterEqual(t.coverage(), low, C.describe(t))
+                    self.assertGreaterEqual(t.coverage(), low,
+                                            calibration.describe(t))
         for truth in (1.0, 1.08):
             self.assertGreaterEqual(self.cells[("ar0.7", truth)].coverage(),
                                     0.93)
@@ -73,8 +75,8 @@ class CalibrationTest(unittest.TestCase):
             if truth == 1.08:
                 with self.subTest(noise=noise):
                     self.assertLessEqual(t.rate(Outcome.EQUIVALENT),
-                                         C.bound_up(0.05, RUNS),
-                                         C.describe(t))
+                                         calibration.bound_up(0.05, RUNS),
+                                         calibration.describe(t))
 
     def test_equivalence_has_power_at_a_true_1(self) -> None:
         """TOST at 90% with the budget's rounds: the docs' table says 74%
@@ -87,17 +89,19 @@ class CalibrationTest(unittest.TestCase):
         them, they disagree and nothing is adopted; where both fell in one
         state, no interval from the case can tell (docs/methods.md)."""
         host = self.cells[("host", 1.0)]
-        rounds_only = C.simulate(1.0, RUNS // 2, SEED, "host", blocks=1,
-                                 widen=False)
+        rounds_only = calibration.simulate(1.0, RUNS // 2, SEED, "host",
+                                           blocks=1, widen=False)
         self.assertLessEqual(false_claims(host),
-                             false_claims(rounds_only) / 2, C.describe(host))
+                             false_claims(rounds_only) / 2,
+                             calibration.describe(host))
         self.assertGreater(host.disagree, RUNS // 20)
 
     def test_the_calibration_has_teeth(self) -> None:
         """The rounds-only interval under AR(1) 0.7 fails both bounds
         (39% false claims and 60% coverage in the issue's audit)."""
-        self.assertGreater(false_claims(self.old), C.bound_up(0.05, RUNS),
-                           C.describe(self.old))
+        self.assertGreater(false_claims(self.old),
+                           calibration.bound_up(0.05, RUNS),
+                           calibration.describe(self.old))
         self.assertLess(self.old.coverage(), 0.93)
 
     def test_the_cases_stop_on_the_rule(self) -> None:
@@ -107,24 +111,24 @@ class CalibrationTest(unittest.TestCase):
             with self.subTest(noise=t.noise, truth=t.truth):
                 self.assertEqual(set(t.stops) - {"target", "budget"}, set())
                 self.assertGreaterEqual(t.rounds / t.runs,
-                                        D.MIN_TARGET_ROUNDS)
+                                        decide.MIN_TARGET_ROUNDS)
                 self.assertEqual(sum(t.outcomes.values()), t.runs)
 
     def test_the_table(self) -> None:
-        lines = C.table(self.cells)
+        lines = calibration.table(self.cells)
         self.assertEqual(lines[0], "| rule | truth | normal | t3 | ar0.5 | "
                          "ar0.7 | host | bound |")
         self.assertTrue(lines[2].startswith("| false held or refuted | "
                                             "1.00x | "), lines[2])
         self.assertTrue(lines[2].endswith("| <= %.1f%% |" % (
-            100 * C.bound_up(0.05, RUNS))), lines[2])
+            100 * calibration.bound_up(0.05, RUNS))), lines[2])
 
     def test_it_is_quick(self) -> None:
         self.assertLess(self.seconds, 120.0)
 
     def test_bounds(self) -> None:
-        self.assertAlmostEqual(C.bound_up(0.05, 1200), 0.05 + 3 * math.sqrt(
-            0.05 * 0.95 / 1200))
+        self.assertAlmostEqual(calibration.bound_up(0.05, 1200),
+                               0.05 + 3 * math.sqrt(0.05 * 0.95 / 1200))
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ import math
 from typing import Any, Optional, Sequence
 
 from pick.margin import MARGIN
-from validation import model as M
+from validation import model as validation_model
 
 CONSISTENT, INCONSISTENT, UNINFORMATIVE = (
     "consistent", "inconsistent", "uninformative")
@@ -78,10 +78,10 @@ class Check:
     the outcome and the figures behind it. gamma's ends are +-inf where
     unbounded, its estimate nan where the prediction is exactly 1."""
     outcome: str
-    measured: M.Estimate
-    predicted: M.Estimate
-    log_ratio: M.Estimate     # log(measured / predicted)
-    gamma: M.Estimate
+    measured: validation_model.Estimate
+    predicted: validation_model.Estimate
+    log_ratio: validation_model.Estimate     # log(measured / predicted)
+    gamma: validation_model.Estimate
     margin: float
     resamples: int
 
@@ -93,7 +93,7 @@ class Check:
         return words(self)
 
     def as_json(self) -> dict[str, Any]:
-        def j(e: M.Estimate) -> dict[str, Optional[float]]:
+        def j(e: validation_model.Estimate) -> dict[str, Optional[float]]:
             return {k: v if math.isfinite(v) else None
                     for k, v in e.as_json().items()}
         return dict(outcome=self.outcome, log_ratio=j(self.log_ratio),
@@ -106,7 +106,7 @@ class Check:
 def _holds_zero(neg: int, zero: int, pos: int) -> bool:
     """Whether the percentile interval of values with these sign counts
     holds 0."""
-    lo, hi = M.percentile_ends(neg + zero + pos)
+    lo, hi = validation_model.percentile_ends(neg + zero + pos)
     return neg + zero >= lo + 1 and pos + zero >= neg + zero + pos - hi
 
 
@@ -158,7 +158,8 @@ def band_can_fail(predicted: float, margin: float) -> bool:
     return False
 
 
-def outcome_of(log_ratio: M.Estimate, gamma: M.Estimate, one_in: bool,
+def outcome_of(log_ratio: validation_model.Estimate,
+               gamma: validation_model.Estimate, one_in: bool,
                margin: float, predicted: float) -> str:
     """The header's rule: one_in says whether gamma's interval holds 1;
     predicted, the candidate's predicted ratio (the band clause counts
@@ -184,7 +185,7 @@ def _log_ratio(measured: float, predicted: float) -> float:
         math.log(measured) - math.log(predicted)
 
 
-def check(model: M.Model, candidate: str,
+def check(model: validation_model.Model, candidate: str,
           margin: float = MARGIN) -> Optional[Check]:
     """The check of the candidate's prediction from the model's resamples;
     None without a measured ratio or a prediction for the candidate."""
@@ -198,13 +199,15 @@ def check(model: M.Model, candidate: str,
     logs = [_log_ratio(m, x) for m, x in pairs]
     est_lr = _log_ratio(pm, pp)
 
-    def iv(est: float, xs: list[float]) -> M.Estimate:
-        e = M.interval(est, xs)
-        return e if e is not None else M.Estimate(est, math.nan, math.nan)
+    def iv(est: float, xs: list[float]) -> validation_model.Estimate:
+        e = validation_model.interval(est, xs)
+        if e is not None:
+            return e
+        return validation_model.Estimate(est, math.nan, math.nan)
     d0 = _inv(pp) - 1
     g_est = (1 / pm - 1) / d0 if d0 != 0 else math.nan
     lo, hi = gamma_interval(nd)
-    gamma = M.Estimate(g_est, lo, hi)
+    gamma = validation_model.Estimate(g_est, lo, hi)
     lr = iv(est_lr, logs)
     return Check(outcome_of(lr, gamma, gamma_holds(nd, 1.0), margin, pp),
                  measured=iv(pm, [m for m, _ in pairs]),
@@ -216,7 +219,7 @@ def _g(x: float) -> str:
     return "%.2g" % x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
-def gamma_words(g: M.Estimate) -> str:
+def gamma_words(g: validation_model.Estimate) -> str:
     """'2.6x [2.1, 3.3]'; 'unbounded' where an end is."""
     if math.isnan(g.low):
         return "n/a"

@@ -32,10 +32,10 @@ import random
 import sys
 from typing import Callable, Optional, Sequence
 
-from pick import paired as PP
+from pick import paired
 from pick.margin import MARGIN
-from validation import check as VC
-from validation import model as M
+from validation import check
+from validation import model
 
 SHARES = (0.01, 0.20, 0.50)
 GAMMAS = (1.0, 2.5)
@@ -50,17 +50,18 @@ SEED = 20261201
 
 # A rule: (the rounds, the model fitted on them, the candidate, the
 # margin) -> its outcome, None where it cannot check.
-Rule = Callable[[Sequence[M.Round], M.Model, str, float], Optional[str]]
+Rule = Callable[[Sequence[model.Round], model.Model, str, float],
+                Optional[str]]
 
 
-def new_rule(rounds: Sequence[M.Round], m: M.Model, cand: str,
+def new_rule(rounds: Sequence[model.Round], m: model.Model, cand: str,
              margin: float) -> Optional[str]:
     """check.py's rule."""
-    c = VC.check(m, cand, margin)
+    c = check.check(m, cand, margin)
     return None if c is None else c.outcome
 
 
-def old_rule(rounds: Sequence[M.Round], m: M.Model, cand: str,
+def old_rule(rounds: Sequence[model.Round], m: model.Model, cand: str,
              margin: float) -> Optional[str]:
     """The rule check.py replaced: "consistent" where the measured exact
     95% interval (the row's e2e) holds the predicted estimate, else
@@ -69,13 +70,13 @@ def old_rule(rounds: Sequence[M.Round], m: M.Model, cand: str,
     d = [math.log(r.base / r.candidate) for r in rounds if r.candidate]
     if pred is None or not d:
         return None
-    lo, hi = PP.hl_interval(d)
-    return VC.CONSISTENT if math.exp(lo) <= pred <= math.exp(hi) \
-        else VC.INCONSISTENT
+    lo, hi = paired.hl_interval(d)
+    return check.CONSISTENT if math.exp(lo) <= pred <= math.exp(hi) \
+        else check.INCONSISTENT
 
 
 def case(share: float, gamma: float, rng: random.Random,
-         n_rounds: int = ROUNDS) -> tuple[list[M.Round], M.Micro]:
+         n_rounds: int = ROUNDS) -> tuple[list[model.Round], model.Micro]:
     """One simulated case's rounds and micro rounds (the header)."""
     c_base = share * COST / (K * gamma)
     c0 = COST - K * gamma * c_base
@@ -86,13 +87,13 @@ def case(share: float, gamma: float, rng: random.Random,
     rounds = []
     for _ in range(n_rounds):
         s = rng.gauss(0.0, SIGMA_ROUND)
-        rounds.append(M.Round(
+        rounds.append(model.Round(
             base=run(COST, s),
             controls=((d, run(COST + K * d, s)),
                       (2 * d, run(COST + 2 * K * d, s))),
             ops_per_unit=OPS,
             candidate=run(c0 + K * gamma * MICRO_RATIO * c_base, s)))
-    micro: M.Micro = {
+    micro: model.Micro = {
         x: {i: c * math.exp(rng.gauss(0.0, SIGMA_MICRO))
             for i in range(MICRO_ROUNDS)}
         for x, c in (("base", c_base), ("cand", MICRO_RATIO * c_base))}
@@ -108,7 +109,8 @@ def simulate(share: float, gamma: float, runs: int, resamples: int,
     for i in range(runs):
         rng = random.Random(seed + i)
         rounds, micro = case(share, gamma, rng, n_rounds)
-        m = M.fit(rounds, micro, "base", resamples=resamples, seed=seed + i)
+        m = model.fit(rounds, micro, "base", resamples=resamples,
+                      seed=seed + i)
         if m is None:
             out["no fit"] += 1
             continue
@@ -126,7 +128,7 @@ def table(runs: int, resamples: int, seed: int = SEED,
     for s, g in cells or [(s, g) for s in SHARES for g in GAMMAS]:
         got = simulate(s, g, runs, resamples, seed, rule,
                        n_rounds=n_rounds)
-        cols = ["%.1f%%" % (100.0 * got[o] / runs) for o in VC.OUTCOMES]
+        cols = ["%.1f%%" % (100.0 * got[o] / runs) for o in check.OUTCOMES]
         lines.append("| %d | %g%% | %g | %s |" % (
             n_rounds, 100 * s, g, " | ".join(cols)))
     return lines
@@ -135,7 +137,7 @@ def table(runs: int, resamples: int, seed: int = SEED,
 def main(argv: Sequence[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--runs", type=int, default=400)
-    ap.add_argument("--resamples", type=int, default=M.BOOTSTRAP)
+    ap.add_argument("--resamples", type=int, default=model.BOOTSTRAP)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--rounds", type=int, default=ROUNDS)
     ap.add_argument("--old", action="store_true",

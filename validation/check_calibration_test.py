@@ -29,49 +29,49 @@ import collections
 import math
 import unittest
 
-from validation import check as VC
-from validation import check_calibration as CC
+from validation import check
+from validation import check_calibration
 
 RUNS, RESAMPLES = 150, 300
 SE5 = math.sqrt(0.05 * 0.95 / RUNS)
 
 
-def rates(rule: CC.Rule, share: float, gamma: float
+def rates(rule: check_calibration.Rule, share: float, gamma: float
           ) -> dict[str, float]:
-    got: collections.Counter[str] = CC.simulate(
+    got: collections.Counter[str] = check_calibration.simulate(
         share, gamma, RUNS, RESAMPLES, rule=rule)
-    return {o: got[o] / RUNS for o in VC.OUTCOMES}
+    return {o: got[o] / RUNS for o in check.OUTCOMES}
 
 
-def failures(rule: CC.Rule) -> list[str]:
+def failures(rule: check_calibration.Rule) -> list[str]:
     """The bounds the rule breaks (the header's), each with its rate."""
     out = []
-    for g in CC.GAMMAS:
+    for g in check_calibration.GAMMAS:
         r = rates(rule, 0.01, g)
-        if r[VC.UNINFORMATIVE] < 0.60:
+        if r[check.UNINFORMATIVE] < 0.60:
             out.append("1%%, gamma %g: uninformative %.1f%% < 60%%" % (
-                g, 100 * r[VC.UNINFORMATIVE]))
-        if g != 1 and r[VC.CONSISTENT] > 0.05 + 3 * SE5:
+                g, 100 * r[check.UNINFORMATIVE]))
+        if g != 1 and r[check.CONSISTENT] > 0.05 + 3 * SE5:
             out.append("1%%, gamma %g: consistent %.1f%% > %.1f%%" % (
-                g, 100 * r[VC.CONSISTENT], 100 * (0.05 + 3 * SE5)))
+                g, 100 * r[check.CONSISTENT], 100 * (0.05 + 3 * SE5)))
     for s in (0.20, 0.50):
         wrong, right = rates(rule, s, 2.5), rates(rule, s, 1.0)
-        if wrong[VC.INCONSISTENT] < 0.60:
+        if wrong[check.INCONSISTENT] < 0.60:
             out.append("%g%%, gamma 2.5: inconsistent %.1f%% < 60%%" % (
-                100 * s, 100 * wrong[VC.INCONSISTENT]))
-        if right[VC.INCONSISTENT] > 0.05 + 3 * SE5:
+                100 * s, 100 * wrong[check.INCONSISTENT]))
+        if right[check.INCONSISTENT] > 0.05 + 3 * SE5:
             out.append("%g%%, gamma 1: inconsistent %.1f%% > %.1f%%" % (
-                100 * s, 100 * right[VC.INCONSISTENT],
+                100 * s, 100 * right[check.INCONSISTENT],
                 100 * (0.05 + 3 * SE5)))
     return out
 
 
 class CalibrationTest(unittest.TestCase):
     def test_the_check_meets_its_bounds(self) -> None:
-        self.assertEqual(failures(CC.new_rule), [])
+        self.assertEqual(failures(check_calibration.new_rule), [])
 
     def test_the_old_rule_fails_them(self) -> None:
-        bad = failures(CC.old_rule)
+        bad = failures(check_calibration.old_rule)
         self.assertTrue(any(b.startswith("1%, gamma 2.5: consistent")
                             for b in bad), bad)
 
@@ -79,18 +79,24 @@ class CalibrationTest(unittest.TestCase):
         """A case without noise has the share and gamma it was made
         with."""
         import random
-        keep = CC.SIGMA_ROUND, CC.SIGMA_RUN, CC.SIGMA_MICRO
+        keep = (check_calibration.SIGMA_ROUND, check_calibration.SIGMA_RUN,
+                check_calibration.SIGMA_MICRO)
         try:
-            CC.SIGMA_ROUND = CC.SIGMA_RUN = CC.SIGMA_MICRO = 0.0
-            rounds, micro = CC.case(0.2, 2.5, random.Random(1))
+            check_calibration.SIGMA_ROUND = 0.0
+            check_calibration.SIGMA_RUN = 0.0
+            check_calibration.SIGMA_MICRO = 0.0
+            rounds, micro = check_calibration.case(0.2, 2.5, random.Random(1))
         finally:
-            CC.SIGMA_ROUND, CC.SIGMA_RUN, CC.SIGMA_MICRO = keep
+            (check_calibration.SIGMA_ROUND, check_calibration.SIGMA_RUN,
+             check_calibration.SIGMA_MICRO) = keep
         r = rounds[0]
         c_base = micro["base"][0]
-        self.assertAlmostEqual(CC.K * 2.5 * c_base / r.base, 0.2)
+        self.assertAlmostEqual(
+            check_calibration.K * 2.5 * c_base / r.base, 0.2)
         assert r.candidate is not None
         measured = r.base / r.candidate
-        predicted = r.base / (r.base + CC.K * (micro["cand"][0] - c_base))
+        predicted = r.base / (
+            r.base + check_calibration.K * (micro["cand"][0] - c_base))
         self.assertAlmostEqual((1 / measured - 1) / (1 / predicted - 1),
                                2.5)
 

@@ -58,7 +58,7 @@ import math
 import statistics
 from typing import Any, Optional, Sequence
 
-from pick import paired as VP
+from pick import paired
 from validation import dependence as DEP
 from validation.cases import MARGIN, Outcome, Standing, standing
 
@@ -78,8 +78,8 @@ EQ_POWER = 0.8
 @dataclasses.dataclass(frozen=True)
 class Decision:
     outcome: Outcome
-    winner: Optional[VP.PairedRatio]    # the candidate, its interval carried
-    control: Optional[VP.PairedRatio]
+    winner: Optional[paired.PairedRatio]  # the candidate, its interval carried
+    control: Optional[paired.PairedRatio]
     mde: float       # relative; inf when the rounds cannot reach p < ALPHA
     reason: str
     standing: Standing = Standing.UNKNOWN   # the candidate's interval
@@ -92,7 +92,7 @@ class Decision:
 
 def fmt_mde(mde: float) -> str:
     if math.isinf(mde) or math.isnan(mde):
-        return "MDE n/a: too few rounds for p < %.2f" % VP.ALPHA
+        return "MDE n/a: too few rounds for p < %.2f" % paired.ALPHA
     return "MDE %.1f%% at the spread's upper 95%% bound" % (100 * mde)
 
 
@@ -104,7 +104,7 @@ def _exp(x: float) -> float:
     return 0.0 if x < -700 else math.inf if x > 700 else math.exp(x)
 
 
-def with_carried(r: VP.PairedRatio, c: DEP.Carried) -> VP.PairedRatio:
+def with_carried(r: paired.PairedRatio, c: DEP.Carried) -> paired.PairedRatio:
     """The rounds' summary with the carried 95% interval's ends."""
     return r.with_ends(_exp(c.lo), _exp(c.hi))
 
@@ -119,7 +119,7 @@ def control_detected(ctrl: Sequence[float],
                      blocks: Optional[Sequence[int]] = None,
                      widen: bool = True) -> bool:
     """detected() from the control's log ratios, without the MDE."""
-    return len(ctrl) >= VP.min_rounds() and \
+    return len(ctrl) >= paired.min_rounds() and \
         detected(DEP.carried(ctrl, blocks, widen))
 
 
@@ -128,7 +128,7 @@ def narrow(win: Sequence[float], margin: float = MARGIN,
            widen: bool = True) -> bool:
     """The candidate's carried 90% interval narrow enough for TOST at the
     margin: log(high / low) <= log(1 + margin)."""
-    if len(win) < VP.min_rounds():
+    if len(win) < paired.min_rounds():
         return False
     c = DEP.carried(win, blocks, widen)
     return c.hi90 - c.lo90 <= math.log1p(margin)
@@ -203,7 +203,7 @@ def equivalence_rounds(d: Sequence[float], rho: float,
     1.00, from the rounds' spread and rho: deff (pi / 3) ((z_0.95 +
     z_(1+EQ_POWER)/2) s / log(1 + m))^2 (the signed-rank test's
     efficiency 3 / pi); None without a spread."""
-    s = VP.spread(d) if len(d) >= 2 else math.nan
+    s = paired.spread(d) if len(d) >= 2 else math.nan
     if math.isnan(s):
         return None
     z = statistics.NormalDist().inv_cdf
@@ -233,18 +233,19 @@ def decide(win: Sequence[float], ctrl: Sequence[float],
         return Decision(Outcome.ERROR, None, None, math.inf,
                         "no round ran clean", margin=margin)
     wc = DEP.carried(win, win_blocks, widen)
-    w = with_carried(VP.rank_paired(win), wc)
+    w = with_carried(paired.rank_paired(win), wc)
     cc = DEP.carried(ctrl, ctrl_blocks, widen) if ctrl else None
-    c = with_carried(VP.rank_paired(ctrl), cc) if ctrl and cc else None
+    c = with_carried(paired.rank_paired(ctrl), cc) if ctrl and cc else None
     s = candidate_standing(wc, margin)
     w_mde = math.inf if w.mde is None else w.mde
     weak = fmt_mde(w_mde)
     rho = "candidate " + fmt_rho(wc) + (
         ", control " + fmt_rho(cc) if cc else "")
-    if len(win) < VP.min_rounds():
+    if len(win) < paired.min_rounds():
         return Decision(Outcome.TOO_WEAK, w, c, w_mde,
                         "%d round(s): the exact test needs %d to reach p < "
-                        "%.2f" % (len(win), VP.min_rounds(), VP.ALPHA), s,
+                        "%.2f" % (len(win), paired.min_rounds(),
+                                  paired.ALPHA), s,
                         margin, wc, cc)
     if c is None or cc is None:
         return Decision(Outcome.TOO_WEAK, w, None, w_mde,

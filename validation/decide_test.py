@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import unittest
 
-from pick import paired as VP
+from pick import paired
 from validation.cases import Outcome
 from validation.cases import Standing
 from validation import dependence as DEP
@@ -63,8 +63,8 @@ class DecideTest(unittest.TestCase):
         assert d.winner is not None
         self.assertTrue(1 / 1.05 <= d.winner.low < 1 < d.winner.high <= 1.05)
         # The MDE of these rounds: k(6) times their spread's upper bound.
-        self.assertAlmostEqual(d.mde, VP.mde(logs(1.01, 0.99, 1.005, 0.985,
-                                                  1.02, 0.995)))
+        self.assertAlmostEqual(d.mde, paired.mde(logs(1.01, 0.99, 1.005, 0.985,
+                                                      1.02, 0.995)))
         self.assertTrue(0 < d.mde < 0.2, d.mde)
         self.assertIn("MDE %.1f%%" % (100 * d.mde), d.reason)
         # The same rounds against a margin of 1%: not told apart.

@@ -46,7 +46,7 @@ import math
 import statistics
 from typing import Optional, Sequence
 
-from pick import paired as VP
+from pick import paired
 
 RHO_MAX = 0.9        # deff 19: beyond it the rounds say too little to tell
 RHO_MATERIAL = 0.2   # sqrt(deff) 1.22: the words say "material" from here
@@ -73,7 +73,7 @@ def lag1(d: Sequence[float], blocks: Optional[Sequence[int]] = None
     """The pooled lag-1 autocorrelation within the blocks (each about its
     own mean, pick.paired.lag1); nan with fewer than 2 pairs of
     neighbours or every d equal."""
-    r = VP.lag1(_split(d, blocks), min_pairs=2, min_len=2)
+    r = paired.lag1(_split(d, blocks), min_pairs=2, min_len=2)
     return math.nan if r is None else r
 
 
@@ -123,7 +123,7 @@ def _widened(xs: list[float], centre: float, level: float, rho: float
              ) -> tuple[float, float]:
     """The exact interval at level, each end moved from the centre by the
     header's factor for rho."""
-    lo, hi = VP.hl_interval(xs, level)
+    lo, hi = paired.hl_interval(xs, level)
     f = 1.0
     if rho > 0.0 and len(xs) > 2:
         q, n = 0.5 + level / 2.0, len(xs)
@@ -138,7 +138,7 @@ def carried(d: Sequence[float], blocks: Optional[Sequence[int]] = None,
     before issue 47, kept for the calibration's liberal check)."""
     xs = [float(x) for x in d]
     parts = _split(xs, blocks)
-    centre = VP.hodges_lehmann(xs) if xs else math.nan
+    centre = paired.hodges_lehmann(xs) if xs else math.nan
     rho = lag1(xs, blocks) if xs else math.nan
     used = rho_used(xs, blocks) if widen and xs else 0.0
     ends = [_widened(xs, centre, lv, used) if xs else (-math.inf, math.inf)
@@ -146,7 +146,7 @@ def carried(d: Sequence[float], blocks: Optional[Sequence[int]] = None,
     per: list[tuple[float, float, float]] = []
     if widen and len(parts) >= 2:
         for p in parts:
-            c = VP.hodges_lehmann(p)
+            c = paired.hodges_lehmann(p)
             per.append((c,) + _widened(p, c, LEVELS[0], rho_used(p)))
         between = statistics.stdev(c for c, _, _ in per) / math.sqrt(
             len(parts))
@@ -158,7 +158,7 @@ def carried(d: Sequence[float], blocks: Optional[Sequence[int]] = None,
                 g = between / within
                 ends[i] = (centre - g * (centre - lo),
                            centre + g * (hi - centre))
-    base = VP.hl_interval(xs) if xs else (-math.inf, math.inf)
+    base = paired.hl_interval(xs) if xs else (-math.inf, math.inf)
     w = (ends[0][1] - ends[0][0]) / (base[1] - base[0]) \
         if math.isfinite(base[1] - base[0]) and base[1] > base[0] else 1.0
     return Carried(centre, ends[0][0], ends[0][1], ends[1][0], ends[1][1],

@@ -24,9 +24,9 @@ import os
 import time
 from typing import Any, Optional
 
-from validation import kinds as K
-from validation import micro as VM
-from validation import predict as VP
+from validation import kinds
+from validation import micro
+from validation import predict
 from validation.rounds import Runner, log_ratios, metric_choice, ops_of
 from validation.cases import (CONTROLS, MARGIN, Outcome, Standing,
                               component_flags, standing)
@@ -100,9 +100,10 @@ def _case(comp: str, sessions: int, block: int, loops: int) -> dict[str, Any]:
 def _run(run: Runner, comp: str, name: str, case: dict[str, Any],
          extra: list[str]) -> Optional[dict[str, Any]]:
     log_file = os.path.join(run.log_dir, "%s-map.log" % comp)
-    k = K.run("serverkit[%s=%s]" % (comp, name),
-              component_flags(comp, name, log_file, extra) + case["flags"],
-              case, K.Settings(run.client, run.pin, run.seconds, run.tmp))
+    k = kinds.run("serverkit[%s=%s]" % (comp, name),
+                  component_flags(comp, name, log_file, extra) + case["flags"],
+                  case,
+                  kinds.Settings(run.client, run.pin, run.seconds, run.tmp))
     try:
         os.remove(log_file)
     except OSError:
@@ -154,16 +155,16 @@ def point_figures(pt: Row, comp: str, baseline: str, candidate: str,
     use_cpu, why = metric_choice(mini)
     pt["metric_kind"] = ("server CPU per %s" % work) if use_cpu else \
         "throughput"
-    rounds = VP.model_rounds(pt["rounds"], {"control": float(
+    rounds = predict.model_rounds(pt["rounds"], {"control": float(
         pt.get("control_ns") or 0)}, use_cpu, True)
     runs = [r for rnd in pt["rounds"] for r in rnd.values()]
     pt["client_bound"] = any(r.get("client_bound") for r in runs)
     ncores = min((len(str(r.get("server_cpus") or "").split(","))
                   for r in runs), default=0)
     pt["oversubscribed"] = pt["loops"] > ncores if ncores else False
-    mc = VM.micro_costs(results_dir, comp, pt["source"], pt["block"],
-                        VP.spare_core(mini))
-    got = VP.predict(rounds, mc, baseline) if rounds else None
+    mc = micro.micro_costs(results_dir, comp, pt["source"], pt["block"],
+                           predict.spare_core(mini))
+    got = predict.predict(rounds, mc, baseline) if rounds else None
     if got is None:
         pt["error"] = pt.get("error") or "no model (no clean round or no " \
             "micro cost of the baseline)"
@@ -246,13 +247,12 @@ def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
                for k in ("ratio", "low", "high")):
         out["words"] = "not checked: %d round(s) give no interval" % rounds
         return out
-    mrounds = VP.model_rounds(both, {"control": float(
+    mrounds = predict.model_rounds(both, {"control": float(
         pt.get("control_ns") or 0)}, use_cpu, True)
-    mc = VM.micro_costs(results_dir, comp, pt["source"], pt["block"],
-                        VP.spare_core(dict(rounds=both,
-                                           server_threads=pt["loops"])))
-    c = VP.check_json(VP.fits_of(mrounds, mc, names["baseline"]), mc,
-                      names["baseline"], names["winner"], margin) \
+    spare = predict.spare_core(dict(rounds=both, server_threads=pt["loops"]))
+    mc = micro.micro_costs(results_dir, comp, pt["source"], pt["block"], spare)
+    c = predict.check_json(predict.fits_of(mrounds, mc, names["baseline"]),
+                           mc, names["baseline"], names["winner"], margin) \
         if mrounds else None
     if c is None:
         out["words"] = "not checked: no model from the point's rounds"
@@ -282,7 +282,7 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
     for comp, e in todo.items():
         names = dict(baseline=e["baseline"], winner=e["winner"],
                      control=e["baseline"])
-        work = K.kind_of(_case(comp, 1, 64, 1)).work
+        work = kinds.kind_of(_case(comp, 1, 64, 1)).work
         pts: list[Row] = []
         comp_loops, comp_blocks = axes(comp, g)
         for loops in comp_loops:
@@ -309,8 +309,8 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
                         "loop(s): %s" % (
                             k, n, comp, sessions, block, loops,
                             pt["error"] or "share %s, %s predicted %s" % (
-                                VP.pct_iv(pt.get("share")), e["winner"],
-                                VP.ratio_iv(p))))
+                                predict.pct_iv(pt.get("share")), e["winner"],
+                                predict.ratio_iv(p))))
         entry: dict[str, Any] = dict(
             baseline=e["baseline"], candidate=e["winner"],
             workload=WORKLOAD[comp][1], points=[
@@ -328,8 +328,9 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
                              "loop(s): predicted %s, measured %s: %s" % (
                                  comp, top["sessions"], top["block"],
                                  top["loops"],
-                                 VP.ratio_iv(entry["check"]["predicted"]),
-                                 VP.measured_iv(entry["check"]["measured"]),
+                                 predict.ratio_iv(entry["check"]["predicted"]),
+                                 predict.measured_iv(
+                                     entry["check"]["measured"]),
                                  entry["check"]["words"]))
         run.progress.say("[loadmap] " + entry["sentence"])
         out["components"][comp] = entry

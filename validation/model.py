@@ -43,7 +43,7 @@ import random
 import statistics
 from typing import Callable, Optional, Sequence
 
-from pick import paired as PP
+from pick import paired
 
 BOOTSTRAP = 1000
 SEED = 20261126
@@ -131,7 +131,7 @@ def measured_ratio(rounds: Sequence[Round]) -> Optional[float]:
     candidate), as the row's e2e; None without a round that ran it."""
     d = [math.log(r.base / r.candidate) for r in rounds
          if r.candidate is not None and r.candidate > 0 and r.base > 0]
-    return math.exp(PP.hodges_lehmann(d)) if d else None
+    return math.exp(paired.hodges_lehmann(d)) if d else None
 
 
 def point(rounds: Sequence[Round], micro: Micro,

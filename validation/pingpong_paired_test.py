@@ -29,9 +29,9 @@ from unittest import mock
 from servers.driver import procs
 from servers.driver import side_by_side as SBS
 from validation import pingpong as sweep
-from servers.pingpong import summary as SP
+from servers.pingpong import summary
 from servers.pingpong import sweep as sweep_run
-from pick import paired as VP
+from pick import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -55,7 +55,8 @@ class LogRatiosTest(unittest.TestCase):
         echo = [rec("b", 10, 1, 1.0), rec("a", 1, 0, 2.0),
                 rec("a", 10, 1, 4.0), rec("b", 1, 0, 1.0),
                 rec("a", 10, 0, 3.0), rec("b", 10, 0, 1.0)]
-        got = SP.log_ratios(echo, "a", "b", "server_cpu_ms_per_mib", False)
+        got = summary.log_ratios(echo, "a", "b", "server_cpu_ms_per_mib",
+                                 False)
         self.assertEqual(sorted(round(math.exp(x), 9) for x in got),
                          [2.0, 3.0, 4.0])
 
@@ -65,7 +66,8 @@ class LogRatiosTest(unittest.TestCase):
                 rec("a", 100, 0, 2.0),  # B never ran there
                 rec("a", 1000, 0, 0.0), rec("b", 1000, 0, 1.0),
                 rec("a", 1, 1, 2.0), rec("b", 1, 1, 1.0, ok=False)]
-        got = SP.log_ratios(echo, "a", "b", "server_cpu_ms_per_mib", False)
+        got = summary.log_ratios(echo, "a", "b", "server_cpu_ms_per_mib",
+                                 False)
         self.assertEqual(len(got), 1)
         self.assertAlmostEqual(got[0], math.log(2.0))
 
@@ -75,21 +77,22 @@ class LogRatiosTest(unittest.TestCase):
                 rec("a", 10, 0, 2.0), rec("b", 10, 0, 1.0, client_bound=True),
                 rec("a", 100, 0, 3.0), rec("b", 100, 0, 1.0)]
         key = "server_cpu_ms_per_mib"
-        self.assertEqual(len(SP.log_ratios(echo, "a", "b", key, False)), 3)
-        bound = SP.log_ratios(echo, "a", "b", key, True)
+        self.assertEqual(
+            len(summary.log_ratios(echo, "a", "b", key, False)), 3)
+        bound = summary.log_ratios(echo, "a", "b", key, True)
         self.assertEqual([round(math.exp(x), 9) for x in bound], [3.0])
 
 
 class PairsTest(unittest.TestCase):
     def test_against_the_references_when_they_ran(self) -> None:
-        self.assertEqual(SP.pairs(["ours", "asio", "libevent"]),
+        self.assertEqual(summary.pairs(["ours", "asio", "libevent"]),
                          [("ours", "asio"), ("libevent", "asio"),
                           ("ours", "libevent")])
 
     def test_against_the_first_without_references(self) -> None:
-        self.assertEqual(SP.pairs(["base", "new", "other"]),
+        self.assertEqual(summary.pairs(["base", "new", "other"]),
                          [("new", "base"), ("other", "base")])
-        self.assertEqual(SP.pairs(["alone"]), [])
+        self.assertEqual(summary.pairs(["alone"]), [])
 
 
 class SummaryTest(unittest.TestCase):
@@ -99,7 +102,7 @@ class SummaryTest(unittest.TestCase):
             for n in (1, 10, 100, 1000):
                 echo += [rec("ours", n, rep, 0.9 * (1 + n / 1e4)),
                          rec("asio", n, rep, 1.0 * (1 + n / 1e4), mib=90.0)]
-        rows = SP.summarise(echo, ["ours", "asio"])
+        rows = summary.summarise(echo, ["ours", "asio"])
         self.assertEqual([(r.a, r.b, r.metric) for r in rows],
                          [("ours", "asio", "server_cpu_ms_per_mib"),
                           ("ours", "asio", "mib_per_s")])
@@ -116,7 +119,7 @@ class SummaryTest(unittest.TestCase):
         for i, n in enumerate((1, 10, 100, 1000, 10000, 20000, 30000, 40000)):
             r = 2.0 if i % 2 else 0.5
             echo += [rec("ours", n, 0, r), rec("asio", n, 0, 1.0)]
-        x = SP.summarise(echo, ["ours", "asio"])[0].every
+        x = summary.summarise(echo, ["ours", "asio"])[0].every
         self.assertAlmostEqual(x.ratio, 1.0)
         self.assertLess(x.low, 1.0)
         self.assertGreater(x.high, 1.0)
@@ -126,11 +129,11 @@ class SummaryTest(unittest.TestCase):
                                                                 ) -> None:
         echo = [rec("ours", n, 0, 0.5) for n in (1, 10, 100)]
         echo += [rec("asio", n, 0, 1.0) for n in (1, 10, 100)]
-        row = SP.summarise(echo, ["ours", "asio"])[0]
-        self.assertEqual(VP.fmt_rank_paired(row.every),
+        row = summary.summarise(echo, ["ours", "asio"])[0]
+        self.assertEqual(paired.fmt_rank_paired(row.every),
                          "0.50x n 3 (no interval below 6)")
-        empty = SP.summarise([], ["ours", "asio"])[0]
-        self.assertEqual(VP.fmt_rank_paired(empty.every), "-")
+        empty = summary.summarise([], ["ours", "asio"])[0]
+        self.assertEqual(paired.fmt_rank_paired(empty.every), "-")
         # The JSON has no inf or nan: an unbounded end is null.
         doc = json.loads(json.dumps(row.as_json(), allow_nan=False))
         self.assertIsNone(doc["every"]["high"])
@@ -140,7 +143,8 @@ class SummaryTest(unittest.TestCase):
         echo = []
         for n in range(1, 9):
             echo += [rec("ours", n, 0, 0.8), rec("asio", n, 0, 1.0)]
-        lines = SP.paired_lines(SP.summarise(echo, ["ours", "asio"]), 1)
+        lines = summary.paired_lines(
+            summary.summarise(echo, ["ours", "asio"]), 1)
         text = "\n".join(lines)
         self.assertIn("1 repetition(s)", text)
         self.assertIn("ours/asio  0.80x [0.80, 0.80] p 0.0078 n 8", text)
@@ -155,12 +159,12 @@ class SummaryTest(unittest.TestCase):
         self.assertIn("  ours and asio equivalent within ±5% (+0.0% to "
                       "+0.0%) in MiB/s (every clean point, and server-bound)",
                       lines)
-        self.assertEqual(SP.paired_lines([], 1), [])
+        self.assertEqual(summary.paired_lines([], 1), [])
 
 
-def side(low: float, high: float, n: int = 10) -> VP.PairedRatio:
-    return VP.PairedRatio(n=n, ratio=(low * high) ** 0.5, lo=low, hi=high,
-                          p=0.01, method="signed-rank", mde=0.05)
+def side(low: float, high: float, n: int = 10) -> paired.PairedRatio:
+    return paired.PairedRatio(n=n, ratio=(low * high) ** 0.5, lo=low, hi=high,
+                              p=0.01, method="signed-rank", mde=0.05)
 
 
 class StandingTest(unittest.TestCase):

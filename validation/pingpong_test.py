@@ -35,7 +35,7 @@ from unittest import mock
 from servers.driver import procs
 from validation import pingpong as sweep
 from servers.pingpong import sweep as sweep_run
-from servers.pingpong import tables as T
+from servers.pingpong import tables
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTDATA = os.path.join(HERE, "testdata")
@@ -105,8 +105,8 @@ class TablesTest(unittest.TestCase):
         self.doc = fixture()
 
     def test_echo_tables(self) -> None:
-        lines = T.echo_tables(self.doc["echo"], NAMES, [1, 2],
-                              [4096, 16384], [1, 10, 100], 0, 2)
+        lines = tables.echo_tables(self.doc["echo"], NAMES, [1, 2],
+                                   [4096, 16384], [1, 10, 100], 0, 2)
         text = "\n".join(lines)
         self.assertIn(text, golden())
         self.assertEqual(lines[:3], [
@@ -152,14 +152,14 @@ class TablesTest(unittest.TestCase):
             self.assertNotIn("server_cpu_us_per_message", r)
 
     def test_client_threads_and_cores(self) -> None:
-        text = "\n".join(T.echo_tables(self.doc["echo"], NAMES, [2],
-                                       [4096], [1], 1, 8))
+        text = "\n".join(tables.echo_tables(self.doc["echo"], NAMES, [2],
+                                            [4096], [1], 1, 8))
         self.assertIn("server threads 2, client threads 1, not pinned: "
                       "MiB/s", text)
 
     def test_header_tables(self) -> None:
-        lines = T.header_tables(self.doc["header"], NAMES, [1], [1, 10],
-                                256)
+        lines = tables.header_tables(self.doc["header"], NAMES, [1], [1, 10],
+                                     256)
         self.assertIn("\n".join(lines), golden())
         self.assertEqual(lines[1], "header, 256 messages per session, "
                          "server threads 1: messages/s, p99 session time (s)")
@@ -170,35 +170,36 @@ class TablesTest(unittest.TestCase):
             "0.100", "-", "0.087"])
 
     def test_points_without_records_are_left_out(self) -> None:
-        self.assertEqual(T.echo_tables(self.doc["echo"], NAMES, [4],
-                                       [4096], [1, 10], 0, 2), [])
-        rows = T.rows_of(self.doc["echo"], ("server_threads", "blocksize"),
-                         (1, 4096), [1, 1000, 10])
+        self.assertEqual(tables.echo_tables(self.doc["echo"], NAMES, [4],
+                                            [4096], [1, 10], 0, 2), [])
+        rows = tables.rows_of(self.doc["echo"],
+                              ("server_threads", "blocksize"),
+                              (1, 4096), [1, 1000, 10])
         self.assertEqual([n for n, _ in rows], [1, 10])
         self.assertEqual(sorted(rows[0][1]), sorted(NAMES))
         self.assertEqual(len(rows[0][1]["asio"]), 2)
 
     def test_ratio_columns(self) -> None:
-        self.assertEqual(T.ratio_columns(NAMES), [
+        self.assertEqual(tables.ratio_columns(NAMES), [
             ("serverkit", "asio"), ("libevent", "asio"),
             ("ours-ring", "asio"), ("serverkit", "libevent"),
             ("ours-ring", "libevent")])
-        self.assertEqual(T.ratio_columns(["libevent", "x"]),
+        self.assertEqual(tables.ratio_columns(["libevent", "x"]),
                          [("x", "libevent")])
-        self.assertEqual(T.ratio_columns(["serverkit", "x"]), [])
+        self.assertEqual(tables.ratio_columns(["serverkit", "x"]), [])
 
     def test_median_and_ratio(self) -> None:
         recs: list[Record] = [
             dict(ok=True, v=3.0), dict(ok=False, v=100.0), dict(ok=True, v=0),
             dict(ok=True, v=5.0), dict(ok=True)]
-        self.assertEqual(T.median_of(recs, "v"), 4.0)
-        self.assertIsNone(T.median_of(recs[1:3], "v"))
-        self.assertEqual(T.fmt_ratio(3.0, 2.0), "1.50x")
-        self.assertEqual(T.fmt_ratio(None, 2.0), "-")
-        self.assertEqual(T.fmt_ratio(3.0, 0), "-")
+        self.assertEqual(tables.median_of(recs, "v"), 4.0)
+        self.assertIsNone(tables.median_of(recs[1:3], "v"))
+        self.assertEqual(tables.fmt_ratio(3.0, 2.0), "1.50x")
+        self.assertEqual(tables.fmt_ratio(None, 2.0), "-")
+        self.assertEqual(tables.fmt_ratio(3.0, 0), "-")
 
     def test_closing_lines(self) -> None:
-        lines = T.closing_lines(self.doc["echo"] + self.doc["header"])
+        lines = tables.closing_lines(self.doc["echo"] + self.doc["header"])
         self.assertTrue(lines[0].startswith("\nc: the client used >= 90%"))
         self.assertEqual(lines[1], "\n3 point(s) failed or ran unclean "
                          "(marked !):")
@@ -206,9 +207,9 @@ class TablesTest(unittest.TestCase):
                          "client wrote no JSON (rc 1): connect failed")
         many = [dict(ok=False, protocol="echo", server="s", server_threads=1,
                      sessions=n, error="e") for n in range(12)]
-        lines = T.closing_lines(many)
+        lines = tables.closing_lines(many)
         self.assertEqual(len(lines), 11)  # the count, then the first ten
-        self.assertEqual(T.closing_lines([dict(ok=True)]), [])
+        self.assertEqual(tables.closing_lines([dict(ok=True)]), [])
 
 
 def args_of(**kw: Any) -> argparse.Namespace:

@@ -22,9 +22,9 @@ from unittest import mock
 
 from servers.driver import procs
 from servers.http import run as http_run
-from validation import kinds as K
-from validation import loadmap as LM
-from validation import micro as VM
+from validation import kinds
+from validation import loadmap
+from validation import micro
 from validation import run as validate
 from validation.cases import (CASES, CONTROL_FRACTION, CONTROLS, DEFAULTS,
                               Outcome, load_winners, profile_cases)
@@ -123,12 +123,12 @@ class CaseTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(http_run, "run_point", run_point), \
                 mock.patch.object(procs, "resolve", lambda spec: spec):
-            s = K.Settings("client", "no", 0.2, tmp)
+            s = kinds.Settings("client", "no", 0.2, tmp)
             flags = ["--pool=mutex", "--pool_threads=1"]
-            K.run("x", flags, pool_case(), s)
+            kinds.run("x", flags, pool_case(), s)
             logger = [c for c in CASES["logger"]
                       if c["name"] == "http-access-log"][0]
-            K.run("y", [], logger, s)
+            kinds.run("y", [], logger, s)
         self.assertEqual(got[0][1].path, "/work")
         self.assertEqual(got[0][1].connections, 1)
         self.assertEqual(got[0][0].flags, tuple(flags))
@@ -138,10 +138,10 @@ class CaseTest(unittest.TestCase):
 class MetricTest(unittest.TestCase):
     def test_the_hand_off_at_one_submitter(self) -> None:
         for spare in (True, False):
-            m, why = VM.metric_for("thread_pool", spare)
+            m, why = micro.metric_for("thread_pool", spare)
             self.assertEqual((m.key, m.scenario), ("handoff", "latency"))
             self.assertIn("hand-off", why)
-        mc = VM.micro_costs(TESTDATA, "thread_pool", GROUP, 0, False)
+        mc = micro.micro_costs(TESTDATA, "thread_pool", GROUP, 0, False)
         self.assertEqual(mc.params, {"submitters": 1})
         # The sweep per round; 4 submitters, the tiny tasks and the
         # errored run left out.
@@ -252,18 +252,18 @@ class BudgetTest(unittest.TestCase):
 
 class LoadMapTest(unittest.TestCase):
     def test_the_pools_points(self) -> None:
-        g = LM.grid("default")
-        self.assertEqual(LM.axes("thread_pool", g), ((1,), (0,)))
-        self.assertEqual(LM.axes("buffer", g), (g["loops"], g["block"]))
-        case = LM._case("thread_pool", 100, 0, 1)
+        g = loadmap.grid("default")
+        self.assertEqual(loadmap.axes("thread_pool", g), ((1,), (0,)))
+        self.assertEqual(loadmap.axes("buffer", g), (g["loops"], g["block"]))
+        case = loadmap._case("thread_pool", 100, 0, 1)
         self.assertEqual((case["kind"], case["path"], case["sessions"],
                           case["server_cores"]), ("http", "/work", 100, 2))
         self.assertIn("--pool_threads=1", case["flags"])
-        self.assertEqual(K.kind_of(case).work, "request")
+        self.assertEqual(kinds.kind_of(case).work, "request")
         pt = dict(sessions=1, block=0, loops=1, standing="behind-beyond",
                   predicted=dict(est=0.8, low=0.7, high=0.9))
         self.assertEqual(
-            LM.sentence("thread_pool", [pt], 0.05),
+            loadmap.sentence("thread_pool", [pt], 0.05),
             "thread_pool: would matter (worse by more than 5%) at 1 of 1 "
             "points, from about 1 session(s), 1 loop(s) (predicted 0.800x "
             "[0.700, 0.900])")

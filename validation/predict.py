@@ -19,9 +19,9 @@ import statistics
 from typing import Any, Optional
 
 from pick.margin import MARGIN
-from validation import check as VC
-from validation import micro as VM
-from validation import model as M
+from validation import check
+from validation import micro
+from validation import model
 
 Row = dict[str, Any]
 # The controls' sides and the row keys of their injected ns per operation:
@@ -54,7 +54,7 @@ def ops_per_unit(x: Optional[dict[str, Any]]) -> Optional[float]:
 
 
 def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
-                 use_cpu: bool, higher: bool) -> list[M.Round]:
+                 use_cpu: bool, higher: bool) -> list[model.Round]:
     """The rounds with a clean baseline and at least one clean control, as
     the model's Rounds; injected: {control side: ns per operation}. A
     latency metric's unit (a chat round) has no operation count. The
@@ -72,8 +72,8 @@ def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
         if not controls:
             continue
         n = ops_per_unit(rnd["baseline"]) if use_cpu or higher else None
-        out.append(M.Round(base, controls, n,
-                           cost_of(rnd.get("winner"), use_cpu, higher)))
+        out.append(model.Round(base, controls, n,
+                               cost_of(rnd.get("winner"), use_cpu, higher)))
     return out
 
 
@@ -87,16 +87,16 @@ def spare_core(row: Row) -> bool:
     return min(len(c.split(",")) for c in cpus) > int(row["server_threads"])
 
 
-def fits_of(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str
-            ) -> dict[str, Optional[M.Model]]:
+def fits_of(rounds: list[model.Round], mc: micro.MicroCosts, baseline: str
+            ) -> dict[str, Optional[model.Model]]:
     """The model from the confirmation's micro costs and from the
     sweep's, None where they lack the baseline."""
-    return {src: M.fit(rounds, costs, baseline) if baseline in costs
+    return {src: model.fit(rounds, costs, baseline) if baseline in costs
             else None
             for src, costs in (("confirm", mc.confirm), ("sweep", mc.sweep))}
 
 
-def predictions(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
+def predictions(fits: dict[str, Optional[model.Model]], mc: micro.MicroCosts,
                 baseline: str) -> dict[str, dict[str, Any]]:
     """Every implementation's predicted ratio, from the confirmation where
     it ran the implementation and the baseline, else from the sweep."""
@@ -115,8 +115,8 @@ def predictions(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
     return out
 
 
-def predict(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str,
-            fits: Optional[dict[str, Optional[M.Model]]] = None
+def predict(rounds: list[model.Round], mc: micro.MicroCosts, baseline: str,
+            fits: Optional[dict[str, Optional[model.Model]]] = None
             ) -> Optional[dict[str, Any]]:
     """The model's figures (from the confirmation's micro costs where they
     have the baseline, else the sweep's) and every implementation's
@@ -125,7 +125,7 @@ def predict(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str,
     main = fits["confirm"] or fits["sweep"]
     if main is None:
         return None
-    out = M.model_json(main)
+    out = model.model_json(main)
     out["micro_from"] = "confirm" if fits["confirm"] else "sweep"
     out["predicted"] = predictions(fits, mc, baseline)
     out.update(metric=mc.metric.key, metric_what=mc.metric.what,
@@ -134,7 +134,7 @@ def predict(rounds: list[M.Round], mc: VM.MicroCosts, baseline: str,
     return out
 
 
-def check_json(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
+def check_json(fits: dict[str, Optional[model.Model]], mc: micro.MicroCosts,
                baseline: str, candidate: str,
                margin: float = MARGIN) -> Optional[dict[str, Any]]:
     """The candidate's check (check.py) from the fit its prediction came
@@ -142,7 +142,7 @@ def check_json(fits: dict[str, Optional[M.Model]], mc: VM.MicroCosts,
     prediction."""
     src = mc.source_of(candidate, baseline)
     fit = fits.get(src) if src else None
-    c = VC.check(fit, candidate, margin) if fit is not None else None
+    c = check.check(fit, candidate, margin) if fit is not None else None
     return None if c is None else c.as_json()
 
 
@@ -169,7 +169,7 @@ def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
         row["model_note"] = "no round with a clean baseline and control"
         return
     spare = spare_core(row)
-    mc = VM.micro_costs(results_dir, row["component"], row.get(
+    mc = micro.micro_costs(results_dir, row["component"], row.get(
         "micro_source"), int(row.get("blocksize") or 0), spare)
     fits = fits_of(rounds, mc, row["baseline"])
     got = predict(rounds, mc, row["baseline"], fits)
@@ -183,15 +183,15 @@ def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
         fits, mc, row["baseline"], row["winner"],
         row.get("margin", MARGIN)) if cand and _measured(row.get("e2e")) \
         else None
-    if got["check"] and got["check"]["outcome"] == VC.INCONSISTENT:
+    if got["check"] and got["check"]["outcome"] == check.INCONSISTENT:
         got["check"]["words"] += "; the micro metric that failed: " + \
             mc.metric.what
-    other = [m for k, m in VM.METRICS[row["component"]].items()
+    other = [m for k, m in micro.METRICS[row["component"]].items()
              if k != mc.metric.key]
     if other:
-        alt = VM.micro_costs(results_dir, row["component"],
-                             row.get("micro_source"),
-                             int(row.get("blocksize") or 0), not spare)
+        alt = micro.micro_costs(results_dir, row["component"],
+                                row.get("micro_source"),
+                                int(row.get("blocksize") or 0), not spare)
         alt_got = predict(rounds, alt, row["baseline"])
         got["other"] = None if alt_got is None else dict(
             metric=alt.metric.key, metric_what=alt.metric.what,

@@ -20,9 +20,9 @@ import tempfile
 import unittest
 from typing import Any
 
-from validation import loadmap as LM
-from validation import micro as VM
-from validation import predict as VP
+from validation import loadmap
+from validation import micro
+from validation import predict
 
 GROUP = "queues/eventloop/producers:2/coalesce:1"
 
@@ -90,7 +90,7 @@ class PredictRowTest(unittest.TestCase):
         write(os.path.join(self.dir, "queues.json"), queue_runs(
             {"swap-vector": 500.0, "bounded-mpmc": 100.0, "mutex": 900.0}))
         r = row()
-        VP.predict_row(r, self.dir, use_cpu=True)
+        predict.predict_row(r, self.dir, use_cpu=True)
         m = r["model"]
         self.assertEqual(m["metric"], "cpu")
         self.assertEqual(m["micro_from"], "sweep")
@@ -120,17 +120,17 @@ class PredictRowTest(unittest.TestCase):
                          "metric that failed: CPU per task, every thread "
                          "(the event-loop class's cpu_ns_per_item)")
         self.assertNotIn("other", m)  # one micro metric for queues
-        self.assertIn("predicted 1.087x", VP.model_sentence(r))
+        self.assertIn("predicted 1.087x", predict.model_sentence(r))
 
     def test_one_round_gives_no_interval_and_no_check(self) -> None:
         write(os.path.join(self.dir, "queues.json"), queue_runs(
             {"swap-vector": 500.0, "bounded-mpmc": 100.0}))
         r = row()
         r["e2e"] = dict(ratio=1.02, low=None, high=None, p=1.0, n=1)
-        VP.predict_row(r, self.dir, use_cpu=True)
+        predict.predict_row(r, self.dir, use_cpu=True)
         self.assertIsNone(r["model"]["check"])
         self.assertIn("measured 1.020x (no interval): not checked",
-                      VP.model_sentence(r))
+                      predict.model_sentence(r))
 
     def test_the_confirmation_comes_first(self) -> None:
         write(os.path.join(self.dir, "queues.json"), queue_runs(
@@ -138,7 +138,7 @@ class PredictRowTest(unittest.TestCase):
         write(os.path.join(self.dir, "confirm", "queues.json"), queue_runs(
             {"swap-vector": 500.0, "bounded-mpmc": 450.0}))
         r = row()
-        VP.predict_row(r, self.dir, use_cpu=True)
+        predict.predict_row(r, self.dir, use_cpu=True)
         m = r["model"]
         self.assertEqual(m["micro_from"], "confirm")
         self.assertEqual(m["predicted"]["bounded-mpmc"]["source"], "confirm")
@@ -152,28 +152,28 @@ class PredictRowTest(unittest.TestCase):
         self.assertAlmostEqual(m["check"]["gamma"]["est"], 1.961, places=3)
         # Measured as predicted: consistent, by the band.
         r = row(measured=10000.0 / 9900.0)
-        VP.predict_row(r, self.dir, use_cpu=True)
+        predict.predict_row(r, self.dir, use_cpu=True)
         c = r["model"]["check"]
         self.assertEqual(c["outcome"], "consistent")
         self.assertEqual(c["words"], "consistent: measured/predicted 1.000 "
                          "[1.000, 1.000], inside ±5%; γ 1x [1, 1]; measured "
                          "1.010x, predicted 1.010x")
         self.assertIn("predicted 1.010x [1.010, 1.010], measured 1.010x "
-                      "[0.970, 1.050]: consistent", VP.model_sentence(r))
+                      "[0.970, 1.050]: consistent", predict.model_sentence(r))
 
     def test_no_micro_file_no_model(self) -> None:
         r = row()
-        VP.predict_row(r, self.dir, use_cpu=True)
+        predict.predict_row(r, self.dir, use_cpu=True)
         self.assertIsNone(r["model"])
         self.assertIn("no micro cost of the baseline swap-vector",
                       r["model_note"])
-        self.assertIn("no prediction", VP.model_sentence(r))
+        self.assertIn("no prediction", predict.model_sentence(r))
 
     def test_no_clean_control_no_model(self) -> None:
         r = row()
         for rnd in r["rounds"]:
             rnd["control"] = rnd["control2"] = None
-        VP.predict_row(r, self.dir, use_cpu=True)
+        predict.predict_row(r, self.dir, use_cpu=True)
         self.assertIsNone(r["model"])
         self.assertIn("no round with a clean baseline and control",
                       r["model_note"])
@@ -181,22 +181,22 @@ class PredictRowTest(unittest.TestCase):
 
 class MicroTest(unittest.TestCase):
     def test_the_logger_metric_follows_the_spare_core(self) -> None:
-        self.assertEqual(VM.metric_for("logger", True)[0].key, "caller")
-        self.assertEqual(VM.metric_for("logger", False)[0].key, "cpu")
-        self.assertEqual(VM.metric_for("task_queue", True)[0].key, "cpu")
+        self.assertEqual(micro.metric_for("logger", True)[0].key, "caller")
+        self.assertEqual(micro.metric_for("logger", False)[0].key, "cpu")
+        self.assertEqual(micro.metric_for("task_queue", True)[0].key, "cpu")
         r = row(cpus="1,2", threads=1)
-        self.assertTrue(VP.spare_core(r))
-        self.assertFalse(VP.spare_core(row(cpus="1", threads=1)))
+        self.assertTrue(predict.spare_core(r))
+        self.assertFalse(predict.spare_core(row(cpus="1", threads=1)))
 
     def test_names_and_sizes(self) -> None:
-        self.assertEqual(VM.parse_name(
+        self.assertEqual(micro.parse_name(
             "buffer/fd_echo/ring/bytes:1024/min_time:0.050"),
             ("buffer", "fd_echo", "ring", {"bytes": 1024}))
-        self.assertEqual(VM.group_params(GROUP),
+        self.assertEqual(micro.group_params(GROUP),
                          {"producers": 2, "coalesce": 1})
-        self.assertEqual(VM.nearest([64, 1024, 16384], 100), 64)
-        self.assertEqual(VM.nearest([64, 1024, 16384], 4096), 1024)
-        self.assertIsNone(VM.nearest([], 10))
+        self.assertEqual(micro.nearest([64, 1024, 16384], 100), 64)
+        self.assertEqual(micro.nearest([64, 1024, 16384], 4096), 1024)
+        self.assertIsNone(micro.nearest([], 10))
 
     def test_buffer_cost_per_kib(self) -> None:
         name = "buffer/server_echo/%s/bytes:%d/min_time:0.025/manual_time"
@@ -207,8 +207,8 @@ class MicroTest(unittest.TestCase):
         # fd_echo pays the peer's calls too: never read.
         runs.append(bench("buffer/fd_echo/ring/bytes:1024/min_time:0.050",
                           1, cpu_time=9.0))
-        got, params = VM.costs(runs, "buffer", VM.METRICS["buffer"]["cpu"],
-                               {}, 1000)
+        got, params = micro.costs(runs, "buffer",
+                                  micro.METRICS["buffer"]["cpu"], {}, 1000)
         self.assertEqual(params, {"bytes": 1024})
         self.assertEqual(got, {"linear": {1: 2000.0}, "ring": {1: 3000.0}})
 
@@ -221,14 +221,14 @@ class MicroTest(unittest.TestCase):
         shutil.copy(os.path.join(os.path.dirname(__file__), "testdata",
                                  "buffer_sweep.json"),
                     os.path.join(d, "buffer.json"))
-        mc = VM.micro_costs(d, "buffer", None, 4096, False)
+        mc = micro.micro_costs(d, "buffer", None, 4096, False)
         self.assertEqual((mc.metric.scenario, mc.params),
                          ("server_echo", {"bytes": 4096}))
         self.assertEqual(mc.confirm, {})
         self.assertEqual(set(mc.sweep), {"linear", "ring"})
-        runs = VM.load(os.path.join(d, "buffer.json"))
+        runs = micro.load(os.path.join(d, "buffer.json"))
         echo = {(p[2], int(b["round"])): b["cpu_time"] * 1000 / 4
-                for b in runs for p in [VM.parse_name(b["name"])]
+                for b in runs for p in [micro.parse_name(b["name"])]
                 if p and p[1] == "fd_echo" and p[3] == {"bytes": 4096}}
         for impl, rounds in mc.sweep.items():
             self.assertGreaterEqual(len(rounds), 6)
@@ -246,15 +246,15 @@ class LoadMapSentenceTest(unittest.TestCase):
         quiet = [self.pt(1, 1.01, 1.0, 1.02, "equivalent"),
                  self.pt(10, 0.97, 0.96, 0.99, "behind")]
         self.assertEqual(
-            LM.sentence("logger", quiet, 0.05),
+            loadmap.sentence("logger", quiet, 0.05),
             "logger: matters nowhere in this grid: at most -3.0% "
             "(predicted 0.970x [0.960, 0.990] at 10 session(s), 64-byte "
             "messages, 1 loop(s))")
         loud = quiet + [self.pt(100, 0.8, 0.7, 0.9, "behind-beyond")]
         self.assertIn("would matter (worse by more than 5%) at 1 of 3 "
                       "points, from about 100 session(s)",
-                      LM.sentence("logger", loud, 0.05))
-        self.assertIn("no point of the grid", LM.sentence("x", [], 0.05))
+                      loadmap.sentence("logger", loud, 0.05))
+        self.assertIn("no point of the grid", loadmap.sentence("x", [], 0.05))
 
 
 if __name__ == "__main__":

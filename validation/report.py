@@ -12,7 +12,7 @@ import math
 import sys
 from typing import IO, Any, Optional
 
-from pick import paired as VP
+from pick import paired
 from validation.cases import MARGIN, Outcome
 from validation.predict import model_sentence
 
@@ -172,7 +172,7 @@ def table_lines(result: dict[str, Any]) -> list[str]:
                            result.get("alpha", 0.05),
                            _band(result.get("margin", MARGIN)),
                            result.get("min_target_rounds", 0)))
-    if result["max_rounds"] < VP.min_rounds():
+    if result["max_rounds"] < paired.min_rounds():
         lines.append("  %d round(s): the exact signed-rank test cannot reach "
                      "p < 0.05 with so few; these verdicts check the "
                      "plumbing, not the components" % result["max_rounds"])

@@ -22,7 +22,7 @@ import statistics
 import time
 from typing import IO, Any, Optional
 
-from validation import kinds as K
+from validation import kinds
 from validation.cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
                               Standing, component_flags, interval_words,
                               verdict)
@@ -127,9 +127,9 @@ def run_side(run: Runner, row: Row, case: Case, side: str,
     comp = row["component"]
     name = row[side]
     log_file = os.path.join(run.log_dir, "%s-%s.log" % (comp, side))
-    k = K.run("serverkit[%s=%s]" % (comp, name),
-              side_flags(row, side, log_file), case,
-              K.Settings(run.client, run.pin, run.seconds, run.tmp))
+    k = kinds.run("serverkit[%s=%s]" % (comp, name),
+                  side_flags(row, side, log_file), case,
+                  kinds.Settings(run.client, run.pin, run.seconds, run.tmp))
     r = dict(k["raw"])
     r.update(ok=k["ok"], value=k["value"], cpu_per_unit=k["cpu_per_unit"],
              client_bound=k["client_bound"], server_cpus=k["server_cpus"],

@@ -69,8 +69,8 @@ import tempfile
 import time
 from typing import IO, Any, Optional, Sequence
 
-from validation import kinds as K
-from pick import paired as VP
+from validation import kinds
+from pick import paired
 from validation.rounds import (SIDES, Progress, Runner, blocks_for, run_case,
                                set_outcome, side_flags)
 from validation.cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS, MARGIN,
@@ -90,7 +90,7 @@ Case = dict[str, Any]
 
 def new_row(comp: str, case: Case, e: Entry, candidate: str,
             question: str, margin: float = MARGIN) -> Row:
-    kind = K.kind_of(case)
+    kind = kinds.kind_of(case)
     micro = (e["micro_ratio"] if question in ("pick", "default") else
              (e.get("micro_ratios") or {}).get(candidate))
     row: Row = dict(
@@ -219,7 +219,7 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         max_rounds=vp["max_rounds"], budget_s=vp["budget_s"],
         seconds_per_run=vp["seconds"], margin=margin,
         min_target_rounds=MIN_TARGET_ROUNDS,
-        control_fraction=CONTROL_FRACTION, alpha=VP.ALPHA, rows=[],
+        control_fraction=CONTROL_FRACTION, alpha=paired.ALPHA, rows=[],
         complete=False)
     cases = to_run(entries, components, vp["cases"])
     n_cases = sum(1 for c in cases if c[1] is not None)
