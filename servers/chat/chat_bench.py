@@ -71,7 +71,7 @@ from servers.chat import run as chat_run
 from servers.chat import tables as chat_tables
 from servers.chat.run import ChatServer, Point, Record
 from servers.driver import procs
-from servers.driver import side_by_side as SBS
+from servers.driver import side_by_side
 
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(clients=[100, 500], threads=[1], rounds=20,
@@ -114,7 +114,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--message_size", type=int, default=64)
     ap.add_argument("--timeout", type=float, default=20.0,
                     help="seconds a load test phase may make no progress")
-    ap.add_argument("--margin", type=SBS.margin_arg, default=SBS.MARGIN,
+    ap.add_argument("--margin", type=side_by_side.margin_arg,
+                    default=side_by_side.MARGIN,
                     help="the paired summary's margin m as a fraction "
                          "(default %(default)s): ahead by more than m, "
                          "ahead, equivalent within ±m, or not told apart")
@@ -159,7 +160,7 @@ def plan(prof: dict[str, Any], servers: list[ChatServer], limit: int,
     for t in prof["threads"]:
         for k in ks:
             for rep in range(prof["repetitions"]):
-                order = SBS.order(servers, block)
+                order = side_by_side.order(servers, block)
                 block += 1
                 for s in order:
                     points.append(Point(s.name, t, k, prof["rounds"],
@@ -267,8 +268,10 @@ def main(argv: list[str]) -> int:
     print(chat_tables.LEGEND)
     pairs = chat_tables.paired(doc["points"], args.margin)
     doc["paired"] = [r.as_json() for r in pairs]
-    for line in SBS.summary_lines(pairs, dict(chat_tables.PAIRED_METRICS),
-                                  chat_tables.PAIRED_INTRO, "server-bound"):
+    for line in side_by_side.summary_lines(pairs,
+                                           dict(chat_tables.PAIRED_METRICS),
+                                           chat_tables.PAIRED_INTRO,
+                                           "server-bound"):
         print(line)
     for n in doc["notes"]:
         print("note: " + n)

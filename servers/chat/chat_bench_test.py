@@ -32,8 +32,8 @@ from servers.chat import chat_bench
 from servers.chat import codec as chat_codec
 from servers.chat import run as chat_run
 from servers.chat import tables as chat_tables
-from servers.driver import side_by_side as SBS
-from pick import paired as VP
+from servers.driver import side_by_side
+from pick import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -187,8 +187,10 @@ class PairedTest(unittest.TestCase):
         self.assertEqual([(r.a, r.metric) for r in rows],
                          [("serverkit", "server_cpu_us_per_delivery"),
                           ("serverkit", "round_ms")])
-        lines = SBS.summary_lines(rows, dict(chat_tables.PAIRED_METRICS),
-                                  chat_tables.PAIRED_INTRO, "server-bound")
+        lines = side_by_side.summary_lines(rows,
+                                           dict(chat_tables.PAIRED_METRICS),
+                                           chat_tables.PAIRED_INTRO,
+                                           "server-bound")
         self.assertIn("serverkit/asio", lines[2])
         self.assertIn("every: 0.80x [0.80, 0.80] p 0.0078 n 8", lines[2])
         # Less CPU and a shorter round are ahead: 0.8x is 25% ahead.
@@ -207,12 +209,12 @@ class PairedTest(unittest.TestCase):
         # Without asio there is nothing to pair.
         self.assertEqual(chat_tables.paired(
             [p for p in points if p["server"] != "asio"]), [])
-        self.assertEqual(SBS.summary_lines([], {}, "", ""), [])
+        self.assertEqual(side_by_side.summary_lines([], {}, "", ""), [])
 
     def test_too_few_for_an_interval(self) -> None:
         rows = chat_tables.paired(self.points)
         # n counts every ratio, those of exactly 1 too (issue 47).
-        self.assertEqual(VP.fmt_rank_paired(rows[0].every),
+        self.assertEqual(paired.fmt_rank_paired(rows[0].every),
                          "0.84x n 3 (no interval below 6)")
         doc = [r.as_json() for r in rows]
         self.assertIsNone(doc[0]["every"]["high"])

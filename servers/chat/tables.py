@@ -44,7 +44,7 @@ import dataclasses
 import statistics
 from typing import Any, Optional
 
-from servers.driver import side_by_side as SBS
+from servers.driver import side_by_side
 
 OURS = "serverkit"
 OURS_URING = "serverkit-uring"  # ours with --backend=uring
@@ -204,14 +204,14 @@ PAIRED_INTRO = ("paired over every (threads, clients, repetition): ours/asio "
                 "signed-rank p, n ratios; server-bound leaves out c")
 
 
-def _metric(p: SBS.Record, key: str) -> Optional[float]:
+def _metric(p: side_by_side.Record, key: str) -> Optional[float]:
     v = p.get(key)
     if isinstance(v, dict):
         v = v.get("p50")
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def _point(p: SBS.Record) -> tuple[int, int, int]:
+def _point(p: side_by_side.Record) -> tuple[int, int, int]:
     return (p["threads"], p["clients"], p["repetition"])
 
 
@@ -220,18 +220,19 @@ def paired_log_ratios(points: list[Record], name: str, key: str,
     """log(ours / asio) of `key` at each (threads, clients, repetition)
     where both ran clean; with server_bound, only where neither load test
     was at its ceiling."""
-    return SBS.log_ratios(points, name, PEER, _point,
-                          lambda p: _metric(p, key), server_bound)
+    return side_by_side.log_ratios(points, name, PEER, _point,
+                                   lambda p: _metric(p, key), server_bound)
 
 
-def paired(points: list[Record], margin: float = SBS.MARGIN
-           ) -> list[SBS.SideBySide]:
+def paired(points: list[Record], margin: float = side_by_side.MARGIN
+           ) -> list[side_by_side.SideBySide]:
     """Each of ours over asio on each metric, at every clean point and at
     the server-bound ones, read against `margin` (the JSON's "paired")."""
     names = [n for n in (OURS, OURS_URING)
              if any(p["server"] == n for p in points)]
     if not any(p["server"] == PEER for p in points):
         return []
-    return [SBS.compare(points, n, PEER, key, _point, _metric,
-                        lower_better=key in LOWER_BETTER, margin=margin)
+    return [side_by_side.compare(points, n, PEER, key, _point, _metric,
+                                 lower_better=key in LOWER_BETTER,
+                                 margin=margin)
             for key, _ in PAIRED_METRICS for n in names]

@@ -45,8 +45,8 @@ import subprocess
 from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
                     cast)
 
-from servers.driver import side_by_side as SBS
-from pick import paired as VP
+from servers.driver import side_by_side
+from pick import paired as pick_paired
 from servers.driver.latency_point import (FLOOR, LatencyPoint, Settings,
                                           Starter, floor_size, progress,
                                           run_point, start_floor, us)
@@ -78,7 +78,7 @@ def plan(servers: Sequence[str], n_rates: int, rounds: int
     out = []
     for r in range(rounds):
         for i in range(n_rates):
-            for s in SBS.order(list(servers), r * n_rates + i):
+            for s in side_by_side.order(list(servers), r * n_rates + i):
                 out.append((r, i, s))
     return out
 
@@ -140,7 +140,7 @@ def _round_of(r: Mapping[str, Any]) -> Hashable:
 def paired(points: Sequence[LatencyPoint], servers: Sequence[str],
            reference: str, fractions: Sequence[float],
            rates: Sequence[float], margin: float
-           ) -> list[tuple[float, float, SBS.SideBySide]]:
+           ) -> list[tuple[float, float, side_by_side.SideBySide]]:
     """(fraction, rate, each server's p99 over the reference's, paired by
     round): void and failed rounds drop out of the pairs."""
     out = []
@@ -151,7 +151,7 @@ def paired(points: Sequence[LatencyPoint], servers: Sequence[str],
         for s in servers:
             if s == reference:
                 continue
-            out.append((f, rate, SBS.compare(
+            out.append((f, rate, side_by_side.compare(
                 recs, s, reference, "p99_us", _round_of,
                 lambda r, m: r.get(m), lower_better=True, margin=margin)))
     return out
@@ -274,7 +274,7 @@ def lines(b: dict[str, Any]) -> list[str]:
         rows = [row for ff, _, row in b["_rows"] if ff == f]
         out += ["", "p99 over %s's at %g%% of %s's capacity, paired by "
                 "round:" % (b["reference"], 100 * f, b["slowest"])]
-        out += ["  %-16s %s" % (r.a, VP.fmt_rank_paired(r.every))
+        out += ["  %-16s %s" % (r.a, pick_paired.fmt_rank_paired(r.every))
                 for r in rows]
         out += ["  " + r.words(r.every, labels["p99_us"]) for r in rows]
     void = [p for p in b["points"] if p["void"]]

@@ -21,8 +21,8 @@ import tempfile
 import unittest
 from typing import Any, Optional
 
-from servers.driver import latency_point as LP
-from servers.driver import latency_sweep as LS
+from servers.driver import latency_point
+from servers.driver import latency_sweep
 from servers.driver import procs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,18 +37,18 @@ def fixture(name: str) -> dict[str, Any]:
     return doc
 
 
-def settings(**kw: Any) -> LP.Settings:
+def settings(**kw: Any) -> latency_point.Settings:
     a: dict[str, Any] = dict(
         workload="http", unit="requests/s", reference="nginx",
         protocol="http", connections=50, rounds=6, seconds=0.5,
         warmup_s=0.2, capacity_source="wrk", path="/collect?v=1")
     a.update(kw)
-    return LP.Settings(**a)
+    return latency_point.Settings(**a)
 
 
 def point(server: str, f: float, rnd: int, p99: Optional[float],
-          void: bool = False) -> LP.LatencyPoint:
-    pt = LP.LatencyPoint(server, f, 1000.0 * f, rnd)
+          void: bool = False) -> latency_point.LatencyPoint:
+    pt = latency_point.LatencyPoint(server, f, 1000.0 * f, rnd)
     if void:
         pt.void, pt.void_reason = True, "lagged"
     elif p99 is None:
@@ -61,7 +61,7 @@ def point(server: str, f: float, rnd: int, p99: Optional[float],
 
 class RatesAndPlanTest(unittest.TestCase):
     def test_the_slowest_sets_the_rates(self) -> None:
-        slowest, base, rates = LS.common_rates(
+        slowest, base, rates = latency_sweep.common_rates(
             {"a": 100000.0, "b": 40000.0, "c": math.nan, "d": 0.0},
             (0.25, 0.5, 0.75, 0.9))
         self.assertEqual((slowest, base), ("b", 40000.0))
@@ -73,19 +73,19 @@ class RatesAndPlanTest(unittest.TestCase):
                 dict(server="a", n=50, ok=False, v=900.0),
                 dict(server="b", n=50, ok=True, v=0.0),
                 dict(server="b", n=200, ok=True, v=50.0)]
-        self.assertEqual(LP.capacity(recs, "n", 50, "v"),
+        self.assertEqual(latency_point.capacity(recs, "n", 50, "v"),
                          (50, {"a": 200.0}))  # the median of two
-        self.assertEqual(LP.capacity(recs, "n", 150, "v"),
+        self.assertEqual(latency_point.capacity(recs, "n", 150, "v"),
                          (200, {"b": 50.0}))  # the nearest count run
-        self.assertEqual(LP.capacity([], "n", 50, "v"), (50, {}))
-        self.assertEqual(LP.nearest([10, 100], 55), 10)
+        self.assertEqual(latency_point.capacity([], "n", 50, "v"), (50, {}))
+        self.assertEqual(latency_point.nearest([10, 100], 55), 10)
 
     def test_no_capacity(self) -> None:
         with self.assertRaisesRegex(ValueError, "no server"):
-            LS.common_rates({"a": 0.0}, (0.5,))
+            latency_sweep.common_rates({"a": 0.0}, (0.5,))
 
     def test_each_block_takes_the_next_williams_order(self) -> None:
-        todo = LS.plan(["a", "b", "c", "d"], 2, 2)
+        todo = latency_sweep.plan(["a", "b", "c", "d"], 2, 2)
         self.assertEqual([(r, i) for r, i, _ in todo[::4]],
                          [(0, 0), (0, 1), (1, 0), (1, 1)])
         blocks = ["".join(s for _, _, s in todo[k:k + 4])
@@ -93,20 +93,21 @@ class RatesAndPlanTest(unittest.TestCase):
         self.assertEqual(blocks, ["abdc", "bcad", "cdba", "dacb"])
 
     def test_generator_argv(self) -> None:
-        argv = LP.generator_argv("/g", settings(), 8080, 12500.0, 3, "/o")
+        argv = latency_point.generator_argv("/g", settings(), 8080, 12500.0,
+                                            3, "/o")
         self.assertIn("--rate=12500", argv)
         self.assertIn("--path=/collect?v=1", argv)
         self.assertIn("--seed=3", argv)
-        echo = LP.generator_argv("/g", settings(protocol="echo", size=4096),
-                                 1, 10.0, 1, "/o")
+        echo = latency_point.generator_argv(
+            "/g", settings(protocol="echo", size=4096), 1, 10.0, 1, "/o")
         self.assertIn("--size=4096", echo)
         self.assertFalse(any(a.startswith("--path") for a in echo))
 
 
 class FillTest(unittest.TestCase):
     def test_clean(self) -> None:
-        pt = LP.LatencyPoint("a", 0.5, 5000.0, 0)
-        LP.fill(pt, 0, fixture("ok"), "")
+        pt = latency_point.LatencyPoint("a", 0.5, 5000.0, 0)
+        latency_point.fill(pt, 0, fixture("ok"), "")
         self.assertTrue(pt.ok and not pt.void and not pt.error)
         self.assertEqual((pt.p50_us, pt.p99_us, pt.max_us),
                          (78.591, 125.695, 161.309))
@@ -114,25 +115,25 @@ class FillTest(unittest.TestCase):
         self.assertEqual((pt.completed, pt.achieved_rate), (1500, 5000.0))
 
     def test_void(self) -> None:
-        pt = LP.LatencyPoint("a", 0.9, 3e6, 0)
-        LP.fill(pt, LP.VOID_RC, fixture("void"), "")
+        pt = latency_point.LatencyPoint("a", 0.9, 3e6, 0)
+        latency_point.fill(pt, latency_point.VOID_RC, fixture("void"), "")
         self.assertTrue(pt.void and not pt.ok)
         self.assertIn("could not keep its schedule", pt.void_reason)
 
     def test_failed(self) -> None:
-        pt = LP.LatencyPoint("a", 0.5, 5000.0, 0)
-        LP.fill(pt, 1, fixture("failed"), "")
+        pt = latency_point.LatencyPoint("a", 0.5, 5000.0, 0)
+        latency_point.fill(pt, 1, fixture("failed"), "")
         self.assertFalse(pt.ok or pt.void)
         self.assertIn("Connection refused", pt.error)
 
     def test_no_json(self) -> None:
-        pt = LP.LatencyPoint("a", 0.5, 5000.0, 0)
-        LP.fill(pt, 2, None, "loadgen: --rate: bad")
+        pt = latency_point.LatencyPoint("a", 0.5, 5000.0, 0)
+        latency_point.fill(pt, 2, None, "loadgen: --rate: bad")
         self.assertEqual(pt.error, "the generator wrote no JSON (exit 2): "
                                    "loadgen: --rate: bad")
 
 
-def rounds_of(ratio: float) -> list[LP.LatencyPoint]:
+def rounds_of(ratio: float) -> list[latency_point.LatencyPoint]:
     """Six rounds at one rate: a at ratio x nginx's p99 (noisy by round),
     a void run of a in round 2 and a failed one of b in round 4."""
     pts = []
@@ -147,19 +148,19 @@ def rounds_of(ratio: float) -> list[LP.LatencyPoint]:
 
 class SummaryTest(unittest.TestCase):
     def test_median_interval(self) -> None:
-        self.assertIsNone(LS.median_interval([1.0] * 5))
-        self.assertEqual(LS.median_interval([6.0, 1, 5, 2, 4, 3]),
+        self.assertIsNone(latency_sweep.median_interval([1.0] * 5))
+        self.assertEqual(latency_sweep.median_interval([6.0, 1, 5, 2, 4, 3]),
                          (1, 6, 1 - 2 / 64))
-        iv = LS.median_interval(list(map(float, range(10))))
+        iv = latency_sweep.median_interval(list(map(float, range(10))))
         assert iv is not None
         self.assertEqual(iv[:2], (1.0, 8.0))
         self.assertAlmostEqual(iv[2], 1 - 2 * 11 / 1024)
-        iv = LS.median_interval([0.0] * 12)
+        iv = latency_sweep.median_interval([0.0] * 12)
         self.assertTrue(iv is not None and iv[2] >= 0.95, iv)
 
     def test_medians_over_clean_rounds(self) -> None:
-        rows = LS.summary(rounds_of(0.5), ["nginx", "a", "b"], [0.5],
-                          [500.0])
+        rows = latency_sweep.summary(rounds_of(0.5), ["nginx", "a", "b"],
+                                     [0.5], [500.0])
         by = {r["server"]: r for r in rows}
         self.assertEqual((by["a"]["ok_rounds"], by["a"]["void_rounds"],
                           by["a"]["failed_rounds"]), (5, 1, 0))
@@ -169,11 +170,12 @@ class SummaryTest(unittest.TestCase):
         self.assertEqual(by["nginx"]["p99_interval"],
                          dict(low=100.0, high=150.0, coverage=0.9688))
         self.assertIsNone(by["a"]["p99_interval"])  # 5 clean rounds
-        self.assertIsNone(LS.summary([], ["a"], [0.5], [1.0])[0]["p99_us"])
+        self.assertIsNone(
+            latency_sweep.summary([], ["a"], [0.5], [1.0])[0]["p99_us"])
 
     def test_paired_leaves_void_rounds_out(self) -> None:
-        rows = LS.paired(rounds_of(0.5), ["nginx", "a", "b"], "nginx",
-                         [0.5], [500.0], 0.05)
+        rows = latency_sweep.paired(rounds_of(0.5), ["nginx", "a", "b"],
+                                    "nginx", [0.5], [500.0], 0.05)
         by = {row.a: row for _, _, row in rows}
         self.assertEqual(set(by), {"a", "b"})
         self.assertEqual(by["a"].every.n, 5)  # the void round is out
@@ -184,8 +186,8 @@ class SummaryTest(unittest.TestCase):
     def test_six_clean_rounds_give_an_interval(self) -> None:
         pts = [p for p in rounds_of(0.5) if p.server != "b"]
         pts = [p for p in pts if not p.void] + [point("a", 0.5, 2, 60.0)]
-        (_, _, row), = LS.paired(pts, ["nginx", "a"], "nginx", [0.5],
-                                 [500.0], 0.05)
+        (_, _, row), = latency_sweep.paired(pts, ["nginx", "a"], "nginx",
+                                            [0.5], [500.0], 0.05)
         self.assertEqual(row.every.n, 6)
         self.assertTrue(0.45 < row.every.low <= row.every.high < 0.55,
                         row.every)
@@ -202,7 +204,7 @@ def fake_generator(tmp: str, name: str, rc: int) -> str:
         if name == "void-once":
             f.write("#!/bin/sh\nif [ -e %s ]; then n=ok; rc=0; else "
                     "touch %s; n=void; rc=%d; fi\n"
-                    % (once, once, LP.VOID_RC))
+                    % (once, once, latency_point.VOID_RC))
         else:
             f.write("#!/bin/sh\nn=%s; rc=%d\n" % (name, rc))
         f.write("for a; do case $a in --json=*) cp %s/$n.json "
@@ -216,7 +218,7 @@ class RunTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls) -> None:
-        cls.floor = procs.resolve(LP.FLOOR_SERVER)
+        cls.floor = procs.resolve(latency_point.FLOOR_SERVER)
 
     def run_with(self, name: str, rc: int, start_ok: bool = True
                  ) -> tuple[dict[str, Any], list[str]]:
@@ -234,11 +236,12 @@ class RunTest(unittest.TestCase):
             return p, 1, ""
 
         with tempfile.TemporaryDirectory() as tmp:
-            tools = LS.Tools(fake_generator(tmp, name, rc), self.floor,
-                             None, None)
-            b = LS.run(settings(rounds=1, fractions=(0.5, 0.9)),
-                       ["nginx", "a"], {"nginx": 2000.0, "a": 1000.0},
-                       start, tools, tmp, said.append)
+            tools = latency_sweep.Tools(fake_generator(tmp, name, rc),
+                                        self.floor, None, None)
+            b = latency_sweep.run(settings(rounds=1, fractions=(0.5, 0.9)),
+                                  ["nginx", "a"],
+                                  {"nginx": 2000.0, "a": 1000.0},
+                                  start, tools, tmp, said.append)
         self.assertTrue(all(p.poll() is not None for p in started))
         return b, said
 
@@ -249,7 +252,7 @@ class RunTest(unittest.TestCase):
                          ["a", "a", "floor", "floor", "nginx", "nginx"])
         self.assertTrue(all(p["ok"] and p["p99_us"] == 125.695
                             for p in b["points"]))
-        self.assertEqual(b["floor"]["size"], LP.FLOOR_SIZE)
+        self.assertEqual(b["floor"]["size"], latency_point.FLOOR_SIZE)
         self.assertEqual(len(b["summary"]), 6)
         self.assertEqual([r["a"] for r in b["paired"]], ["a", "a"])
         self.assertEqual(said[0], "latency at set rates: 2 servers x 2 "
@@ -257,23 +260,25 @@ class RunTest(unittest.TestCase):
                          "rounds of 0.5 s, 50 connections, open loop "
                          "(uniform arrivals)")
         self.assertIn("p99 126 us", said[1])
-        text = "\n".join(LS.lines(b))
+        text = "\n".join(latency_sweep.lines(b))
         self.assertIn("79 us / 157 us", text)
         self.assertIn("floor: the generator against a one-thread echo "
                       "server that answers at once (64-byte messages)", text)
         self.assertIn("void runs (the generator lagged; no figure taken, "
                       "the run repeated): none", text)
-        self.assertEqual(json.loads(json.dumps(LS.to_json(b)))["paired"][0]
-                         ["b"], "nginx")
+        self.assertEqual(
+            json.loads(json.dumps(latency_sweep.to_json(b)))["paired"][0]
+            ["b"], "nginx")
 
     def test_void_runs(self) -> None:
-        b, said = self.run_with("void", LP.VOID_RC)
+        b, said = self.run_with("void", latency_point.VOID_RC)
         self.assertTrue(all(p["void"] and not p["ok"] for p in b["points"]))
         # Each run tried 1 + VOID_RETRIES times, the floor's too.
-        self.assertEqual(len(b["points"]), 6 * (1 + LS.VOID_RETRIES))
+        self.assertEqual(len(b["points"]),
+                         6 * (1 + latency_sweep.VOID_RETRIES))
         self.assertIn("round 0 (retry 2): VOID", said[3])
         self.assertIn("VOID: send lag p99", said[1])
-        text = "\n".join(LS.lines(b))
+        text = "\n".join(latency_sweep.lines(b))
         self.assertIn("void runs (the generator lagged; no figure taken, "
                       "the run repeated): nginx at 50% round 0: send lag "
                       "p99", text)
@@ -298,7 +303,7 @@ class RunTest(unittest.TestCase):
     def test_failures_are_said(self) -> None:
         b, said = self.run_with("failed", 1)
         self.assertIn("FAILED: cannot connect", said[1])
-        self.assertIn("failed runs: ", "\n".join(LS.lines(b)))
+        self.assertIn("failed runs: ", "\n".join(latency_sweep.lines(b)))
         b, said = self.run_with("ok", 0, start_ok=False)
         self.assertTrue(all(p["error"] == "server did not start: no port"
                             for p in b["points"] if p["server"] != "floor"))
@@ -307,15 +312,16 @@ class RunTest(unittest.TestCase):
 
     def test_the_floor_server_answers(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            p, port, why = LP.start_floor(self.floor, settings(), None, tmp)
+            p, port, why = latency_point.start_floor(self.floor, settings(),
+                                                     None, tmp)
             self.assertIsNotNone(p, why)
             assert p is not None
             try:
                 self.assertTrue(procs.wait_accepting(p, port, 5.0))
             finally:
                 procs.stop(p)
-            p, port, why = LP.start_floor("/nonexistent", settings(), None,
-                                          tmp)
+            p, port, why = latency_point.start_floor("/nonexistent",
+                                                     settings(), None, tmp)
             self.assertIsNone(p)
             self.assertIn("the floor server did not start", why)
 

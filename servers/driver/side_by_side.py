@@ -48,7 +48,7 @@ import math
 from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
                     TypeVar)
 
-from pick import paired as VP
+from pick import paired
 from pick.margin import MARGIN as MARGIN, Standing as Standing
 from pick.margin import standing as standing_of, words as margin_words
 
@@ -129,26 +129,26 @@ class SideBySide:
     a: str
     b: str
     metric: str
-    every: VP.PairedRatio
-    server_bound: VP.PairedRatio
+    every: paired.PairedRatio
+    server_bound: paired.PairedRatio
     lower_better: bool = False
     margin: float = MARGIN
 
-    def oriented(self, side: VP.PairedRatio) -> tuple[float, float]:
+    def oriented(self, side: paired.PairedRatio) -> tuple[float, float]:
         """side's interval turned so that > 1 means A is better."""
         if self.lower_better:
             return _inverse(side.high), _inverse(side.low)
         return side.low, side.high
 
-    def standing(self, side: VP.PairedRatio) -> Standing:
+    def standing(self, side: paired.PairedRatio) -> Standing:
         """What side's interval says of A against B at the margin; UNKNOWN
         below pick.paired.min_rounds() nonzero ratios, where
         fmt_paired prints no interval either."""
-        if side.n < VP.min_rounds():
+        if side.n < paired.min_rounds():
             return Standing.UNKNOWN
         return standing_of(*self.oriented(side), self.margin)
 
-    def words(self, side: VP.PairedRatio, label: str) -> str:
+    def words(self, side: paired.PairedRatio, label: str) -> str:
         """margin.words in `label`: 'serverkit ahead of asio by 2.0-6.1%
         in CPU us/request'; 'serverkit and asio in p99 latency: no
         interval (n 3)'."""
@@ -159,7 +159,7 @@ class SideBySide:
                                           *self.oriented(side), self.margin),
                              label)
 
-    def _side_json(self, side: VP.PairedRatio) -> dict[str, Any]:
+    def _side_json(self, side: paired.PairedRatio) -> dict[str, Any]:
         return dict(side.as_json(), standing=self.standing(side).value)
 
     def as_json(self) -> dict[str, Any]:
@@ -179,9 +179,9 @@ def compare(records: Sequence[Record], a: str, b: str, metric: str,
             lower_better: bool, margin: float = MARGIN) -> SideBySide:
     """A over B on `metric` (value(record, metric)), paired by `point`;
     lower_better when a lower figure is better."""
-    every, bound = (VP.rank_paired(log_ratios(records, a, b, point,
-                                              lambda r: value(r, metric),
-                                              sb))
+    every, bound = (paired.rank_paired(log_ratios(records, a, b, point,
+                                                  lambda r: value(r, metric),
+                                                  sb))
                     for sb in (False, True))
     return SideBySide(a, b, metric, every, bound, lower_better, margin)
 
@@ -221,8 +221,9 @@ def summary_lines(rows: Sequence[SideBySide], labels: Mapping[str, str],
     lw = max(len(labels[r.metric]) for r in rows)
     nw = max(len(n) for n in names)
     return ["", intro] + ["  %-*s  %-*s  every: %s; %s: %s" % (
-        lw, labels[r.metric], nw, n, VP.fmt_rank_paired(r.every), bound,
-        VP.fmt_rank_paired(r.server_bound)) for r, n in zip(rows, names)] + \
+        lw, labels[r.metric], nw, n, paired.fmt_rank_paired(r.every), bound,
+        paired.fmt_rank_paired(r.server_bound))
+        for r, n in zip(rows, names)] + \
         words_lines(rows, labels, bound)
 
 

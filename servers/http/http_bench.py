@@ -117,7 +117,7 @@ from servers.driver import latency_point
 from servers.driver import latency_sweep
 from servers.http import tables as http_tables
 from servers.driver import procs
-from servers.driver import side_by_side as SBS
+from servers.driver import side_by_side
 from servers.http.context import PROFILES, Profile as Profile
 from servers.http.run import PointSpec, ServerSpec
 
@@ -167,7 +167,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="wrk's threads (default %d)" % WRK_THREADS)
     ap.add_argument("--wrk", default=WRK)
     ap.add_argument("--nginx", default=http_nginx.NGINX)
-    ap.add_argument("--margin", type=SBS.margin_arg, default=SBS.MARGIN,
+    ap.add_argument("--margin", type=side_by_side.margin_arg,
+                    default=side_by_side.MARGIN,
                     help="the paired summary's margin m as a fraction "
                          "(default %(default)s): ahead by more than m, "
                          "ahead, equivalent within ±m, or not told apart")
@@ -254,7 +255,7 @@ def plan(args: argparse.Namespace, prof: Profile, specs: list[ServerSpec]
     for rep in range(prof.repetitions):
         for c, conns in enumerate(prof.connections):
             block = rep * len(prof.connections) + c
-            for spec in SBS.order(specs, block):
+            for spec in side_by_side.order(specs, block):
                 out.append((spec, PointSpec(conns, args.wrk_threads,
                                             prof.seconds, args.threads,
                                             rep)))
@@ -369,8 +370,10 @@ def main(argv: list[str]) -> int:
     print(http_tables.tables(data["points"], data["context"]))
     pairs = http_tables.paired(data["points"], args.margin)
     data["paired"] = [r.as_json() for r in pairs]
-    for line in SBS.summary_lines(pairs, dict(http_tables.PAIRED_METRICS),
-                                  http_tables.PAIRED_INTRO, "wrk-free"):
+    for line in side_by_side.summary_lines(pairs,
+                                           dict(http_tables.PAIRED_METRICS),
+                                           http_tables.PAIRED_INTRO,
+                                           "wrk-free"):
         print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)

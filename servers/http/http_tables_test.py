@@ -28,8 +28,8 @@ from servers.http import http_bench
 from servers.http import loops as http_loops
 from servers.http import run as http_run
 from servers.http import tables as http_tables
-from servers.driver import side_by_side as SBS
-from pick import paired as VP
+from servers.driver import side_by_side
+from pick import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -113,7 +113,7 @@ class PairedTest(unittest.TestCase):
         # Beast's failed repetition is left out; evhttp never ran clean.
         self.assertEqual(cpu[1].every.n, 2)
         self.assertAlmostEqual(cpu[1].every.ratio, 8.0)
-        self.assertEqual(VP.fmt_rank_paired(cpu[2].every), "-")
+        self.assertEqual(paired.fmt_rank_paired(cpu[2].every), "-")
         self.assertAlmostEqual(cpu[3].every.ratio, 7.0 / 6.0)
 
     def test_p99_and_requests(self) -> None:
@@ -121,17 +121,20 @@ class PairedTest(unittest.TestCase):
                 for r in http_tables.paired(self.points)}
         self.assertAlmostEqual(rows[("serverkit", "p99_ms")].every.ratio,
                                0.9)
-        d = SBS.log_ratios(self.points, "serverkit", "nginx",
-                           lambda p: (p["connections"], p["repetition"]),
-                           lambda p: cast(Optional[float],
-                                          p["requests_per_s"]), False)
+        d = side_by_side.log_ratios(self.points, "serverkit", "nginx",
+                                    lambda p: (p["connections"],
+                                               p["repetition"]),
+                                    lambda p: cast(Optional[float],
+                                                   p["requests_per_s"]), False)
         self.assertEqual([round(math.exp(x), 6) for x in d],
                          [1.5, round(160 / 110, 6), round(140 / 90, 6)])
 
     def test_lines_and_json(self) -> None:
         rows = http_tables.paired(self.points)
-        lines = SBS.summary_lines(rows, dict(http_tables.PAIRED_METRICS),
-                                  http_tables.PAIRED_INTRO, "wrk-free")
+        lines = side_by_side.summary_lines(rows,
+                                           dict(http_tables.PAIRED_METRICS),
+                                           http_tables.PAIRED_INTRO,
+                                           "wrk-free")
         # A line per row, then a head and the rows in words: two lines
         # where every point and the wrk-free ones differ.
         self.assertEqual(len(lines), 2 + len(rows) + 2 + len(rows) + sum(
@@ -150,7 +153,7 @@ class PairedTest(unittest.TestCase):
         self.assertEqual({(d["metric"], d["better"]) for d in doc}, {
             ("server_cpu_us_per_request", "lower"), ("p99_ms", "lower"),
             ("requests_per_s", "higher")})
-        self.assertEqual(SBS.summary_lines([], {}, "", ""), [])
+        self.assertEqual(side_by_side.summary_lines([], {}, "", ""), [])
         self.assertEqual(http_tables.paired(
             [p for p in self.points if not p["server"].startswith("nginx")]),
             [])
@@ -172,11 +175,13 @@ class PairedTest(unittest.TestCase):
         rows = {r.metric: r for r in http_tables.paired(points, 0.05)}
         cpu, p99, rps = (rows[k] for k in ("server_cpu_us_per_request",
                                            "p99_ms", "requests_per_s"))
-        self.assertEqual(cpu.standing(cpu.every), SBS.Standing.AHEAD_BEYOND)
-        self.assertEqual(p99.standing(p99.every), SBS.Standing.EQUIVALENT)
+        self.assertEqual(cpu.standing(cpu.every),
+                         side_by_side.Standing.AHEAD_BEYOND)
+        self.assertEqual(p99.standing(p99.every),
+                         side_by_side.Standing.EQUIVALENT)
         # 110 over 100 .. 107 (+2.8% to +10%): the interval 3.8-8.9%, ahead
         # but not beyond 5%.
-        self.assertEqual(rps.standing(rps.every), SBS.Standing.AHEAD)
+        self.assertEqual(rps.standing(rps.every), side_by_side.Standing.AHEAD)
         self.assertEqual(rps.words(rps.every, "requests/s"),
                          "serverkit ahead of nginx by 3.8-8.9% in "
                          "requests/s")

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence
 
 from servers.http import run as http_run
-from servers.driver import latency_point as LP
-from servers.driver import latency_sweep as LS
+from servers.driver import latency_point
+from servers.driver import latency_sweep
 from servers.driver import procs
 
 SERVERS = ("serverkit", "serverkit-uring", "nginx", "beast", "evhttp")
@@ -32,15 +32,15 @@ def capacity(points: Sequence[dict[str, Any]], connections: int
              ) -> dict[str, float]:
     """Each server's median requests/s over its clean wrk points at
     `connections` (at the nearest count run, where that one was not)."""
-    return LP.capacity(points, "connections", connections,
-                       "requests_per_s")[1]
+    return latency_point.capacity(points, "connections", connections,
+                                  "requests_per_s")[1]
 
 
 def settings(rounds: int, seconds: float, margin: float,
              connections: int, wrk_connections: Sequence[int]
-             ) -> LP.Settings:
-    at = LP.nearest(wrk_connections, connections)
-    return LP.Settings(
+             ) -> latency_point.Settings:
+    at = latency_point.nearest(wrk_connections, connections)
+    return latency_point.Settings(
         workload="http", unit="requests/s", reference=REFERENCE,
         protocol="http", connections=connections, rounds=rounds,
         seconds=seconds, warmup_s=min(0.2, seconds),
@@ -57,7 +57,7 @@ def chosen(names: Sequence[str], specs: Sequence[http_run.ServerSpec]
     return [have[n] for n in SERVERS if n in have and n in names]
 
 
-def run(st: LP.Settings, specs: Sequence[http_run.ServerSpec],
+def run(st: latency_point.Settings, specs: Sequence[http_run.ServerSpec],
         points: Sequence[dict[str, Any]], threads: int,
         pin: http_run.Pinning, tmp: str, log: Callable[[str], None]
         ) -> Optional[dict[str, Any]]:
@@ -73,13 +73,14 @@ def run(st: LP.Settings, specs: Sequence[http_run.ServerSpec],
         log("latency at set rates: skipped (no server has a clean wrk "
             "point to take its capacity from)")
         return None
-    tools = LS.Tools(procs.resolve(LP.LOADGEN), procs.resolve(LP.FLOOR_SERVER),
-                     set(pin.wrk_cpus or ()) or None,
-                     set(pin.server_cpus or ()) or None)
+    tools = latency_sweep.Tools(procs.resolve(latency_point.LOADGEN),
+                                procs.resolve(latency_point.FLOOR_SERVER),
+                                set(pin.wrk_cpus or ()) or None,
+                                set(pin.server_cpus or ()) or None)
     by = {s.name: s for s in specs}
 
     def start(name: str, pointdir: str
               ) -> tuple[Any, int, str]:
         return http_run.start_server(by[name], threads, pin, pointdir)
 
-    return LS.run(st, names, cap, start, tools, tmp, log)
+    return latency_sweep.run(st, names, cap, start, tools, tmp, log)

@@ -31,7 +31,7 @@ import dataclasses
 import statistics
 from typing import Any, Optional
 
-from servers.driver import side_by_side as SBS
+from servers.driver import side_by_side
 
 # The order of the table's rows.
 SERVER_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
@@ -211,13 +211,13 @@ PAIRED_INTRO = ("paired over every (connections, repetition): A/B as the "
                 "p, n ratios; wrk-free leaves out the repetitions wrk bound")
 
 
-def _value(p: SBS.Record, key: str) -> Optional[float]:
+def _value(p: side_by_side.Record, key: str) -> Optional[float]:
     v = p.get("latency_ms", {}).get("p99") if key == "p99_ms" else p.get(key)
     return float(v) if isinstance(v, (int, float)) else None
 
 
-def paired(points: list[dict[str, Any]], margin: float = SBS.MARGIN
-           ) -> list[SBS.SideBySide]:
+def paired(points: list[dict[str, Any]], margin: float = side_by_side.MARGIN
+           ) -> list[side_by_side.SideBySide]:
     """Each server over its nginx on each metric, paired by (connections,
     repetition), at every clean point and at the ones wrk did not bound,
     read against `margin`."""
@@ -227,7 +227,7 @@ def paired(points: list[dict[str, Any]], margin: float = SBS.MARGIN
         for a in sorted(present, key=_order):
             b = nginx_peer(a, present[a])
             if a != b and b in present:
-                out.append(SBS.compare(
+                out.append(side_by_side.compare(
                     points, a, b, key,
                     lambda p: (p["connections"], p["repetition"]), _value,
                     lower_better=key in LOWER_BETTER, margin=margin))

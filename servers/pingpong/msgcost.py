@@ -51,7 +51,7 @@ import tempfile
 import time
 from typing import Any, Optional
 
-from servers.pingpong import perf_output as mp
+from servers.pingpong import perf_output
 from servers.driver import procs
 from servers.pingpong.sweep import PEERS
 
@@ -74,7 +74,7 @@ def parse_points(spec: str) -> list[procs.Point]:
 
 def perf_events(cycles: bool) -> str:
     events = ["task-clock"] + (["cycles", "instructions"] if cycles else [])
-    return ",".join(events + mp.tracepoints())
+    return ",".join(events + perf_output.tracepoints())
 
 
 def count_run(server: procs.Server, client: str, p: procs.Point,
@@ -102,10 +102,10 @@ def count_run(server: procs.Server, client: str, p: procs.Point,
         perf.wait(timeout=30)
         wall = time.monotonic() - t0
         with open(stat_out) as f:
-            counts, _ = mp.parse_stat(f.read())
+            counts, _ = perf_output.parse_stat(f.read())
         return counts, wall, client_rec
     except (OSError, ValueError, KeyError, subprocess.SubprocessError,
-            mp.ParseError) as e:
+            perf_output.ParseError) as e:
         rec["error"] = "%s: %s" % (type(e).__name__, e)
         return None
     finally:
@@ -114,7 +114,7 @@ def count_run(server: procs.Server, client: str, p: procs.Point,
 
 def record_run(server: procs.Server, client: str, p: procs.Point,
                args: argparse.Namespace, tmp: str, rec: dict[str, Any]
-               ) -> list[mp.Symbol]:
+               ) -> list[perf_output.Symbol]:
     """A second client run, with `perf record` (cpu-clock, 1999 Hz) on the
     server for a second once the sessions are connected (kept apart from
     the counting run, whose rate it would slow): where the samples went."""
@@ -136,7 +136,7 @@ def record_run(server: procs.Server, client: str, p: procs.Point,
             ["perf", "report", "-i", data, "--stdio", "--no-children",
              "--sort", "dso,symbol", "--percent-limit", "0.5"],
             check=True, capture_output=True, text=True).stdout
-        return mp.parse_report(report)
+        return perf_output.parse_report(report)
     except (OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
         rec["record_error"] = "%s: %s" % (type(e).__name__, e)
         return []
@@ -192,7 +192,7 @@ def one(server: procs.Server, client: str, p: procs.Point,
     rec["client_cores_used"] = round(client_rec.get("client_cpu_s", 0) /
                                      max(client_rec["seconds"], 1e-9), 2)
     blocks = client_rec["bytes"] / float(p.block)
-    cost = mp.per_block(counts, blocks)
+    cost = perf_output.per_block(counts, blocks)
     if cost is None:
         rec["error"] = "no block was echoed"
         return rec
@@ -204,9 +204,10 @@ def one(server: procs.Server, client: str, p: procs.Point,
         rec["instructions_per_block"] = round(counts["instructions"] / blocks)
     if not args.no_record:
         symbols = record_run(server, client, p, args, tmp, rec)
-        rec["where"] = mp.where(symbols, os.path.basename(server.path))
+        rec["where"] = perf_output.where(symbols,
+                                         os.path.basename(server.path))
         rec["top"] = [dict(percent=s.percent, dso=s.dso,
-                           symbol=mp.short_name(s.name))
+                           symbol=perf_output.short_name(s.name))
                       for s in symbols[:args.top]]
     rec["ok"] = (client_rec.get("errors", 0) == 0 and
                  client_rec.get("connect_failures", 0) == 0)

@@ -19,17 +19,17 @@ SAID = "io_uring submission queue full"
 
 
 def injection_reaches_the_server(client: str, path: str) -> None:
-    from servers.pingpong import pingpong_test as pp
+    from servers.pingpong import pingpong_test
     with tempfile.TemporaryDirectory(prefix="sq-full-") as tmp:
         log_path = os.path.join(tmp, "server.log")
         with open(log_path, "w+") as log:
-            srv, port = pp.start_server(path, 1, "echo", log)
+            srv, port = pingpong_test.start_server(path, 1, "echo", log)
             try:
-                rc, r = pp.run_client(client, port, ["1", "1000", "2", "0.3",
-                                                     "--verify"], tmp)
+                rc, r = pingpong_test.run_client(
+                    client, port, ["1", "1000", "2", "0.3", "--verify"], tmp)
                 assert rc == 0 and r["verify"], r
             finally:
-                pp.kill(srv)
+                pingpong_test.kill(srv)
         with open(log_path) as f:
             text = f.read()
     assert SAID in text, "the server never missed an entry: %r" % text[-500:]

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from servers.driver import side_by_side as SBS
-from servers.pingpong import tables as T
-from pick import paired as VP
+from servers.driver import side_by_side
+from servers.pingpong import tables
+from pick import paired
 
 Record = dict[str, Any]
 # (record key, label): the metrics summarised, each its own table.
@@ -41,13 +41,13 @@ LOWER_BETTER = {"server_cpu_ms_per_mib"}
 def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     """(server, reference) pairs: the tables' ratio columns, else every
     server against the first."""
-    cols = T.ratio_columns(names)
+    cols = tables.ratio_columns(names)
     if cols or len(names) < 2:
         return cols
     return [(n, names[0]) for n in names[1:]]
 
 
-def _point(r: SBS.Record) -> tuple[Any, ...]:
+def _point(r: side_by_side.Record) -> tuple[Any, ...]:
     return (r["server_threads"], r["client_threads"], r["blocksize"],
             r["sessions"], r.get("repetition", 0))
 
@@ -57,19 +57,22 @@ def log_ratios(echo: Sequence[Record], a: str, b: str, key: str,
     """log(A / B) of `key` at each (point, repetition) where both ran
     clean with a positive figure; with server_bound, only where neither
     client was at its ceiling."""
-    return SBS.log_ratios(echo, a, b, _point, lambda r: r.get(key),
-                          server_bound)
+    return side_by_side.log_ratios(echo, a, b, _point, lambda r: r.get(key),
+                                   server_bound)
 
 
 def summarise(echo: Sequence[Record], names: Sequence[str],
-              margin: float = SBS.MARGIN) -> list[SBS.SideBySide]:
+              margin: float = side_by_side.MARGIN
+              ) -> list[side_by_side.SideBySide]:
     """Every pair on every metric, read against `margin`."""
-    return [SBS.compare(echo, a, b, key, _point, lambda r, k: r.get(k),
-                        lower_better=key in LOWER_BETTER, margin=margin)
+    return [side_by_side.compare(echo, a, b, key, _point,
+                                 lambda r, k: r.get(k),
+                                 lower_better=key in LOWER_BETTER,
+                                 margin=margin)
             for key, _ in METRICS for a, b in pairs(names)]
 
 
-def paired_lines(rows: Sequence[SBS.SideBySide],
+def paired_lines(rows: Sequence[side_by_side.SideBySide],
                  repetitions: int) -> list[str]:
     """One table per metric (the first line blank), what each interval
     says against the margin, and how to read them."""
@@ -81,17 +84,17 @@ def paired_lines(rows: Sequence[SBS.SideBySide],
              "ratios" % repetitions]
     for key, label in METRICS:
         table = [["A/B", "every clean point", "server-bound points"]]
-        table += [["%s/%s" % (r.a, r.b), VP.fmt_rank_paired(r.every),
-                   VP.fmt_rank_paired(r.server_bound)]
+        table += [["%s/%s" % (r.a, r.b), paired.fmt_rank_paired(r.every),
+                   paired.fmt_rank_paired(r.server_bound)]
                   for r in rows if r.metric == key]
         widths = [max(len(t[i]) for t in table) for i in range(3)]
         lines += ["", label]
         lines += ["  ".join([t[0].ljust(widths[0])] +
                             [c.rjust(w) for c, w in zip(t[1:], widths[1:])])
                   for t in table]
-    lines += SBS.words_lines(rows, {k: label.split(" (")[0]
-                                    for k, label in METRICS},
-                             "server-bound")
+    lines += side_by_side.words_lines(rows, {k: label.split(" (")[0]
+                                             for k, label in METRICS},
+                                      "server-bound")
     lines.append("\nServer-bound points leave out those marked c. Ahead "
                  "or behind: the interval lies on one side of 1; by more "
                  "than m: beyond 1+m; equivalent: inside ±m; not told "

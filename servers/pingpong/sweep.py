@@ -27,12 +27,12 @@ import tempfile
 import time
 from typing import Any
 
-from servers.driver import latency_point as LP
-from servers.driver import latency_sweep as LS
+from servers.driver import latency_point
+from servers.driver import latency_sweep
 from servers.driver import procs
-from servers.driver import side_by_side as SBS
+from servers.driver import side_by_side
 from servers.pingpong import summary as sweep_paired
-from servers.pingpong import tables as T
+from servers.pingpong import tables
 from servers.driver.procs import Server
 
 # (name, path or label, flags): ours over epoll and over io_uring
@@ -75,8 +75,8 @@ Record = dict[str, Any]
 
 # validation/pingpong.py's --margin: its default (pick.margin.MARGIN) and its
 # type.
-MARGIN = SBS.MARGIN
-margin_arg = SBS.margin_arg
+MARGIN = side_by_side.MARGIN
+margin_arg = side_by_side.margin_arg
 
 
 def flush() -> None:
@@ -145,7 +145,7 @@ def run_points(args: argparse.Namespace, prof: dict[str, Any],
         with tempfile.TemporaryDirectory(prefix="pingpong-") as tmp:
             for rep in range(prof["repetitions"]):
                 for i, p in enumerate(todo):
-                    for s in SBS.order(servers, rep * len(todo) + i):
+                    for s in side_by_side.order(servers, rep * len(todo) + i):
                         r = procs.run_point(s, client, tmp, p, args.pin)
                         r["repetition"] = rep
                         (echo if p.protocol == "echo" else header).append(r)
@@ -204,13 +204,14 @@ def run_sweep(args: argparse.Namespace, prof: dict[str, Any],
     echo, header, interrupted = run_points(args, prof, servers, client,
                                            sessions)
     names = [s.name for s in servers]
-    lines = T.echo_tables(echo, names, prof["threads"], prof["blocks"],
-                          sessions, args.client_threads, cores)
-    lines += T.header_tables(header, names, prof["header_threads"],
-                             prof["header_sessions"], prof["header_count"])
+    lines = tables.echo_tables(echo, names, prof["threads"], prof["blocks"],
+                               sessions, args.client_threads, cores)
+    lines += tables.header_tables(header, names, prof["header_threads"],
+                                  prof["header_sessions"],
+                                  prof["header_count"])
     paired = sweep_paired.summarise(echo, names, args.margin)
     lines += sweep_paired.paired_lines(paired, prof["repetitions"])
-    lines += T.closing_lines(echo + header)
+    lines += tables.closing_lines(echo + header)
     lines += ["\nnote: " + note for note in libevent]
     print("\n".join(lines))
 
@@ -236,7 +237,7 @@ def capacity(echo: list[Record], sessions: int
     `sessions`, or the nearest count that ran)."""
     pts = [r for r in echo if r.get("server_threads") == 1 and
            r.get("blocksize") == LATENCY_BLOCK]
-    return LP.capacity(pts, "sessions", sessions, "messages_per_s")
+    return latency_point.capacity(pts, "sessions", sessions, "messages_per_s")
 
 
 def _say(line: str) -> None:
@@ -257,7 +258,7 @@ def run_latency(args: argparse.Namespace, prof: dict[str, Any],
               "and a clean one-thread %d-byte echo point)"
               % (LATENCY_REFERENCE, LATENCY_BLOCK))
         return None
-    st = LP.Settings(
+    st = latency_point.Settings(
         workload="pingpong", unit="messages/s", reference=LATENCY_REFERENCE,
         protocol="echo", connections=sessions, rounds=prof["latency_rounds"],
         seconds=prof["latency_seconds"],
@@ -281,11 +282,12 @@ def run_latency(args: argparse.Namespace, prof: dict[str, Any],
     print()
     try:
         with tempfile.TemporaryDirectory(prefix="pingpong-latency-") as tmp:
-            tools = LS.Tools(procs.resolve(LP.LOADGEN),
-                             procs.resolve(LP.FLOOR_SERVER), client_cpus,
-                             server_cpus)
-            b = LS.run(st, names, cap, start, tools, tmp, _say)
+            tools = latency_sweep.Tools(
+                procs.resolve(latency_point.LOADGEN),
+                procs.resolve(latency_point.FLOOR_SERVER), client_cpus,
+                server_cpus)
+            b = latency_sweep.run(st, names, cap, start, tools, tmp, _say)
     finally:
         procs.stop_all()
-    print("\n".join(LS.lines(b)))
-    return LS.to_json(b)
+    print("\n".join(latency_sweep.lines(b)))
+    return latency_sweep.to_json(b)

@@ -26,7 +26,7 @@ import unittest
 from typing import Callable
 
 from servers.soak import report as soak_report
-from servers.soak import trend as T
+from servers.soak import trend
 from servers.soak.procs import Sample
 
 MIB = 1024.0  # KiB
@@ -40,40 +40,40 @@ def noisy(f: Callable[[float], float], sd: float, seed: int = 1
     return [f(t) + rng.gauss(0.0, sd) for t in TIMES]
 
 
-def rss(values: list[float]) -> T.Trend:
-    return T.judge_series("rss_kib", TIMES, values, WARMUP)
+def rss(values: list[float]) -> trend.Trend:
+    return trend.judge_series("rss_kib", TIMES, values, WARMUP)
 
 
 class MannKendallTest(unittest.TestCase):
     def test_s_and_variance(self) -> None:
-        self.assertEqual(T.mann_kendall_s([1, 2, 3, 4]), 6)
-        self.assertEqual(T.mann_kendall_s([4, 3, 2, 1]), -6)
-        self.assertEqual(T.mann_kendall_s([1, 3, 2]), 1)
-        self.assertAlmostEqual(T.mann_kendall_variance([1, 2, 3]),
+        self.assertEqual(trend.mann_kendall_s([1, 2, 3, 4]), 6)
+        self.assertEqual(trend.mann_kendall_s([4, 3, 2, 1]), -6)
+        self.assertEqual(trend.mann_kendall_s([1, 3, 2]), 1)
+        self.assertAlmostEqual(trend.mann_kendall_variance([1, 2, 3]),
                                3 * 2 * 11 / 18)
         # One pair tied: 3*2*11 - 2*1*9, over 18.
-        self.assertAlmostEqual(T.mann_kendall_variance([1, 1, 2]),
+        self.assertAlmostEqual(trend.mann_kendall_variance([1, 1, 2]),
                                (66 - 18) / 18)
 
     def test_p(self) -> None:
         # n = 10 rising: S = 45, Var = 125, z = 44 / sqrt(125).
         want = 0.5 * math.erfc(44 / math.sqrt(125) / math.sqrt(2))
-        self.assertAlmostEqual(T.mann_kendall_p(list(range(10))), want)
+        self.assertAlmostEqual(trend.mann_kendall_p(list(range(10))), want)
         self.assertLess(want, 1e-4)
-        self.assertGreater(T.mann_kendall_p(list(range(10, 0, -1))), 0.999)
-        self.assertEqual(T.mann_kendall_p([5.0] * 20), 1.0)
-        self.assertEqual(T.mann_kendall_p([1.0, 2.0]), 1.0)
-        self.assertEqual(T.mann_kendall_p([1.0, 2.0, 1.0]), 0.5)
+        self.assertGreater(trend.mann_kendall_p(list(range(10, 0, -1))), 0.999)
+        self.assertEqual(trend.mann_kendall_p([5.0] * 20), 1.0)
+        self.assertEqual(trend.mann_kendall_p([1.0, 2.0]), 1.0)
+        self.assertEqual(trend.mann_kendall_p([1.0, 2.0, 1.0]), 0.5)
 
     def test_theil_sen(self) -> None:
         t = [0.0, 1.0, 2.0, 3.0, 4.0]
-        self.assertAlmostEqual(T.theil_sen_slope(t, [2 * x for x in t]), 2)
+        self.assertAlmostEqual(trend.theil_sen_slope(t, [2 * x for x in t]), 2)
         # One outlier leaves the median slope alone.
         self.assertAlmostEqual(
-            T.theil_sen_slope(t, [0.0, 2.0, 400.0, 6.0, 8.0]), 2)
-        self.assertEqual(T.theil_sen_slope([1.0], [1.0]), 0.0)
+            trend.theil_sen_slope(t, [0.0, 2.0, 400.0, 6.0, 8.0]), 2)
+        self.assertEqual(trend.theil_sen_slope([1.0], [1.0]), 0.0)
         with self.assertRaises(ValueError):
-            T.theil_sen_slope([1.0, 2.0], [1.0])
+            trend.theil_sen_slope([1.0, 2.0], [1.0])
 
 
 class VerdictTest(unittest.TestCase):
@@ -96,7 +96,7 @@ class VerdictTest(unittest.TestCase):
         """Significant, but 0.2 MiB a minute is 1.6 MiB over the window,
         under the 4 MiB floor."""
         tr = rss(noisy(lambda t: 8 * MIB + 0.2 * MIB * t / 60, 0.05 * MIB))
-        self.assertLess(tr.p, T.ALPHA)
+        self.assertLess(tr.p, trend.ALPHA)
         self.assertEqual(tr.verdict, "pass", tr)
         self.assertIn("within the limit", tr.reason)
 
@@ -114,7 +114,7 @@ class VerdictTest(unittest.TestCase):
         tr = rss(noisy(lambda t: 8 * MIB + (30 * MIB if t >= 60 else 0.0),
                        0.3 * MIB))
         self.assertEqual(tr.verdict, "pass", tr)
-        self.assertGreater(tr.p, T.ALPHA)
+        self.assertGreater(tr.p, trend.ALPHA)
 
     def test_sawtooth_passes(self) -> None:
         tr = rss(noisy(lambda t: 8 * MIB + 6 * MIB * ((t % 90) / 90),
@@ -156,29 +156,29 @@ class VerdictTest(unittest.TestCase):
     def test_descriptors(self) -> None:
         rng = random.Random(3)
         churn = [20.0 + rng.randrange(0, 12) for _ in TIMES]
-        self.assertEqual(T.judge_series("fds", TIMES, churn,
-                                        WARMUP).verdict, "pass")
+        self.assertEqual(trend.judge_series("fds", TIMES, churn,
+                                            WARMUP).verdict, "pass")
         leak = [20.0 + i for i in range(len(TIMES))]  # one per sample
-        tr = T.judge_series("fds", TIMES, leak, WARMUP)
+        tr = trend.judge_series("fds", TIMES, leak, WARMUP)
         self.assertEqual(tr.verdict, "leak", tr)
         self.assertAlmostEqual(tr.slope_per_min, 6.0)
         few = [20.0 + i // 10 for i in range(len(TIMES))]  # 5 over 8 min
-        self.assertEqual(T.judge_series("fds", TIMES, few,
-                                        WARMUP).verdict, "pass")
+        self.assertEqual(trend.judge_series("fds", TIMES, few,
+                                            WARMUP).verdict, "pass")
 
     def test_threads(self) -> None:
-        flat = T.judge_series("threads", TIMES, [4.0] * len(TIMES), WARMUP)
+        flat = trend.judge_series("threads", TIMES, [4.0] * len(TIMES), WARMUP)
         self.assertEqual((flat.verdict, flat.p), ("pass", 1.0))
         leak = [4.0 + t // 60 for t in TIMES]  # one a minute
-        self.assertEqual(T.judge_series("threads", TIMES, leak,
-                                        WARMUP).verdict, "leak")
+        self.assertEqual(trend.judge_series("threads", TIMES, leak,
+                                            WARMUP).verdict, "leak")
 
     def test_too_short(self) -> None:
-        tr = T.judge_series("rss_kib", TIMES[:14], [8 * MIB] * 14, WARMUP)
+        tr = trend.judge_series("rss_kib", TIMES[:14], [8 * MIB] * 14, WARMUP)
         self.assertEqual((tr.verdict, tr.n), ("too-short", 2))
         self.assertFalse(tr.passed)
         with self.assertRaises(ValueError):
-            T.limit_for("cpu", [])
+            trend.limit_for("cpu", [])
 
 
 class ReportTest(unittest.TestCase):
@@ -201,7 +201,7 @@ class ReportTest(unittest.TestCase):
                          ["pingpong", "chat"])
         self.assertEqual(len(doc["servers"][1]["samples"]), len(TIMES))
         self.assertEqual([t["series"] for t in doc["servers"][1]["trends"]],
-                         list(T.SERIES))
+                         list(trend.SERIES))
         self.assertFalse(doc["servers"][1]["passed"])
         self.assertEqual(doc["servers"][1]["trends"][0]["verdict"], "leak")
 
