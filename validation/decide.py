@@ -59,7 +59,7 @@ import statistics
 from typing import Any, Optional, Sequence
 
 from pick import paired
-from validation import dependence as DEP
+from validation import dependence
 from validation.cases import MARGIN, Outcome, Standing, standing
 
 # The fewest rounds before the width may stop a case. The width is
@@ -84,8 +84,8 @@ class Decision:
     reason: str
     standing: Standing = Standing.UNKNOWN   # the candidate's interval
     margin: float = MARGIN
-    carried: Optional[DEP.Carried] = None   # the candidate's, log units
-    control_carried: Optional[DEP.Carried] = None
+    carried: Optional[dependence.Carried] = None   # the candidate's, log units
+    control_carried: Optional[dependence.Carried] = None
     equivalence_rounds: Optional[int] = None   # for a not-told-apart
     disagree: str = ""                      # "the blocks disagree: ..."
 
@@ -104,12 +104,13 @@ def _exp(x: float) -> float:
     return 0.0 if x < -700 else math.inf if x > 700 else math.exp(x)
 
 
-def with_carried(r: paired.PairedRatio, c: DEP.Carried) -> paired.PairedRatio:
+def with_carried(r: paired.PairedRatio,
+                 c: dependence.Carried) -> paired.PairedRatio:
     """The rounds' summary with the carried 95% interval's ends."""
     return r.with_ends(_exp(c.lo), _exp(c.hi))
 
 
-def detected(control: DEP.Carried) -> bool:
+def detected(control: dependence.Carried) -> bool:
     """The control told apart from the baseline, worse: its carried 95%
     interval below 1 (the exact test's p < ALPHA when rho is 0)."""
     return control.hi < 0.0
@@ -120,7 +121,7 @@ def control_detected(ctrl: Sequence[float],
                      widen: bool = True) -> bool:
     """detected() from the control's log ratios, without the MDE."""
     return len(ctrl) >= paired.min_rounds() and \
-        detected(DEP.carried(ctrl, blocks, widen))
+        detected(dependence.carried(ctrl, blocks, widen))
 
 
 def narrow(win: Sequence[float], margin: float = MARGIN,
@@ -130,7 +131,7 @@ def narrow(win: Sequence[float], margin: float = MARGIN,
     margin: log(high / low) <= log(1 + margin)."""
     if len(win) < paired.min_rounds():
         return False
-    c = DEP.carried(win, blocks, widen)
+    c = dependence.carried(win, blocks, widen)
     return c.hi90 - c.lo90 <= math.log1p(margin)
 
 
@@ -169,7 +170,7 @@ def outcome_of(s: Standing) -> Outcome:
     return Outcome.NOT_TOLD_APART
 
 
-def candidate_standing(c: DEP.Carried, margin: float) -> Standing:
+def candidate_standing(c: dependence.Carried, margin: float) -> Standing:
     """The 95% interval's direction, else TOST's 90% interval in the
     band: equivalent."""
     s = standing(_exp(c.lo), _exp(c.hi), margin)
@@ -181,7 +182,7 @@ def candidate_standing(c: DEP.Carried, margin: float) -> Standing:
     return Standing.NOT_TOLD_APART
 
 
-def blocks_disagree(c: DEP.Carried, margin: float) -> str:
+def blocks_disagree(c: dependence.Carried, margin: float) -> str:
     """"the blocks disagree: ..." when two blocks' 95% intervals are
     disjoint or point opposite ways; "" otherwise."""
     per = c.blocks
@@ -208,15 +209,16 @@ def equivalence_rounds(d: Sequence[float], rho: float,
         return None
     z = statistics.NormalDist().inv_cdf
     k = (z(0.95) + z(0.5 + EQ_POWER / 2.0)) * s / math.log1p(margin)
-    return math.ceil(DEP.deff(rho) * math.pi / 3.0 * k * k)
+    return math.ceil(dependence.deff(rho) * math.pi / 3.0 * k * k)
 
 
-def fmt_rho(c: DEP.Carried) -> str:
+def fmt_rho(c: dependence.Carried) -> str:
     """'lag-1 autocorrelation 0.45 (material: interval x1.62)'."""
     if math.isnan(c.rho):
         return "lag-1 autocorrelation n/a"
     return "lag-1 autocorrelation %.2f (%s: interval x%.2f)" % (
-        c.rho, "material" if c.rho_used >= DEP.RHO_MATERIAL else "small",
+        c.rho,
+        "material" if c.rho_used >= dependence.RHO_MATERIAL else "small",
         c.widen)
 
 
@@ -232,9 +234,9 @@ def decide(win: Sequence[float], ctrl: Sequence[float],
     if not win:
         return Decision(Outcome.ERROR, None, None, math.inf,
                         "no round ran clean", margin=margin)
-    wc = DEP.carried(win, win_blocks, widen)
+    wc = dependence.carried(win, win_blocks, widen)
     w = with_carried(paired.rank_paired(win), wc)
-    cc = DEP.carried(ctrl, ctrl_blocks, widen) if ctrl else None
+    cc = dependence.carried(ctrl, ctrl_blocks, widen) if ctrl else None
     c = with_carried(paired.rank_paired(ctrl), cc) if ctrl and cc else None
     s = candidate_standing(wc, margin)
     w_mde = math.inf if w.mde is None else w.mde

@@ -18,7 +18,7 @@ import unittest
 from pick import paired
 from validation.cases import Outcome
 from validation.cases import Standing
-from validation import dependence as DEP
+from validation import dependence
 from validation.decide import (MIN_TARGET_ROUNDS, decide, row_keys,
                                stop_rule)
 
@@ -109,30 +109,34 @@ class DependenceTest(unittest.TestCase):
     CTRL = [-0.1 - 0.001 * (i % 5) for i in range(16)]
 
     def test_lag1(self) -> None:
-        self.assertAlmostEqual(DEP.lag1([1.0, -1.0, 1.0, -1.0]), -0.75)
-        self.assertTrue(math.isnan(DEP.lag1([1.0, 2.0])))
-        self.assertGreater(DEP.lag1(self.DRIFT), 0.7)
+        self.assertAlmostEqual(dependence.lag1([1.0, -1.0, 1.0, -1.0]), -0.75)
+        self.assertTrue(math.isnan(dependence.lag1([1.0, 2.0])))
+        self.assertGreater(dependence.lag1(self.DRIFT), 0.7)
         # Within blocks, each about its own mean: a step between two quiet
         # blocks is no autocorrelation.
         step = [0.0, 0.01, 0.0, 0.01, 0.5, 0.51, 0.5, 0.51]
-        self.assertLess(DEP.lag1(step, [0, 0, 0, 0, 1, 1, 1, 1]), 0.0)
-        self.assertGreater(DEP.lag1(step), 0.5)
+        self.assertLess(dependence.lag1(step, [0, 0, 0, 0, 1, 1, 1, 1]), 0.0)
+        self.assertGreater(dependence.lag1(step), 0.5)
         # Corrected for its bias, held to [0, RHO_MAX].
-        self.assertEqual(DEP.rho_used([1.0, -1.0] * 8), 0.0)
-        self.assertLessEqual(DEP.rho_used(self.DRIFT), DEP.RHO_MAX)
-        self.assertEqual(DEP.rho_used(self.DRIFT), DEP.RHO_MAX)
+        self.assertEqual(dependence.rho_used([1.0, -1.0] * 8), 0.0)
+        self.assertLessEqual(dependence.rho_used(self.DRIFT),
+                             dependence.RHO_MAX)
+        self.assertEqual(dependence.rho_used(self.DRIFT), dependence.RHO_MAX)
 
     def test_the_interval_carries_rho(self) -> None:
         rounds_only = decide(self.DRIFT, self.CTRL, widen=False)
         d = decide(self.DRIFT, self.CTRL)
         assert d.carried and d.winner and rounds_only.winner
         u = d.carried.rho_used
-        f = math.sqrt(DEP.deff(u)) * DEP.t_quantile(
-            0.975, 16 / DEP.deff(u) - 1) / DEP.t_quantile(0.975, 15)
+        f = math.sqrt(dependence.deff(u)) * dependence.t_quantile(
+            0.975, 16 / dependence.deff(u) - 1) / dependence.t_quantile(0.975,
+                                                                        15)
         self.assertGreater(f, 2.0)
         self.assertAlmostEqual(d.carried.widen, f, places=6)
-        self.assertAlmostEqual(DEP.t_quantile(0.975, 5), 2.571, delta=0.03)
-        self.assertAlmostEqual(DEP.t_quantile(0.975, 29), 2.045, places=3)
+        self.assertAlmostEqual(dependence.t_quantile(0.975, 5), 2.571,
+                               delta=0.03)
+        self.assertAlmostEqual(dependence.t_quantile(0.975, 29), 2.045,
+                               places=3)
         self.assertLess(d.winner.low, rounds_only.winner.low)
         self.assertGreater(d.winner.high, rounds_only.winner.high)
         self.assertIn("lag-1 autocorrelation 0.", d.reason)

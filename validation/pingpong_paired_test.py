@@ -27,7 +27,7 @@ from typing import Any
 from unittest import mock
 
 from servers.driver import procs
-from servers.driver import side_by_side as SBS
+from servers.driver import side_by_side
 from validation import pingpong as sweep
 from servers.pingpong import summary
 from servers.pingpong import sweep as sweep_run
@@ -172,12 +172,12 @@ class StandingTest(unittest.TestCase):
     advantage: as it is for throughput, inverted for CPU per unit."""
 
     def row(self, low: float, high: float, lower_better: bool,
-            m: float = 0.05) -> SBS.SideBySide:
-        return SBS.SideBySide("ours", "asio", "x", side(low, high),
-                              side(0.0, math.inf, 3), lower_better, m)
+            m: float = 0.05) -> side_by_side.SideBySide:
+        return side_by_side.SideBySide("ours", "asio", "x", side(low, high),
+                                       side(0.0, math.inf, 3), lower_better, m)
 
     def test_the_four_outcomes_and_their_orientation(self) -> None:
-        S = SBS.Standing
+        S = side_by_side.Standing
         cases = [  # (low, high, lower_better, standing)
             (0.80, 0.90, True, S.AHEAD_BEYOND),     # CPU: >= 11% less
             (0.80, 0.90, False, S.BEHIND_BEYOND),   # MiB/s: 10-20% fewer
@@ -224,7 +224,7 @@ class WilliamsTest(unittest.TestCase):
                                                                  ) -> None:
         for t in range(2, 8):
             with self.subTest(t=t):
-                orders = SBS.williams(t)
+                orders = side_by_side.williams(t)
                 self.assertEqual(len(orders), t if t % 2 == 0 else 2 * t)
                 for o in orders:
                     self.assertEqual(sorted(o), list(range(t)))
@@ -243,18 +243,19 @@ class WilliamsTest(unittest.TestCase):
                         {i: len(orders) // t for i in range(t)})
 
     def test_orders_cycle_and_never_repeat_before_all_ran(self) -> None:
-        self.assertEqual(SBS.williams(0), [])
-        self.assertEqual(SBS.williams(1), [[0]])
-        self.assertEqual(SBS.order([], 3), [])
+        self.assertEqual(side_by_side.williams(0), [])
+        self.assertEqual(side_by_side.williams(1), [[0]])
+        self.assertEqual(side_by_side.order([], 3), [])
         for t in range(1, 8):
             items = [chr(ord("a") + i) for i in range(t)]
-            n = len(SBS.williams(t))
-            seen = [tuple(SBS.order(items, k)) for k in range(n)]
+            n = len(side_by_side.williams(t))
+            seen = [tuple(side_by_side.order(items, k)) for k in range(n)]
             self.assertEqual(len(set(seen)), n, t)
             for k in range(n):
-                self.assertEqual(SBS.order(items, n + k), list(seen[k]))
-        self.assertEqual(SBS.order(["x", "y"], 0), ["x", "y"])
-        self.assertEqual(SBS.order(["x", "y"], 1), ["y", "x"])
+                self.assertEqual(side_by_side.order(items, n + k),
+                                 list(seen[k]))
+        self.assertEqual(side_by_side.order(["x", "y"], 0), ["x", "y"])
+        self.assertEqual(side_by_side.order(["x", "y"], 1), ["y", "x"])
 
 
 class RepetitionTest(unittest.TestCase):
