@@ -3,29 +3,31 @@
 # build/python_layers_test.py
 # -----------------------------------------------------------------------------
 #
-# The project's Python folders import in one direction (python_layers.py
-# holds the order and the checks): each folder has a layer, imports go only
-# to lower layers, no import loop forms between folders or modules, no
-# module edits sys.path, no file is over the line cap; within a unit its
-# modules keep their declared order and each imports alone. The checks
-# first run on planted trees, so they are seen to fail on what they forbid;
-# then on the workspace (the runfiles under Bazel, else this file's parent
-# folder).
+# The project's Python keeps python_layers.py's one rule, read from its
+# imports: no cycle between modules, none between the folders of one
+# parent, the top-level units in the order of UNITS, no sys.path edits.
+# The checks first run on planted trees in a temporary folder, so they are
+# seen to fail on what they forbid; then on the workspace (the runfiles
+# under Bazel, else this file's parent folder). Long files are printed as
+# warnings, never failed.
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import unittest
 
-from build import python_layers as L
+from build import python_layers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Every unit the tree must show, so that a runfiles tree missing a folder
-# fails rather than passing on less.
-EXPECTED = {"pick", "servers.driver", "servers.pingpong", "servers.chat",
+# Folders the tree must show, so that a runfiles tree missing one fails
+# rather than passing on less.
+EXPECTED = {"pick", "pick.paired", "pick.report", "pick.charts",
+            "servers.driver", "servers.pingpong", "servers.chat",
             "servers.http", "servers.loadgen", "servers.soak",
             "validation", "build"}
+UNITS = ["low", "mid", "top"]
 
 
 def plant(root: str, files: dict[str, str]) -> None:
@@ -36,108 +38,95 @@ def plant(root: str, files: dict[str, str]) -> None:
             f.write(text)
 
 
-UNITS = [["low"], ["mid.a", "mid.b"], ["top"]]
-
-
 class PlantedTest(unittest.TestCase):
     def check(self, files: dict[str, str]) -> list[str]:
         with tempfile.TemporaryDirectory() as root:
             plant(root, files)
-            return (L.unplaced(root, UNITS) +
-                    L.wrong_direction(root, UNITS) + L.loops(root, UNITS) +
-                    L.path_edits(root, UNITS) + L.too_long(root, UNITS))
+            return python_layers.problems(root, UNITS)
 
     def test_a_clean_tree_passes(self) -> None:
         self.assertEqual(self.check({
             "low/__init__.py": "", "low/x.py": "",
+            "low/read/r.py": "from low import x\n",
+            "low/decide/d.py": "from low.read import r\n",
+            "low/main.py": "from low.decide import d\nimport low.read.r\n",
             "mid/a/y.py": "from low import x\n",
             "top/z.py": "import mid.a.y\nfrom low.x import f\n"}), [])
 
-    def test_a_folder_loop_is_reported(self) -> None:
-        out = self.check({
-            "mid/a/y.py": "from mid.b import w\n",
-            "mid/b/w.py": "def f() -> None:\n    from mid.a import y\n"})
-        loops = [s for s in out if s.startswith("import loop between "
-                                                "folders mid.a, mid.b")]
-        self.assertEqual(len(loops), 1, out)
-        self.assertIn("mid.a -> mid.b (mid/a/y.py:1)", loops[0])
-        self.assertIn("mid.b -> mid.a (mid/b/w.py:2)", loops[0])
-
-    def test_a_loop_through_bare_names_is_reported(self) -> None:
-        out = self.check({"mid/a/y.py": "import w\n",
-                          "mid/b/w.py": "import y\n"})
-        self.assertTrue(any(s.startswith("import loop between folders")
-                            for s in out), out)
-
-    def test_a_module_loop_is_reported(self) -> None:
+    def test_a_module_cycle_is_reported(self) -> None:
         out = self.check({"low/p.py": "from low import q\n",
-                          "low/q.py": "from low import p\n"})
-        self.assertTrue(any(s.startswith("import loop between modules "
-                                         "low.p, low.q") for s in out), out)
+                          "low/q.py": "def f() -> None:\n"
+                                      "    from low import p\n"})
+        self.assertEqual(len(out), 1, out)
+        self.assertTrue(out[0].startswith(
+            "import cycle between modules low.p, low.q"), out)
+        self.assertIn("low.q -> low.p (low/q.py:2)", out[0])
 
-    def test_an_upward_or_sideways_import_is_reported(self) -> None:
+    def test_a_cycle_between_stages_is_reported(self) -> None:
+        # No module cycle: read.a imports decide.b, decide.c imports read.d.
+        out = self.check({
+            "low/read/a.py": "from low.decide import b\n",
+            "low/read/d.py": "",
+            "low/decide/b.py": "",
+            "low/decide/c.py": "from low.read import d\n"})
+        self.assertEqual(len(out), 1, out)
+        self.assertTrue(out[0].startswith(
+            "import cycle between folders low.decide, low.read"), out)
+        self.assertIn("low.read.a -> low.decide.b (low/read/a.py:1)", out[0])
+        self.assertIn("low.decide.c -> low.read.d (low/decide/c.py:1)",
+                      out[0])
+
+    def test_a_cycle_through_subfolders_is_reported(self) -> None:
+        out = self.check({
+            "mid/a/deep/y.py": "from mid.b import w\n",
+            "mid/b/w.py": "",
+            "mid/b/v.py": "import mid.a.deep.z\n",
+            "mid/a/deep/z.py": ""})
+        self.assertTrue(any(s.startswith(
+            "import cycle between folders mid.a, mid.b") for s in out), out)
+
+    def test_a_package_and_its_stages_may_import_each_other(self) -> None:
+        self.assertEqual(self.check({
+            "low/types.py": "",
+            "low/read/r.py": "from low import types\n",
+            "low/main.py": "from low.read import r\n"}), [])
+
+    def test_an_upward_import_and_an_unplaced_folder(self) -> None:
         out = self.check({"low/x.py": "from top import z\n",
-                          "mid/a/y.py": "from mid.b import w\n",
-                          "mid/b/w.py": "", "top/z.py": ""})
-        self.assertTrue(any("low.x (low, layer 0) imports top.z" in s
-                            for s in out), out)
-        self.assertTrue(any("mid.a.y (mid.a, layer 1) imports mid.b.w" in s
-                            for s in out), out)
+                          "top/z.py": "", "other/o.py": ""})
+        self.assertIn("low/x.py:1: low.x imports top.z: top comes after "
+                      "low in UNITS", out)
+        self.assertIn("other holds Python but is not in UNITS", out)
 
-    def test_a_module_above_its_layer_is_reported(self) -> None:
+    def test_a_path_edit_is_reported(self) -> None:
+        out = self.check({"low/o.py": "import sys\nsys.path.append('.')\n"})
+        self.assertEqual(out, ["low/o.py:2: edits the import path (sys's "
+                               "path); import by package name instead"])
+
+    def test_a_long_file_is_a_warning_only(self) -> None:
+        files = {"low/long.py": "x = 1\n" * 601,
+                 "low/long_test.py": "x = 1\n" * 700}
+        self.assertEqual(self.check(files), [])
         with tempfile.TemporaryDirectory() as root:
-            plant(root, {"low/__init__.py": "",
-                         "low/x.py": "from low import y\n",
-                         "low/y.py": "", "low/z.py": "",
-                         "low/x_test.py": "from low import x\n"})
-            maps = {"low": [["x"], ["y"]]}
-            out = L.module_order(root, UNITS, maps)
-            self.assertIn("low.z has no layer in MODULES['low']", out)
-            self.assertTrue(any("low.x (layer 0) imports low.y (layer 1)"
-                                in s for s in out), out)
-            self.assertEqual(len(out), 2, out)
-            self.assertEqual(L.not_alone(root, UNITS, maps),
-                             ["low.x loads low.y, not of a lower layer"])
-
-    def test_an_unplaced_folder_a_path_edit_and_a_long_file(self) -> None:
-        out = self.check({"other/o.py": "import sys\nsys.path.append('.')\n",
-                          "low/long.py": "x = 1\n" * 401})
-        self.assertIn("other holds Python but has no layer in UNITS", out)
-        self.assertIn("other/o.py:2: edits the import path (sys's path); "
-                      "import by package name instead", out)
-        self.assertIn("low/long.py: 401 lines, over 400", out)
+            plant(root, files)
+            self.assertEqual(python_layers.long_files(root), [
+                "warning: low/long.py: 601 lines, past 600; split it only "
+                "if it holds two ideas"])
 
 
 class WorkspaceTest(unittest.TestCase):
     maxDiff = None
 
-    def test_every_unit_is_seen(self) -> None:
-        seen = {m.unit for m in L.modules(ROOT)}
+    def test_every_folder_is_seen(self) -> None:
+        seen = {m.folder for m in python_layers.modules(ROOT)}
         self.assertEqual(EXPECTED - seen, set())
 
-    def test_every_folder_has_a_layer(self) -> None:
-        self.assertEqual(L.unplaced(ROOT), [])
+    def test_the_tree_keeps_the_rule(self) -> None:
+        self.assertEqual(python_layers.problems(ROOT), [])
 
-    def test_imports_go_down(self) -> None:
-        self.assertEqual(L.wrong_direction(ROOT), [])
-
-    def test_no_import_loops(self) -> None:
-        self.assertEqual(L.loops(ROOT), [])
-
-    def test_no_path_edits(self) -> None:
-        self.assertEqual(L.path_edits(ROOT), [])
-
-    def test_files_are_short(self) -> None:
-        self.assertEqual(L.too_long(ROOT), [])
-
-    def test_modules_in_their_units_go_down(self) -> None:
-        self.assertEqual(L.module_order(ROOT), [])
-
-    def test_bottoms_and_pick_imports_stay_narrow(self) -> None:
-        self.assertEqual(L.narrow_imports(ROOT), [])
-
-    def test_each_module_imports_alone(self) -> None:
-        self.assertEqual(L.not_alone(ROOT), [])
+    def test_long_files_are_printed(self) -> None:
+        for line in python_layers.long_files(ROOT):
+            print(line, file=sys.stderr)
 
 
 if __name__ == "__main__":

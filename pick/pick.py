@@ -20,7 +20,7 @@
 # imports this file, so run as a script it is loaded once.
 #
 # The modules, in layers: each imports only modules of the layers below it
-# (layers_test.py checks this), bottom first:
+# (//build:python_layers_test checks the imports), bottom first:
 #
 #   records, outcome, margin,    Cell, Rule, FloorSummary, group names;
 #   shapes, identity             the validation's outcome vocabulary; the

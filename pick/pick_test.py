@@ -20,8 +20,6 @@
 #   rounds_test    paired rounds: interval, sign test, host states, ties,
 #                  budgets, the reactor's baseline kept, --repro
 #   validation_test  the validation's exact outcome field, old files refused
-#   layers_test    each module (report/'s and charts/' too) imports only
-#                  the layers below it
 #
 # Each file also runs on its own, as a module from the workspace root
 # (`/usr/bin/python3 -m pick.X_test`).
