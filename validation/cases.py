@@ -180,18 +180,32 @@ class Control:
         return ["%s=%d" % (self.flag, ns)]
 
 
+# components/'s stop line, for a server built on it (whatif's "user"
+# workload): "serverkit components: tasks run N, bytes in N, log lines N,
+# pool tasks run N".
+LIBRARY_LINE = r"serverkit components:"
 CONTROLS: dict[str, Control] = {
     "task_queue": Control("--task_queue_slowdown_ns", "task popped",
                           dict(pingpong=r"tasks run (\d+)",
-                               chat=r"tasks run (\d+)")),
+                               chat=r"tasks run (\d+)",
+                               user=LIBRARY_LINE + r" tasks run (\d+)")),
     "buffer": Control("--buffer_slowdown_ns_per_kib", "KiB consumed",
-                      dict(pingpong=r"bytes in (\d+)"), per_kib=True),
+                      dict(pingpong=r"bytes in (\d+)",
+                           user=LIBRARY_LINE + r".* bytes in (\d+)"),
+                      per_kib=True),
     "logger": Control("--log_slowdown_ns", "log line",
                       dict(pingpong=r"messages (\d+)",
-                           http=r"replies (\d+) \(200:")),
+                           http=r"replies (\d+) \(200:",
+                           user=LIBRARY_LINE + r".* log lines (\d+)")),
     # The I/O thread spins before each submit: the pool's stop line.
     "thread_pool": Control("--pool_slowdown_ns", "task submitted",
-                           dict(http=r"pool [^:]*: tasks run (\d+)")),
+                           dict(http=r"pool [^:]*: tasks run (\d+)",
+                                user=LIBRARY_LINE +
+                                r".* pool tasks run (\d+)")),
+    # A probe site (probe/probe.h) in a server serverkit did not build:
+    # whatif --probe; user_server.py turns the flags into SERVERKIT_PROBE.
+    "probe": Control("--probe_ns", "probe pass",
+                     dict(user=r"probe \S+ passes (\d+)")),
 }
 
 # What a case aims for: add rounds until the candidate's interval is
@@ -309,6 +323,8 @@ def component_flags(comp: str, name: str, log_file: str,
         return ["--buffer=" + name] + list(extra)
     if comp == "thread_pool":
         return ["--pool=" + name] + list(extra)
+    if comp == "probe":  # "off": no spin, no count; else counting at 0 ns
+        return ([] if name == "off" else ["--probe_ns=0"]) + list(extra)
     return ["--logger=" + name, "--log_file=" + log_file] + list(extra)
 
 

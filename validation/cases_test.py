@@ -14,6 +14,7 @@ import unittest
 from typing import Any
 
 from validation import kinds as validate_kinds
+from validation.rounds import ops_of
 from validation.cases import (CASES, COMPONENTS, CONTROLS, PROFILES,
                               VERDICT, Outcome, candidate_of, load_winners,
                               profile_cases, verdict)
@@ -60,7 +61,8 @@ class WinnersAndRuleTest(unittest.TestCase):
                          "instrument too weak")
 
     def test_every_case_has_a_control_and_a_workload(self) -> None:
-        self.assertEqual(set(CONTROLS), set(COMPONENTS))
+        # whatif's probe site has a control too, and no case of ours.
+        self.assertEqual(set(CONTROLS), set(COMPONENTS) | {"probe"})
         for comp in COMPONENTS:
             for case in CASES[comp]:
                 with self.subTest(component=comp, case=case["name"]):
@@ -80,6 +82,17 @@ class WinnersAndRuleTest(unittest.TestCase):
                 with self.subTest(component=comp, case=case["name"]):
                     self.assertIn(case.get("kind", "pingpong"),
                                   CONTROLS[comp].ops)
+
+    def test_a_library_server_counts_every_components_operations(self
+                                                                 ) -> None:
+        """components/'s stop line sizes every control (whatif's user
+        workload), each count read from its own field."""
+        line = ("serverkit components: tasks run 11, bytes in 2048, "
+                "log lines 33, pool tasks run 44")
+        want = dict(task_queue=11, buffer=2, logger=33, thread_pool=44)
+        for comp, n in want.items():
+            with self.subTest(component=comp):
+                self.assertEqual(ops_of(comp, "user", "x\n" + line), n)
 
     def test_profiles_pick_cases(self) -> None:
         for comp in COMPONENTS:

@@ -13,6 +13,9 @@
 #             line per request when a logger is on, or the case's "path"
 #             (GET /work for the pool) (servers/http/run.py): requests/s,
 #             higher is better
+#   user      a server serverkit did not build, under the open-loop
+#             generator, wrk or the user's load command (user_server.py,
+#             for whatif.py): units (requests) per second
 #   chat      //servers/chat:server under the chat load test: K clients, one
 #             message broadcast per round, every message one posted task per
 #             I/O loop (servers/chat/run.py): the round's p50 (ms until
@@ -36,6 +39,7 @@ from typing import Any
 from servers.driver import procs
 from servers.chat import run as chat_run
 from servers.http import run as http_run
+from validation import user_server
 
 _SERVERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,6 +62,9 @@ def kind_of(case: Case) -> Kind:
     kind = case.get("kind", "pingpong")
     if kind == "http":
         return Kind("requests_per_s", "requests/s", True, "request")
+    if kind == "user":
+        return Kind("units_per_s", case["user"].load.unit + "s/s", True,
+                    case["user"].load.unit)
     if kind == "chat":
         return Kind("round_ms_p50", "ms per round", False, "delivery")
     if case["protocol"] == "echo":
@@ -187,6 +194,8 @@ def _chat(name: str, flags: list[str], case: Case, s: Settings) -> Record:
 def run(name: str, flags: list[str], case: Case, s: Settings) -> Record:
     """One run of our server with `flags` under the case's workload."""
     kind = case.get("kind", "pingpong")
+    if kind == "user":
+        return user_server.run(case["user"], flags, s.pin, s.seconds, s.tmp)
     if kind == "http":
         return _http(name, flags, case, s)
     if kind == "chat":

@@ -161,6 +161,9 @@ def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
     for a component with two micro metrics (the logger), the candidate's
     prediction on the one that does not apply too."""
     row["model"] = None
+    if row["component"] not in micro.FAMILY:  # a probe site: no family
+        row["model_note"] = "no micro family for %s" % row["component"]
+        return
     injected = {side: float(row.get(key) or 0)
                 for side, key in CONTROL_SIDES}
     rounds = model_rounds(row["rounds"], injected, use_cpu,

@@ -124,6 +124,11 @@ def new_row(comp: str, case: Case, e: Entry, candidate: str,
 
 # --- the validation ----------------------------------------------------------
 
+# One case to run: (component, case or None, entry, candidate or None,
+# question); a component with no candidate gets its "nothing" row.
+Todo = tuple[str, Optional[Case], Entry, Optional[str], str]
+
+
 def winners_origin(entries: dict[str, Entry],
                    components: Sequence[str]) -> str:
     origins = {entries[c]["origin"] for c in components}
@@ -133,11 +138,10 @@ def winners_origin(entries: dict[str, Entry],
 
 
 def to_run(entries: dict[str, Entry], components: Sequence[str],
-           which: str) -> list[tuple[str, Optional[Case], Entry,
-                                     Optional[str], str]]:
+           which: str) -> list[Todo]:
     """(component, case, entry, candidate, question) in order; one row
     without a case for a component with no candidate."""
-    out: list[tuple[str, Optional[Case], Entry, Optional[str], str]] = []
+    out: list[Todo] = []
     for comp in components:
         e = entries[comp]
         candidate, question = candidate_of(e)
@@ -212,51 +216,75 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         raise ValueError("the margin must be positive: %r" % margin)
     vp = settings(prof_name, seconds, rounds, budget_s)
     entries, notes = load_winners(winners_path)
+    os.makedirs(log_parent, exist_ok=True)
+    log_dir = tempfile.mkdtemp(prefix=".validate-logs-", dir=log_parent)
+    try:
+        result = run_todo(
+            to_run(entries, components, vp["cases"]), prof_name, client, pin,
+            os.path.dirname(os.path.abspath(winners_path)), log_dir,
+            seconds, rounds, budget_s, out, margin, loadmap=loadmap,
+            notes=notes, title="ping-pong validation",
+            winners=winners_origin(entries, components))
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
+    return dict(winners_file=winners_path, **result)
+
+
+def run_todo(todo: list[Todo], prof_name: str, client: str, pin: str,
+             results_dir: str, log_dir: str, seconds: float = 0.0,
+             rounds_n: int = 0, budget_s: float = 0.0,
+             out: IO[str] = sys.stdout, margin: float = MARGIN,
+             loadmap: bool = False, notes: Optional[list[str]] = None,
+             title: str = "validation", winners: str = "winners.json",
+             workload: str = "") -> dict[str, Any]:
+    """The validation's engine: the cases of `todo` in blocks of rounds
+    (run.py's header), each decided and predicted from the micro costs in
+    results_dir; then the load map where asked. The loggers write under
+    log_dir. workload: the stop line's vocabulary for the operation
+    counts (cases.CONTROLS' ops) where not the case's kind. Returns the
+    result dict; on KeyboardInterrupt what ran, with "interrupted": true."""
+    if not margin > 0:
+        raise ValueError("the margin must be positive: %r" % margin)
+    vp = settings(prof_name, seconds, rounds_n, budget_s)
+    notes = list(notes or [])
     result: dict[str, Any] = dict(
-        winners_file=winners_path,
-        winners=winners_origin(entries, components), notes=notes,
+        winners=winners, notes=notes,
         profile=prof_name, min_rounds=vp["min_rounds"],
         max_rounds=vp["max_rounds"], budget_s=vp["budget_s"],
         seconds_per_run=vp["seconds"], margin=margin,
         min_target_rounds=MIN_TARGET_ROUNDS,
         control_fraction=CONTROL_FRACTION, alpha=paired.ALPHA, rows=[],
         complete=False)
-    cases = to_run(entries, components, vp["cases"])
-    n_cases = sum(1 for c in cases if c[1] is not None)
+    n_cases = sum(1 for c in todo if c[1] is not None)
     progress = Progress(n_cases, out)
     blocks = blocks_for(vp["min_rounds"], vp["max_rounds"])
     result["blocks"] = blocks
     progress.say(
-        "\nping-pong validation, profile %s: %d case(s) of baseline, "
+        "\n%s, profile %s: %d case(s) of baseline, "
         "candidate and two controls in rounds of %.1f s runs (Williams "
         "orders), %d to %d rounds each in %d block(s) until the "
         "candidate's 90%% interval can decide equivalence within ±%g%% "
         "(from %d rounds, the control detected; a budget of %.0f s, the "
         "minimum rounds whatever it says); candidates from %s" % (
-            prof_name, n_cases, vp["seconds"], vp["min_rounds"],
+            title, prof_name, n_cases, vp["seconds"], vp["min_rounds"],
             vp["max_rounds"], blocks, round(100 * margin, 2),
-            MIN_TARGET_ROUNDS, vp["budget_s"], result["winners"]))
+            MIN_TARGET_ROUNDS, vp["budget_s"], winners))
     for n in notes:
         progress.say("note: " + n)
-
-    os.makedirs(log_parent, exist_ok=True)
-    log_dir = tempfile.mkdtemp(prefix=".validate-logs-", dir=log_parent)
     result["log_dir"] = log_dir
     progress.say("the loggers write under %s (deleted after each run)" %
                  log_dir)
     started = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix="pingpong-validate-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="validate-") as tmp:
             run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
-                         vp["max_rounds"], tmp, log_dir,
-                         progress, margin,
-                         os.path.dirname(os.path.abspath(winners_path)),
-                         blocks)
+                         vp["max_rounds"], tmp, log_dir, progress, margin,
+                         results_dir, blocks)
             made: dict[int, Row] = {}   # each case's row, from block 0
             for block in range(blocks):
                 progress.case = 0
                 for i, (comp, case, e, candidate, question) in \
-                        enumerate(cases):
+                        enumerate(todo):
                     if case is None or candidate is None:
                         if not block:
                             result["rows"].append(nothing_row(
@@ -265,6 +293,8 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
                     if not block:
                         made[i] = new_row(comp, case, e, candidate,
                                           question, margin)
+                        if workload:
+                            made[i]["workload"] = workload
                         result["rows"].append(made[i])
                     row = made[i]
                     progress.case += 1
@@ -281,9 +311,7 @@ def run_validation(client: str, prof_name: str, pin: str, winners_path: str,
         result["complete"] = True
     except KeyboardInterrupt:
         result["interrupted"] = True
-        progress.say("\nvalidation: interrupted; reporting what ran")
+        progress.say("\n%s: interrupted; reporting what ran" % title)
         mark_interrupted(result)
-    finally:
-        shutil.rmtree(log_dir, ignore_errors=True)
     result["elapsed_s"] = round(time.monotonic() - started, 1)
     return result
