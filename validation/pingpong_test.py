@@ -188,15 +188,12 @@ class TablesTest(unittest.TestCase):
                          [("x", "libevent")])
         self.assertEqual(tables.ratio_columns(["serverkit", "x"]), [])
 
-    def test_median_and_ratio(self) -> None:
+    def test_median(self) -> None:
         recs: list[Record] = [
             dict(ok=True, v=3.0), dict(ok=False, v=100.0), dict(ok=True, v=0),
             dict(ok=True, v=5.0), dict(ok=True)]
         self.assertEqual(tables.median_of(recs, "v"), 4.0)
         self.assertIsNone(tables.median_of(recs[1:3], "v"))
-        self.assertEqual(tables.fmt_ratio(3.0, 2.0), "1.50x")
-        self.assertEqual(tables.fmt_ratio(None, 2.0), "-")
-        self.assertEqual(tables.fmt_ratio(3.0, 0), "-")
 
     def test_closing_lines(self) -> None:
         lines = tables.closing_lines(self.doc["echo"] + self.doc["header"])

@@ -268,10 +268,7 @@ def main(argv: list[str]) -> int:
     print(chat_tables.LEGEND)
     pairs = chat_tables.paired(doc["points"], args.margin)
     doc["paired"] = [r.as_json() for r in pairs]
-    for line in side_by_side.summary_lines(pairs,
-                                           dict(chat_tables.PAIRED_METRICS),
-                                           chat_tables.PAIRED_INTRO,
-                                           "server-bound"):
+    for line in chat_tables.PAIRED.lines(pairs):
         print(line)
     for n in doc["notes"]:
         print("note: " + n)

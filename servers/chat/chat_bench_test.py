@@ -187,10 +187,7 @@ class PairedTest(unittest.TestCase):
         self.assertEqual([(r.a, r.metric) for r in rows],
                          [("serverkit", "server_cpu_us_per_delivery"),
                           ("serverkit", "round_ms")])
-        lines = side_by_side.summary_lines(rows,
-                                           dict(chat_tables.PAIRED_METRICS),
-                                           chat_tables.PAIRED_INTRO,
-                                           "server-bound")
+        lines = chat_tables.PAIRED.lines(rows)
         self.assertIn("serverkit/asio", lines[2])
         self.assertIn("every: 0.80x [0.80, 0.80] p 0.0078 n 8", lines[2])
         # Less CPU and a shorter round are ahead: 0.8x is 25% ahead.

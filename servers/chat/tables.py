@@ -35,16 +35,16 @@
 # summary_lines): each of ours over asio, CPU per delivery and round time,
 # over every (threads, clients, repetition) with its 95% interval, and what
 # that interval says against the margin (--margin; less CPU, a shorter
-# round is ahead). Standard library only (and servers/pingpong's
-# servers.driver.side_by_side); no processes.
+# round is ahead). Standard library only, and servers.driver's side_by_side
+# and tables; no processes.
 
 from __future__ import annotations
 
 import dataclasses
-import statistics
 from typing import Any, Optional
 
 from servers.driver import side_by_side
+from servers.driver import tables as driver_tables
 
 OURS = "serverkit"
 OURS_URING = "serverkit-uring"  # ours with --backend=uring
@@ -117,36 +117,29 @@ class Row:
 
     def ratio(self, name: str = OURS) -> Optional[float]:
         ours, peer = self.cells.get(name), self.cells.get(PEER)
-        if not ours or not peer or not ours.round_ms or not peer.round_ms:
+        if not ours or not peer:
             return None
-        return ours.round_ms / peer.round_ms
+        return driver_tables.ratio(ours.round_ms, peer.round_ms)
 
 
 def cell_of(points: list[Record]) -> Cell:
     good = [p for p in points if p.get("ok")]
     c = Cell(runs=len(points), failed=len(points) - len(good),
              client_bound=any(p.get("client_bound") for p in points))
-    if good:
-        c.round_ms = statistics.median(p["round_ms"]["p50"] for p in good)
-        c.cpu_us = statistics.median(
-            p["server_cpu_us_per_delivery"] for p in good)
+    c.round_ms = driver_tables.median(p["round_ms"]["p50"] for p in good)
+    c.cpu_us = driver_tables.median(p["server_cpu_us_per_delivery"]
+                                    for p in good)
     return c
 
 
 def rows(points: list[Record]) -> list[Row]:
-    keys = sorted({(p["threads"], p["clients"]) for p in points})
+    """One row per (threads, clients), in order, each server's cell."""
+    at = driver_tables.group(points, lambda p: (p["threads"], p["clients"]))
     out = []
-    for t, k in keys:
-        mine = [p for p in points if p["threads"] == t and p["clients"] == k]
-        names = sorted({p["server"] for p in mine})
-        out.append(Row(t, k, {n: cell_of([p for p in mine
-                                          if p["server"] == n])
-                              for n in names}))
+    for t, k in sorted(at):
+        per = driver_tables.group(at[t, k], lambda p: str(p["server"]))
+        out.append(Row(t, k, {n: cell_of(per[n]) for n in sorted(per)}))
     return out
-
-
-def _fmt(v: Optional[float], digits: int) -> str:
-    return "-" if v is None else "%.*f" % (digits, v)
 
 
 def table(points: list[Record]) -> str:
@@ -166,13 +159,13 @@ def table(points: list[Record]) -> str:
         line = "%7d %7d" % (r.threads, r.clients)
         for n, w in zip(names, widths):
             c = r.cells.get(n, Cell())
-            line += "  %*s%-2s" % (w, _fmt(c.round_ms, 3), c.mark())
+            line += "  %*s%-2s" % (w, driver_tables.fmt(c.round_ms, ".3f"),
+                                   c.mark())
         for n in ours:
-            ratio = r.ratio(n)
-            line += "  %*s" % (len(n) + 5,
-                               "-" if ratio is None else "%.2fx" % ratio)
-        line += "".join(" %*s" % (w, _fmt(r.cells.get(n, Cell()).cpu_us, 3))
-                        for n, w in zip(names, cpu_w))
+            line += "  %*s" % (len(n) + 5, driver_tables.fmt_ratio(r.ratio(n)))
+        line += "".join(" %*s" % (w, driver_tables.fmt(
+            r.cells.get(n, Cell()).cpu_us, ".3f"))
+            for n, w in zip(names, cpu_w))
         lines.append(line)
     return "\n".join(lines)
 
@@ -190,20 +183,6 @@ def failures(points: list[Record]) -> list[str]:
         p.get("error", "?")) for p in points if not p.get("ok")]
 
 
-# The paired summary: each of ours against asio over every (threads,
-# clients, repetition) at once. Within a repetition the servers ran back to
-# back at the same point, so their ratio is one sample;
-# servers.driver.side_by_side gives the Hodges-Lehmann estimate with its exact
-# 95% interval.
-PAIRED_METRICS = (("server_cpu_us_per_delivery", "CPU us per delivery"),
-                  ("round_ms", "round time p50"))
-# Both metrics: lower is better.
-LOWER_BETTER = {"server_cpu_us_per_delivery", "round_ms"}
-PAIRED_INTRO = ("paired over every (threads, clients, repetition): ours/asio "
-                "as the Hodges-Lehmann estimate [exact 95% interval], "
-                "signed-rank p, n ratios; server-bound leaves out c")
-
-
 def _metric(p: side_by_side.Record, key: str) -> Optional[float]:
     v = p.get(key)
     if isinstance(v, dict):
@@ -213,6 +192,23 @@ def _metric(p: side_by_side.Record, key: str) -> Optional[float]:
 
 def _point(p: side_by_side.Record) -> tuple[int, int, int]:
     return (p["threads"], p["clients"], p["repetition"])
+
+
+# The paired summary: each of ours against asio over every (threads,
+# clients, repetition) at once. Within a repetition the servers ran back to
+# back at the same point, so their ratio is one sample;
+# servers.driver.side_by_side gives the Hodges-Lehmann estimate with its exact
+# 95% interval.
+# Both metrics: lower is better.
+PAIRED = driver_tables.Paired(
+    metrics=(("server_cpu_us_per_delivery", "CPU us per delivery"),
+             ("round_ms", "round time p50")),
+    lower_better=frozenset({"server_cpu_us_per_delivery", "round_ms"}),
+    point=_point, value=_metric,
+    intro="paired over every (threads, clients, repetition): ours/asio as "
+    "the Hodges-Lehmann estimate [exact 95% interval], signed-rank p, n "
+    "ratios; server-bound leaves out c",
+    bound="server-bound")
 
 
 def paired_log_ratios(points: list[Record], name: str, key: str,
@@ -232,7 +228,4 @@ def paired(points: list[Record], margin: float = side_by_side.MARGIN
              if any(p["server"] == n for p in points)]
     if not any(p["server"] == PEER for p in points):
         return []
-    return [side_by_side.compare(points, n, PEER, key, _point, _metric,
-                                 lower_better=key in LOWER_BETTER,
-                                 margin=margin)
-            for key, _ in PAIRED_METRICS for n in names]
+    return PAIRED.compare(points, [(n, PEER) for n in names], margin)

@@ -370,10 +370,7 @@ def main(argv: list[str]) -> int:
     print(http_tables.tables(data["points"], data["context"]))
     pairs = http_tables.paired(data["points"], args.margin)
     data["paired"] = [r.as_json() for r in pairs]
-    for line in side_by_side.summary_lines(pairs,
-                                           dict(http_tables.PAIRED_METRICS),
-                                           http_tables.PAIRED_INTRO,
-                                           "wrk-free"):
+    for line in http_tables.PAIRED.lines(pairs):
         print(line)
     for line in http_tables.failures(data["points"]):
         print("failed: " + line)

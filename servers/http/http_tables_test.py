@@ -131,10 +131,7 @@ class PairedTest(unittest.TestCase):
 
     def test_lines_and_json(self) -> None:
         rows = http_tables.paired(self.points)
-        lines = side_by_side.summary_lines(rows,
-                                           dict(http_tables.PAIRED_METRICS),
-                                           http_tables.PAIRED_INTRO,
-                                           "wrk-free")
+        lines = http_tables.PAIRED.lines(rows)
         # A line per row, then a head and the rows in words: two lines
         # where every point and the wrk-free ones differ.
         self.assertEqual(len(lines), 2 + len(rows) + 2 + len(rows) + sum(

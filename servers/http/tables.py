@@ -17,13 +17,12 @@
 # Then the paired summary (`paired`, printed with servers.driver.side_by_side's
 # summary_lines): each server over its nginx (requests/s, p99 latency, CPU
 # per request) over every (connections, repetition) at once, with its exact
-# 95% interval (../pingpong/side_by_side.py) and what that interval says
+# 95% interval (servers/driver/side_by_side.py) and what that interval says
 # against the margin (--margin; less CPU, a lower p99 or more requests/s
 # is ahead).
 #
-# Layer 3 of servers/http: standard library only, and
-# servers.driver.side_by_side (it reads the points run.PointRecord.to_json
-# writes).
+# Standard library only, and servers.driver's side_by_side and tables (it
+# reads the points run.PointRecord.to_json writes).
 
 from __future__ import annotations
 
@@ -32,6 +31,7 @@ import statistics
 from typing import Any, Optional
 
 from servers.driver import side_by_side
+from servers.driver import tables as driver_tables
 
 # The order of the table's rows.
 SERVER_ORDER = ["serverkit", "serverkit-uring", "nginx", "beast", "evhttp",
@@ -61,10 +61,6 @@ def nginx_peer(server: str, access_log: bool) -> str:
     return "nginx-log" if access_log else "nginx"
 
 
-def _median(xs: list[float]) -> Optional[float]:
-    return statistics.median(xs) if xs else None
-
-
 def _order(server: str) -> tuple[int, str]:
     return (SERVER_ORDER.index(server) if server in SERVER_ORDER
             else len(SERVER_ORDER), server)
@@ -73,15 +69,15 @@ def _order(server: str) -> tuple[int, str]:
 def rows(points: list[dict[str, Any]]) -> list[Row]:
     """One row per (connections, server), ordered by connections then
     SERVER_ORDER."""
-    groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
-    for p in points:
-        groups.setdefault((p["connections"], p["server"]), []).append(p)
+    groups = driver_tables.group(points,
+                                 lambda p: (p["connections"], p["server"]))
     medians: dict[tuple[int, str], Optional[float]] = {}
     cpus: dict[tuple[int, str], Optional[float]] = {}
     for key, ps in groups.items():
-        medians[key] = _median([p["requests_per_s"] for p in ps if p["ok"]])
-        cpus[key] = _median([p["server_cpu_us_per_request"] for p in ps
-                             if p["ok"]])
+        medians[key] = driver_tables.median(p["requests_per_s"] for p in ps
+                                            if p["ok"])
+        cpus[key] = driver_tables.median(p["server_cpu_us_per_request"]
+                                         for p in ps if p["ok"])
     out = []
     for (conns, server), ps in sorted(
             groups.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
@@ -98,11 +94,11 @@ def rows(points: list[dict[str, Any]]) -> list[Row]:
             runs=len(ps), ok_runs=len(ok),
             client_bound_runs=sum(1 for p in ps if p.get("client_bound")),
             requests_per_s=rps,
-            p50_ms=_median([p["latency_ms"]["p50"] for p in ok]),
-            p99_ms=_median([p["latency_ms"]["p99"] for p in ok]),
+            p50_ms=driver_tables.median(p["latency_ms"]["p50"] for p in ok),
+            p99_ms=driver_tables.median(p["latency_ms"]["p99"] for p in ok),
             cpu_us_per_request=cpu,
-            server_util=_median([p["server_cpu_s"] / p["seconds"]
-                                 for p in ok if p["seconds"]]),
+            server_util=driver_tables.median(p["server_cpu_s"] / p["seconds"]
+                                             for p in ok if p["seconds"]),
             other_util=max(others) if others else None,
             vs_nginx=(rps / ref if rps is not None and ref else None),
             cpu_vs_nginx=(cpu / cpu_ref if cpu is not None and cpu_ref
@@ -110,15 +106,7 @@ def rows(points: list[dict[str, Any]]) -> list[Row]:
     return out
 
 
-def _fmt(x: Optional[float], spec: str) -> str:
-    return "-" if x is None else format(x, spec)
-
-
 ROW = "%-15s %-4s %10s %8s %7s %7s %10s %8s %7s %5s %5s %9s"
-
-
-def _ratio(x: Optional[float]) -> str:
-    return "-" if x is None else "%.2fx" % x
 
 
 def _pct(x: Optional[float]) -> str:
@@ -137,9 +125,12 @@ def table(rs: list[Row], connections: int, header: str) -> str:
             continue
         lines.append(ROW % (
             r.server, "on" if r.access_log else "off",
-            _fmt(r.requests_per_s, ",.0f"),
-            _ratio(r.vs_nginx), _fmt(r.p50_ms, ".3f"), _fmt(r.p99_ms, ".3f"),
-            _fmt(r.cpu_us_per_request, ".2f"), _ratio(r.cpu_vs_nginx),
+            driver_tables.fmt(r.requests_per_s, ",.0f"),
+            driver_tables.fmt_ratio(r.vs_nginx),
+            driver_tables.fmt(r.p50_ms, ".3f"),
+            driver_tables.fmt(r.p99_ms, ".3f"),
+            driver_tables.fmt(r.cpu_us_per_request, ".2f"),
+            driver_tables.fmt_ratio(r.cpu_vs_nginx),
             _pct(r.server_util), _pct(r.other_util),
             "%d/%d" % (r.ok_runs, r.runs),
             "%d/%d" % (r.client_bound_runs, r.runs)))
@@ -200,20 +191,23 @@ def pool_table(points: list[dict[str, Any]], heading: str) -> list[str]:
     return lines
 
 
-# The paired summary's metrics: (key, label); "p99_ms" is latency_ms.p99.
-PAIRED_METRICS = (("server_cpu_us_per_request", "CPU us/request"),
-                  ("p99_ms", "p99 latency"),
-                  ("requests_per_s", "requests/s"))
-# The metrics where a lower figure is better.
-LOWER_BETTER = {"server_cpu_us_per_request", "p99_ms"}
-PAIRED_INTRO = ("paired over every (connections, repetition): A/B as the "
-                "Hodges-Lehmann estimate [exact 95% interval], signed-rank "
-                "p, n ratios; wrk-free leaves out the repetitions wrk bound")
-
-
 def _value(p: side_by_side.Record, key: str) -> Optional[float]:
     v = p.get("latency_ms", {}).get("p99") if key == "p99_ms" else p.get(key)
     return float(v) if isinstance(v, (int, float)) else None
+
+
+# The paired summary's metrics: (key, label); "p99_ms" is latency_ms.p99.
+# CPU and p99 are better lower.
+PAIRED = driver_tables.Paired(
+    metrics=(("server_cpu_us_per_request", "CPU us/request"),
+             ("p99_ms", "p99 latency"),
+             ("requests_per_s", "requests/s")),
+    lower_better=frozenset({"server_cpu_us_per_request", "p99_ms"}),
+    point=lambda p: (p["connections"], p["repetition"]), value=_value,
+    intro="paired over every (connections, repetition): A/B as the "
+    "Hodges-Lehmann estimate [exact 95% interval], signed-rank p, n "
+    "ratios; wrk-free leaves out the repetitions wrk bound",
+    bound="wrk-free")
 
 
 def paired(points: list[dict[str, Any]], margin: float = side_by_side.MARGIN
@@ -222,13 +216,7 @@ def paired(points: list[dict[str, Any]], margin: float = side_by_side.MARGIN
     repetition), at every clean point and at the ones wrk did not bound,
     read against `margin`."""
     present = {p["server"]: bool(p["access_log"]) for p in points}
-    out = []
-    for key, _ in PAIRED_METRICS:
-        for a in sorted(present, key=_order):
-            b = nginx_peer(a, present[a])
-            if a != b and b in present:
-                out.append(side_by_side.compare(
-                    points, a, b, key,
-                    lambda p: (p["connections"], p["repetition"]), _value,
-                    lower_better=key in LOWER_BETTER, margin=margin))
-    return out
+    pairs = [(a, nginx_peer(a, present[a]))
+             for a in sorted(present, key=_order)]
+    return PAIRED.compare(points, [(a, b) for a, b in pairs
+                                   if a != b and b in present], margin)

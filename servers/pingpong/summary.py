@@ -20,13 +20,15 @@
 # read against the margin m (--margin, default 5%;
 # servers/driver/side_by_side.py): ahead by more than m, ahead, equivalent
 # within ±m, or not told apart, with CPU per MiB turned so that less CPU is
-# ahead. Standard library only.
+# ahead. Standard library only, servers.driver's side_by_side and tables,
+# and pick.paired.
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from servers.driver import side_by_side
+from servers.driver import tables as driver_tables
 from servers.pingpong import tables
 from pick import paired
 
@@ -61,15 +63,15 @@ def log_ratios(echo: Sequence[Record], a: str, b: str, key: str,
                                    server_bound)
 
 
+PAIRED = driver_tables.Paired(METRICS, frozenset(LOWER_BETTER), _point,
+                              lambda r, k: r.get(k))
+
+
 def summarise(echo: Sequence[Record], names: Sequence[str],
               margin: float = side_by_side.MARGIN
               ) -> list[side_by_side.SideBySide]:
     """Every pair on every metric, read against `margin`."""
-    return [side_by_side.compare(echo, a, b, key, _point,
-                                 lambda r, k: r.get(k),
-                                 lower_better=key in LOWER_BETTER,
-                                 margin=margin)
-            for key, _ in METRICS for a, b in pairs(names)]
+    return PAIRED.compare(echo, pairs(names), margin)
 
 
 def paired_lines(rows: Sequence[side_by_side.SideBySide],
@@ -87,14 +89,10 @@ def paired_lines(rows: Sequence[side_by_side.SideBySide],
         table += [["%s/%s" % (r.a, r.b), paired.fmt_rank_paired(r.every),
                    paired.fmt_rank_paired(r.server_bound)]
                   for r in rows if r.metric == key]
-        widths = [max(len(t[i]) for t in table) for i in range(3)]
-        lines += ["", label]
-        lines += ["  ".join([t[0].ljust(widths[0])] +
-                            [c.rjust(w) for c, w in zip(t[1:], widths[1:])])
-                  for t in table]
+        lines += ["", label] + driver_tables.aligned(table, left=1)
     lines += side_by_side.words_lines(rows, {k: label.split(" (")[0]
                                              for k, label in METRICS},
-                                      "server-bound")
+                                      PAIRED.bound)
     lines.append("\nServer-bound points leave out those marked c. Ahead "
                  "or behind: the interval lies on one side of 1; by more "
                  "than m: beyond 1+m; equivalent: inside ±m; not told "

@@ -11,12 +11,14 @@
 # libevent; then the legend of the "c" mark and the points that failed.
 #
 # A figure marked "!" ran unclean (or not at all: "fail"), one marked "c" had
-# the client at >= 90% of the CPU it could use. Standard library only.
+# the client at >= 90% of the CPU it could use. Standard library only, and
+# servers.driver.tables (the formatting and the padded columns).
 
 from __future__ import annotations
 
-import statistics
 from typing import Any, Optional, Sequence
+
+from servers.driver import tables as driver_tables
 
 REFERENCES = ("asio", "libevent")
 
@@ -25,16 +27,10 @@ Record = dict[str, Any]
 Rows = list[tuple[int, dict[str, list[Record]]]]
 
 
-def fmt_ratio(a: Optional[float], b: Optional[float]) -> str:
-    if not a or not b:
-        return "-"
-    return "%.2fx" % (a / b)
-
-
 def median_of(records: Sequence[Record], key: str) -> Optional[float]:
-    vals: list[float] = [r[key] for r in records
-                         if r.get("ok") and r.get(key)]
-    return statistics.median(vals) if vals else None
+    """The median of `key` over the clean records that have it."""
+    return driver_tables.median(r[key] for r in records
+                                if r.get("ok") and r.get(key))
 
 
 def ratio_columns(names: Sequence[str]) -> list[tuple[str, str]]:
@@ -73,18 +69,13 @@ def format_table(title: str, rows: Rows, names: Sequence[str],
             line.append(("%.1f" % v if v is not None else "fail") + mark)
         if extra:
             for n in names:
-                e = median_of(per.get(n, []), extra[0])
-                line.append("%.3f" % e if e is not None else "-")
+                line.append(driver_tables.fmt(
+                    median_of(per.get(n, []), extra[0]), ".3f"))
         for a, b in cols:
-            line.append(fmt_ratio(vals[a], vals[b]))
+            line.append(driver_tables.fmt_ratio(
+                driver_tables.ratio(vals[a], vals[b])))
         table.append(line)
-    widths = [max(len(r[i]) for r in [head] + table)
-              for i in range(len(head))]
-    lines = ["", title]
-    lines.append("  ".join(h.rjust(w) for h, w in zip(head, widths)))
-    for r in table:
-        lines.append("  ".join(c.rjust(w) for c, w in zip(r, widths)))
-    return lines
+    return ["", title] + driver_tables.aligned([head] + table)
 
 
 def rows_of(records: Sequence[Record], keys: tuple[str, ...],
@@ -93,10 +84,9 @@ def rows_of(records: Sequence[Record], keys: tuple[str, ...],
     `where`; session counts without any are left out."""
     rows = []
     for n in sessions:
-        per: dict[str, list[Record]] = {}
-        for r in records:
-            if tuple(r[k] for k in keys) + (r["sessions"],) == where + (n,):
-                per.setdefault(r["server"], []).append(r)
+        mine = [r for r in records if tuple(r[k] for k in keys)
+                + (r["sessions"],) == where + (n,)]
+        per = driver_tables.group(mine, lambda r: str(r["server"]))
         if per:
             rows.append((n, per))
     return rows
