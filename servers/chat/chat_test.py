@@ -44,9 +44,9 @@ from typing import Any, Sequence
 
 from servers.chat import codec as chat_codec
 from servers.driver import procs
-from servers.chat.peers import (DEADLINE, Peer, expect_closed, join,
-                                loadtest_result, log_lines, run_loadtest,
-                                start_server)
+from servers.chat.clients import (DEADLINE, Peer, expect_closed, join,
+                                  loadtest_result, log_lines, run_loadtest,
+                                  start_server)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 from servers.chat import chat_test
-from servers.chat.peers import Peer, start_server
+from servers.chat.clients import Peer, start_server
 from servers.driver import procs
 from servers.driver import uring_skip
 

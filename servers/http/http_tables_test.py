@@ -8,7 +8,7 @@
 # repetitions, two connection counts, a failed repetition, a server that
 # never ran clean, client-bound repetitions), the paired summary and what
 # each interval says against the margin, the run plan's Williams orders
-# (http_bench.plan); a point's JSON
+# (bench.plan); a point's JSON
 # (run.PointRecord.to_json) and the cores split (run.pinning); the pool
 # route's table (paired by repetition, nginx not comparable), its reading
 # of winners.json and its servers.
@@ -24,7 +24,7 @@ import unittest
 from typing import Any, Optional, cast
 
 from servers.http import context as http_context
-from servers.http import http_bench
+from servers.http import bench
 from servers.http import loops as http_loops
 from servers.http import run as http_run
 from servers.http import tables as http_tables
@@ -189,8 +189,8 @@ class PlanTest(unittest.TestCase):
         specs = [http_run.ServerSpec(n, "ours", "/x", (), False)
                  for n in ("a", "b", "c")]
         args = argparse.Namespace(wrk_threads=1, threads=1)
-        prof = http_bench.Profile((50, 200), 1.0, 2, 1, 0.3)
-        todo = http_bench.plan(args, prof, specs)
+        prof = bench.Profile((50, 200), 1.0, 2, 1, 0.3)
+        todo = bench.plan(args, prof, specs)
         self.assertEqual([(p.repetition, p.connections) for _, p in todo],
                          [(r, c) for r in (0, 1) for c in (50, 200)
                           for _ in specs])

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # -----------------------------------------------------------------------------
-# servers/chat/chat_bench.py
+# servers/chat/bench.py
 # -----------------------------------------------------------------------------
 #
 # The chat broadcast benchmark: our server against Boost.Asio's.
@@ -46,11 +46,11 @@
 #
 # The modules, in layers (each imports only those below it):
 #   codec                the codec (for the tests)
-#   run, tables, peers   one point (with servers.driver.procs); the
+#   run, tables, clients one point (with servers.driver.procs); the
 #                        document and the table (with
-#                        servers.driver.side_by_side); the tests' peers
+#                        servers.driver.side_by_side); the tests' clients
 #                        and servers
-#   chat_bench           this command line
+#   bench                this command line
 
 from __future__ import annotations
 

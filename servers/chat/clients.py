@@ -1,5 +1,5 @@
 # -----------------------------------------------------------------------------
-# servers/chat/peers.py
+# servers/chat/clients.py
 # -----------------------------------------------------------------------------
 #
 # The chat tests' side of the wire (chat_test.py, chat_uring_test.py): our

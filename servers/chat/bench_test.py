@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # -----------------------------------------------------------------------------
-# servers/chat/chat_bench_test.py
+# servers/chat/bench_test.py
 # -----------------------------------------------------------------------------
 #
 # The chat driver's pure parts on fixture files (testdata/): a record from
@@ -13,8 +13,8 @@
 # the modules' layers (each imports only those below it; files under 400
 # lines).
 #
-#   chat_bench_test.py                 the unit tests
-#   chat_bench_test.py --smoke PATH    checks a smoke run's JSON: well
+#   bench_test.py                      the unit tests
+#   bench_test.py --smoke PATH         checks a smoke run's JSON: well
 #                                      formed, every run clean, both servers
 #                                      at every point, and no process of
 #                                      this runfiles tree left running
@@ -28,7 +28,7 @@ import sys
 import unittest
 from typing import Any
 
-from servers.chat import chat_bench
+from servers.chat import bench
 from servers.chat import codec as chat_codec
 from servers.chat import run as chat_run
 from servers.chat import tables as chat_tables
@@ -223,7 +223,7 @@ class PlanTest(unittest.TestCase):
 
     def test_interleaved_and_alternating(self) -> None:
         prof = dict(clients=[100], threads=[1, 2], rounds=5, repetitions=2)
-        points, notes = chat_bench.plan(prof, self.SERVERS, 20000, 64)
+        points, notes = bench.plan(prof, self.SERVERS, 20000, 64)
         self.assertEqual(notes, [])
         self.assertEqual([(p.threads, p.repetition, p.server)
                           for p in points], [
@@ -236,7 +236,7 @@ class PlanTest(unittest.TestCase):
                                                       "/s", [])]
         prof = dict(clients=[100, 200, 300], threads=[1], rounds=5,
                     repetitions=2)
-        points, _ = chat_bench.plan(prof, servers, 20000, 64)
+        points, _ = bench.plan(prof, servers, 20000, 64)
         names = ["".join(p.server[-1] for p in points[i:i + 3])
                  for i in range(0, len(points), 3)]
         # serverkit, asio, serverkit-uring by their last letters: t, o, g.
@@ -245,7 +245,7 @@ class PlanTest(unittest.TestCase):
     def test_skips_what_does_not_fit(self) -> None:
         prof = dict(clients=[1000, 20000], threads=[1], rounds=5,
                     repetitions=1)
-        points, notes = chat_bench.plan(prof, self.SERVERS, 20000, 64)
+        points, notes = bench.plan(prof, self.SERVERS, 20000, 64)
         self.assertEqual({p.clients for p in points}, {1000})
         self.assertEqual(len(notes), 1)
         self.assertIn("K=20000 skipped", notes[0])

@@ -1,5 +1,5 @@
 // -----------------------------------------------------------------------------
-// servers/chat/asio_server.cc
+// servers/chat/peers/asio_server.cc
 // -----------------------------------------------------------------------------
 //
 // The Boost.Asio chat peer, in the shape of Asio's own chat example

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # -----------------------------------------------------------------------------
-# servers/http/http_bench.py
+# servers/http/bench.py
 # -----------------------------------------------------------------------------
 #
 # The HTTP benchmark: REST requests under wrk, our server against nginx.
@@ -93,7 +93,7 @@
 #                       servers.driver.side_by_side)
 #   latency             latency at set rates (with
 #                       servers.driver.latency_point and latency_sweep)
-#   http_bench          this command line
+#   bench               this command line
 
 from __future__ import annotations
 
@@ -148,7 +148,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="http_bench",
         description="REST requests under wrk: our server, nginx, Beast, "
-                    "evhttp (see the header of http_bench.py)")
+                    "evhttp (see the header of servers/http/bench.py)")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="default")
     ap.add_argument("--out", default="", help="JSON path (default "
                     "$BUILD_WORKSPACE_DIRECTORY/results/http.json)")

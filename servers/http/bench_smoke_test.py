@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # -----------------------------------------------------------------------------
-# servers/http/http_bench_smoke_test.py
+# servers/http/bench_smoke_test.py
 # -----------------------------------------------------------------------------
 #
-# http_bench end to end: --profile=smoke into a temporary file (every
+# bench.py end to end: --profile=smoke into a temporary file (every
 # server, nginx and nginx-log included, driven by the real wrk; the JSON has
 # the keys REPORT.md reads and every point ran clean, the pool route's
 # GET /work too, its table saying nginx is not comparable), then a run
@@ -29,7 +29,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 # The driver as a module, from the root its packages live under.
-BENCH = [sys.executable, "-P", "-m", "servers.http.http_bench"]
+BENCH = [sys.executable, "-P", "-m", "servers.http.bench"]
 NEEDED = {"/usr/sbin/nginx": "nginx-light", "/usr/bin/wrk": "wrk"}
 SERVERS = {"serverkit", "serverkit-uring", "serverkit-log", "nginx",
            "nginx-log", "beast", "evhttp"}
