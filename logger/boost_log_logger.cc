@@ -128,6 +128,9 @@ BoostLogLogger::BoostLogLogger(const LoggerOptions& options)
   auto backend = boost::make_shared<Impl::Backend>();
   backend->add_stream(impl_->stream);
   backend->auto_flush(false);
+  // One '\n' after every record, as the other loggers write it: Boost's
+  // default adds none to a message that already ends in one.
+  backend->set_auto_newline_mode(sinks::auto_newline_mode::always_insert);
   impl_->sink = boost::make_shared<Impl::Frontend>(backend);
   impl_->sink->set_filter(expr::attr<unsigned>("SkInstance") == instance);
   impl_->sink->set_formatter(
