@@ -103,7 +103,8 @@ run_one() {
   local label=$1 kind=$2 secs=$3 pkg name dir work log dict=() rc
   pkg=$(pkg_of "$label")
   name=$(name_of "$label")
-  dir="$pkg/fuzz/${name%_mutant}"
+  # x_fuzz_mutant and x_fuzz_mutant_<bug> (fuzz.bzl) share x_fuzz's corpus.
+  dir="$pkg/fuzz/${name%_mutant*}"
   work="$out/$name"
   log="$work/log.txt"
   mkdir -p "$work/corpus" "$work/crashes"

@@ -11,13 +11,25 @@ P/fuzz/x_fuzz.dict:
     fuzz_mutant);
   - x_fuzz_replay: a cc_test that runs every corpus input once, under any
     compiler (make test, and the sanitizer configs in CI).
+
+A target with more than one planted bug passes `mutants`, a dict from a
+suffix to a define: `mutants = {"long_line": "X_LONG_LINE"}` builds
+x_fuzz_mutant_long_line with SERVERKIT_FUZZ_MUTANT and X_LONG_LINE defined,
+in place of the single x_fuzz_mutant (tools/fuzz.sh runs each and finds the
+corpus by the name before "_mutant").
 """
 
 load("//build:copts.bzl", "TEST_COPTS")
 
-def serverkit_fuzz(name, srcs, deps = []):
+def serverkit_fuzz(name, srcs, deps = [], mutants = {}):
     corpus = "fuzz/" + name
-    for suffix, defines in [("", []), ("_mutant", ["SERVERKIT_FUZZ_MUTANT"])]:
+    variants = [("", [])]
+    if mutants:
+        for suffix, define in sorted(mutants.items()):
+            variants.append(("_mutant_" + suffix, ["SERVERKIT_FUZZ_MUTANT", define]))
+    else:
+        variants.append(("_mutant", ["SERVERKIT_FUZZ_MUTANT"]))
+    for suffix, defines in variants:
         native.cc_library(
             name = name + suffix + "_lib",
             testonly = True,
