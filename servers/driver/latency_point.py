@@ -55,6 +55,9 @@ class Settings:
     size: int = 0          # echo: bytes per message
     path: str = "/"        # http: the request's path
     margin: float = MARGIN
+    # The generator's --mode, "serial" (one request in flight per
+    # connection) or "pipelined"; "" leaves its default (the protocol's).
+    mode: str = ""
 
 
 @dataclasses.dataclass
@@ -150,6 +153,8 @@ def generator_argv(generator: str, st: Settings, port: int, rate: float,
             "--warmup=%g" % st.warmup_s, "--arrivals=" + st.arrivals,
             "--seed=%d" % seed, "--max_lag_us=%d" % st.max_lag_us,
             "--json=" + out_json]
+    if st.mode:  # the floor too: it is sent what the servers are
+        argv.append("--mode=" + st.mode)
     if st.protocol == "echo":
         argv.append("--size=%d" % st.size)
     else:

@@ -176,11 +176,11 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
     slowest, base, rates = common_rates(
         {s: capacity.get(s, 0.0) for s in servers}, st.fractions)
     log("latency at set rates: %d servers x %d rates (%s of %s's %s %s) x %d "
-        "rounds of %g s, %d connections, open loop (%s arrivals)" % (
+        "rounds of %g s, %d connections, open loop (%s arrivals, %s)" % (
             len(servers), len(rates),
             "/".join("%g%%" % (100 * f) for f in st.fractions), slowest,
             format(base, ",.0f"), st.unit, st.rounds, st.seconds,
-            st.connections, st.arrivals))
+            st.connections, st.arrivals, mode_words(st)))
     todo = plan(list(servers) + [FLOOR], len(rates), st.rounds)
 
     def starter(name: str, pointdir: str
@@ -203,6 +203,17 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
     return block(st, servers, capacity, slowest, rates, points)
 
 
+def mode(st: Settings) -> str:
+    """The generator's mode: st.mode, else its default for the protocol
+    (serial for http, pipelined for echo)."""
+    return st.mode or ("serial" if st.protocol == "http" else "pipelined")
+
+
+def mode_words(st: Settings) -> str:
+    return ("one request in flight per connection (serial)"
+            if mode(st) == "serial" else "pipelined")
+
+
 def block(st: Settings, servers: Sequence[str], capacity: dict[str, float],
           slowest: str, rates: Sequence[float],
           points: Sequence[LatencyPoint]) -> dict[str, Any]:
@@ -220,7 +231,7 @@ def block(st: Settings, servers: Sequence[str], capacity: dict[str, float],
         capacity={s: capacity.get(s) for s in servers}, slowest=slowest,
         fractions=list(st.fractions), rates=list(rates),
         connections=st.connections, rounds=st.rounds, seconds=st.seconds,
-        warmup_s=st.warmup_s, arrivals=st.arrivals,
+        warmup_s=st.warmup_s, arrivals=st.arrivals, mode=mode(st),
         max_lag_us=st.max_lag_us, size=st.size, margin=st.margin,
         servers=list(servers), points=[p.to_json() for p in points],
         summary=summary(points, list(servers) + [FLOOR], st.fractions,

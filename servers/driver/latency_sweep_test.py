@@ -103,6 +103,22 @@ class RatesAndPlanTest(unittest.TestCase):
         self.assertIn("--size=4096", echo)
         self.assertFalse(any(a.startswith("--path") for a in echo))
 
+    def test_mode_reaches_the_generator_and_the_block(self) -> None:
+        # Unset: the generator's own default, which the block names.
+        self.assertFalse(any(a.startswith("--mode") for a in
+                             latency_point.generator_argv(
+                                 "/g", settings(), 1, 10.0, 1, "/o")))
+        self.assertEqual(latency_sweep.mode(settings()), "serial")
+        self.assertEqual(latency_sweep.mode(settings(protocol="echo")),
+                         "pipelined")
+        st = settings(mode="pipelined")
+        self.assertIn("--mode=pipelined", latency_point.generator_argv(
+            "/g", st, 1, 10.0, 1, "/o"))
+        # The floor is sent what the servers are.
+        self.assertIn("--mode=pipelined", latency_point.generator_argv(
+            "/g", st, 1, 10.0, 1, "/o", floor=True))
+        self.assertEqual(latency_sweep.mode(st), "pipelined")
+
 
 class FillTest(unittest.TestCase):
     def test_clean(self) -> None:
@@ -258,7 +274,9 @@ class RunTest(unittest.TestCase):
         self.assertEqual(said[0], "latency at set rates: 2 servers x 2 "
                          "rates (50%/90% of a's 1,000 requests/s) x 1 "
                          "rounds of 0.5 s, 50 connections, open loop "
-                         "(uniform arrivals)")
+                         "(uniform arrivals, one request in flight per "
+                         "connection (serial))")
+        self.assertEqual(b["mode"], "serial")
         self.assertIn("p99 126 us", said[1])
         text = "\n".join(latency_sweep.lines(b))
         self.assertIn("79 us / 157 us", text)

@@ -9,7 +9,8 @@
 # repetitions) to ours over epoll and io_uring, nginx, Beast and evhttp,
 # each started fresh per run and pinned as wrk's runs are, and the floor
 # (a server that answers at once); each server's p99 is read over nginx's,
-# paired by round.
+# paired by round. The generator sends as HTTP clients do, one request in
+# flight per connection (MODE, --mode=serial); the block's "mode" says so.
 #
 # Layer 2 of servers/http: run below it, with servers.driver's procs,
 # latency_point and latency_sweep.
@@ -26,6 +27,9 @@ from servers.driver import procs
 SERVERS = ("serverkit", "serverkit-uring", "nginx", "beast", "evhttp")
 REFERENCE = "nginx"
 CONNECTIONS = 50
+# HTTP clients do not pipeline: one request in flight per connection, the
+# next at its time or at the reply (wrk2's method); "pipelined" the option.
+MODE = "serial"
 
 
 def capacity(points: Sequence[dict[str, Any]], connections: int
@@ -37,8 +41,8 @@ def capacity(points: Sequence[dict[str, Any]], connections: int
 
 
 def settings(rounds: int, seconds: float, margin: float,
-             connections: int, wrk_connections: Sequence[int]
-             ) -> latency_point.Settings:
+             connections: int, wrk_connections: Sequence[int],
+             mode: str = MODE) -> latency_point.Settings:
     at = latency_point.nearest(wrk_connections, connections)
     return latency_point.Settings(
         workload="http", unit="requests/s", reference=REFERENCE,
@@ -46,7 +50,7 @@ def settings(rounds: int, seconds: float, margin: float,
         seconds=seconds, warmup_s=min(0.2, seconds),
         capacity_source="wrk -c%d requests/s, median over the "
                         "repetitions" % at,
-        path=http_run.PATH, margin=margin)
+        path=http_run.PATH, margin=margin, mode=mode)
 
 
 def chosen(names: Sequence[str], specs: Sequence[http_run.ServerSpec]

@@ -48,6 +48,12 @@ std::string_view Usage() {
          "  --duration=S          measured seconds (2)\n"
          "  --warmup=S            seconds sent but not recorded first (0.5)\n"
          "  --arrivals=uniform|poisson  (uniform)\n"
+         "  --mode=serial|pipelined  serial: one request in flight per\n"
+         "                        connection, the next at its time or at the\n"
+         "                        reply, whichever is later (wrk2's method);\n"
+         "                        pipelined: every request at its time\n"
+         "                        (default: serial for http, pipelined for "
+         "echo)\n"
          "  --seed=N              phases and Poisson gaps (1)\n"
          "  --path=/ --host_header=localhost   http only\n"
          "  --size=B              echo only: bytes per message (64)\n"
@@ -129,6 +135,10 @@ ParsedFlags ParseFlags(const std::vector<std::string_view>& args) {
       const auto arrivals = ParseArrivals(v);
       if (!arrivals) return fail(bad + " (uniform or poisson)");
       o.arrivals = *arrivals;
+    } else if (name == "mode") {
+      const auto mode = ParseMode(v);
+      if (!mode) return fail(bad + " (serial or pipelined)");
+      o.mode = *mode;
     } else if (name == "seed") {
       if (!ParseNumber(v, &o.seed)) return fail(bad + " (an unsigned integer)");
     } else if (name == "path") {
@@ -167,6 +177,9 @@ ParsedFlags ParseFlags(const std::vector<std::string_view>& args) {
     if (!seen.contains(required)) {
       return fail("missing required flag --" + std::string(required));
     }
+  }
+  if (!seen.contains("mode")) {
+    o.mode = o.protocol == Protocol::kHttp ? Mode::kSerial : Mode::kPipelined;
   }
   if (o.protocol == Protocol::kEcho &&
       (seen.contains("path") || seen.contains("host_header"))) {

@@ -33,6 +33,9 @@ struct Options {
   double duration_s = 2;
   double warmup_s = 0.5;
   Arrivals arrivals = Arrivals::kUniform;
+  // ParseFlags' default: serial for http (as clients send), pipelined for
+  // echo (the ping-pong sweeps and the coordinated-omission test).
+  Mode mode = Mode::kPipelined;
   std::uint64_t seed = 1;
   std::string path = "/";
   std::string host_header = "localhost";

@@ -31,18 +31,36 @@ TEST(FlagsTest, DefaultsWithTheRequiredFlags) {
   EXPECT_EQ(o.duration_s, 2);
   EXPECT_EQ(o.warmup_s, 0.5);
   EXPECT_EQ(o.arrivals, Arrivals::kUniform);
+  EXPECT_EQ(o.mode, Mode::kPipelined);  // echo's default
   EXPECT_EQ(o.seed, 1u);
   EXPECT_EQ(o.size, 64u);
   EXPECT_EQ(o.max_lag_us, 1000);
   EXPECT_EQ(o.json, "");
 }
 
+// HTTP clients do not pipeline, so http's default is one request in flight
+// per connection; either protocol takes either mode.
+TEST(FlagsTest, ModeDefaultsByProtocol) {
+  EXPECT_EQ(Parse({"--protocol=http", "--port=80", "--rate=1"}).options.mode,
+            Mode::kSerial);
+  EXPECT_EQ(
+      Parse({"--protocol=http", "--port=80", "--rate=1", "--mode=pipelined"})
+          .options.mode,
+      Mode::kPipelined);
+  EXPECT_EQ(Parse({"--protocol=echo", "--port=80", "--rate=1", "--mode=serial"})
+                .options.mode,
+            Mode::kSerial);
+  EXPECT_EQ(ModeName(Mode::kSerial), "serial");
+  EXPECT_EQ(ModeName(Mode::kPipelined), "pipelined");
+}
+
 TEST(FlagsTest, EveryFlag) {
-  const ParsedFlags p = Parse(
-      {"--protocol=http", "--host=::1", "--port=8080", "--connections=8",
-       "--threads=2", "--rate=2.5e3", "--duration=1.5", "--warmup=0",
-       "--arrivals=poisson", "--seed=42", "--path=/x?y", "--host_header=h:1",
-       "--max_lag_us=500", "--json=/tmp/r.json", "--count_above_us=7"});
+  const ParsedFlags p =
+      Parse({"--protocol=http", "--host=::1", "--port=8080", "--connections=8",
+             "--threads=2", "--rate=2.5e3", "--duration=1.5", "--warmup=0",
+             "--arrivals=poisson", "--seed=42", "--path=/x?y",
+             "--host_header=h:1", "--max_lag_us=500", "--json=/tmp/r.json",
+             "--count_above_us=7", "--mode=pipelined"});
   ASSERT_EQ(p.error, "");
   const Options& o = p.options;
   EXPECT_EQ(o.protocol, Protocol::kHttp);
@@ -58,6 +76,7 @@ TEST(FlagsTest, EveryFlag) {
   EXPECT_EQ(o.max_lag_us, 500);
   EXPECT_EQ(o.json, "/tmp/r.json");
   EXPECT_EQ(o.count_above_us, 7);
+  EXPECT_EQ(o.mode, Mode::kPipelined);
 }
 
 TEST(FlagsTest, Help) { EXPECT_TRUE(Parse({"--help"}).help); }
@@ -100,6 +119,8 @@ TEST(FlagsTest, Errors) {
       {"--duration=0", "for --duration"},
       {"--warmup=-1", "for --warmup"},
       {"--arrivals=bursty", "for --arrivals"},
+      {"--mode=closed", "bad value \"closed\" for --mode"},
+      {"--mode=Serial", "for --mode"},
       {"--seed=-1", "for --seed"},
       {"--size=0", "for --size"},
       {"--max_lag_us=0", "for --max_lag_us"},

@@ -30,9 +30,9 @@ from typing import Any
 
 from servers.loadgen import harness
 
-KEYS = {"ok", "void", "void_reason", "protocol", "rate", "arrivals",
+KEYS = {"ok", "void", "void_reason", "protocol", "rate", "arrivals", "mode",
         "connections", "threads", "duration_s", "warmup_s", "scheduled",
-        "sent", "completed", "errors", "unanswered", "unsent",
+        "sent", "completed", "errors", "unanswered", "unsent", "held",
         "achieved_rate", "latency_us", "uncorrected_us", "lag_us", "error"}
 LATENCY_KEYS = {"p50", "p90", "p99", "p999", "p9999", "max", "mean", "count"}
 LOOSE = "--max_lag_us=50000"
@@ -95,8 +95,8 @@ def test_echo(loadgen: str, server_path: str) -> None:
     assert set(r["uncorrected_us"]) == LATENCY_KEYS
     assert set(r["lag_us"]) == {"p50", "p99", "max"}
     assert r["ok"] is True and r["error"] == "" and r["errors"] == 0
-    assert (r["protocol"], r["arrivals"], r["threads"]) == (
-        "echo", "poisson", 2)
+    assert (r["protocol"], r["arrivals"], r["threads"], r["mode"]) == (
+        "echo", "poisson", 2, "pipelined")
     expect_consistent(r)
     assert r["sent"] == r["completed"] == r["scheduled"]
     # Poisson: 1000 expected, standard deviation about 32.
@@ -212,6 +212,7 @@ def test_http(loadgen: str) -> None:
         assert run.rc == rc, "%s: exit %d" % (path, run.rc)
         r = run.result
         assert r is not None and r["protocol"] == "http"
+        assert r["mode"] == "serial", r  # http's default
         expect_consistent(r)
         assert error in r["error"], (path, r["error"])
         if rc == 0:
@@ -220,11 +221,13 @@ def test_http(loadgen: str) -> None:
             assert r["errors"] > 0 and not r["ok"], r
 
 
-def test_http_split_responses(loadgen: str) -> None:
+def test_http_split_responses(loadgen: str, mode: str) -> None:
     # Every write ends 20 bytes into a response's head: the rest goes out
     # with the next write, when the next pipelined request has come. The
     # reader must join the pieces; each connection's last response stays
-    # cut, so it is the one unanswered request.
+    # cut, so it is the one unanswered request. Serial, the next request
+    # waits for that reply: each connection sends one, and every request
+    # of the window is unanswered (held behind a reply that never came).
     responder = HttpResponder()
     held: dict[int, bytes] = {}
     keep = len(HttpResponder.OK) - 20
@@ -241,12 +244,18 @@ def test_http_split_responses(loadgen: str) -> None:
     run = harness.run_loadgen(
         loadgen, "--protocol=http", "--port=%d" % server.port, "--rate=400",
         "--connections=2", "--path=/ok", "--host_header=test.example",
-        *SHORT)
+        "--mode=" + mode, *SHORT)
     server.close()
     r = run.result
     assert r is not None and run.rc == 1, run.rc
-    assert r["unanswered"] == 2 and r["errors"] == 0, r
-    assert r["completed"] == r["scheduled"] - 2, r
+    assert r["mode"] == mode and r["errors"] == 0, r
+    if mode == "pipelined":
+        assert r["unanswered"] == 2 and r["held"] == 0, r
+        assert r["completed"] == r["scheduled"] - 2, r
+    else:
+        assert r["completed"] == 0 and r["sent"] <= 2, r
+        assert r["unanswered"] == r["scheduled"] == 200, r
+        assert r["held"] >= 2, r
     expect_consistent(r)
 
 
@@ -259,7 +268,8 @@ def main() -> None:
     test_unanswered(loadgen)
     test_unbounded_output(loadgen)
     test_http(loadgen)
-    test_http_split_responses(loadgen)
+    test_http_split_responses(loadgen, "pipelined")
+    test_http_split_responses(loadgen, "serial")
     print("PASS")
 
 

@@ -60,6 +60,7 @@ void MergeInto(Report* report, const WorkerResult& w) {
   t.errors += w.errors;
   t.unanswered += w.unanswered;
   t.unsent += w.unsent;
+  t.held += w.held;
   if (t.first_error.empty()) t.first_error = w.first_error;
   if (t.fatal.empty()) t.fatal = w.fatal;
 }
@@ -110,15 +111,17 @@ std::string ToJson(const Report& r) {
   j += Format("\"protocol\": \"%s\", ", ProtocolName(o.protocol).data());
   j += Format("\"rate\": %.17g, ", o.rate);
   j += Format("\"arrivals\": \"%s\", ", ArrivalsName(o.arrivals).data());
+  j += Format("\"mode\": \"%s\", ", ModeName(o.mode).data());
   j += Format("\"connections\": %d, \"threads\": %d, ", o.connections,
               o.threads);
   j += Format("\"duration_s\": %.17g, \"warmup_s\": %.17g, ", o.duration_s,
               o.warmup_s);
   j += Format("\"scheduled\": %" PRIu64 ", \"sent\": %" PRIu64
               ", \"completed\": %" PRIu64 ", \"errors\": %" PRIu64
-              ", \"unanswered\": %" PRIu64 ", \"unsent\": %" PRIu64 ", ",
+              ", \"unanswered\": %" PRIu64 ", \"unsent\": %" PRIu64
+              ", \"held\": %" PRIu64 ", ",
               t.scheduled, t.sent, t.completed, t.errors, t.unanswered,
-              t.unsent);
+              t.unsent, t.held);
   j += Format("\"achieved_rate\": %.3f, ",
               static_cast<double>(t.completed) / o.duration_s);
   j += "\"latency_us\": " + LatencyJson(t.latency) + ", ";
@@ -141,16 +144,18 @@ std::string Summary(const Report& r) {
   const Options& o = r.options;
   const WorkerResult& t = r.totals;
   std::string s = Format(
-      "loadgen: %s %s:%d, rate %.0f/s %s, connections %d, threads %d, "
+      "loadgen: %s %s:%d, rate %.0f/s %s, %s, connections %d, threads %d, "
       "%.1f s measured after %.1f s warm-up\n",
       ProtocolName(o.protocol).data(), o.host.c_str(), o.port, o.rate,
-      ArrivalsName(o.arrivals).data(), o.connections, o.threads, o.duration_s,
-      o.warmup_s);
-  s += Format("  sent %" PRIu64 ", completed %" PRIu64
-              " (%.1f/s), errors %" PRIu64 ", unanswered %" PRIu64 "\n",
-              t.sent, t.completed,
-              static_cast<double>(t.completed) / o.duration_s, t.errors,
-              t.unanswered);
+      ArrivalsName(o.arrivals).data(),
+      o.mode == Mode::kSerial ? "serial (one request in flight per connection)"
+                              : "pipelined",
+      o.connections, o.threads, o.duration_s, o.warmup_s);
+  s += Format(
+      "  sent %" PRIu64 ", completed %" PRIu64 " (%.1f/s), errors %" PRIu64
+      ", unanswered %" PRIu64 ", held behind a reply %" PRIu64 "\n",
+      t.sent, t.completed, static_cast<double>(t.completed) / o.duration_s,
+      t.errors, t.unanswered, t.held);
   s += LatencyLine("latency", t.latency);
   s += LatencyLine("uncorrected", t.uncorrected);
   s += Format("  send lag     p50 %.1f  p99 %.1f  max %.1f us\n",

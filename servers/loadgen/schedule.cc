@@ -14,6 +14,16 @@ std::optional<Arrivals> ParseArrivals(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view ModeName(Mode m) {
+  return m == Mode::kSerial ? "serial" : "pipelined";
+}
+
+std::optional<Mode> ParseMode(std::string_view s) {
+  if (s == "serial") return Mode::kSerial;
+  if (s == "pipelined") return Mode::kPipelined;
+  return std::nullopt;
+}
+
 Schedule::Schedule(Arrivals arrivals, double rate, std::uint64_t seed,
                    std::uint64_t connection)
     : arrivals_(arrivals),

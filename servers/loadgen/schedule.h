@@ -14,12 +14,23 @@
 // Streams are seeded from (seed, connection index): the same flags give the
 // same times. Times are nanoseconds from the start of the run.
 //
+// `Mode` says how a connection's requests share it, and ReleaseTime() when
+// each may go out; latency is measured from the intended time either way:
+//
+//   - serial: at most one request in flight per connection; a request goes
+//     at its intended time or when the reply to the previous one completes,
+//     whichever is later (wrk2's method; browsers and most HTTP clients
+//     never pipeline). A reply that stalls delays the next send, and the
+//     wait is charged to that request, from its intended time;
+//   - pipelined: every request at its intended time, replies or not.
+//
 // Thread-safety: thread-compatible; each connection's owner thread advances
 // its own Schedule.
 
 #ifndef SERVERKIT_SERVERS_LOADGEN_SCHEDULE_H_
 #define SERVERKIT_SERVERS_LOADGEN_SCHEDULE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -30,6 +41,20 @@ enum class Arrivals { kUniform, kPoisson };
 
 std::string_view ArrivalsName(Arrivals a);
 std::optional<Arrivals> ParseArrivals(std::string_view s);
+
+enum class Mode { kSerial, kPipelined };
+
+std::string_view ModeName(Mode m);
+std::optional<Mode> ParseMode(std::string_view s);
+
+// The earliest time a request intended at `intended` may be sent, when the
+// reply to the connection's previous request completed at `previous_reply`
+// (serial mode; pipelined ignores it). Send lag is measured from here: a
+// request held behind a reply is the server's wait, not the generator's.
+constexpr std::int64_t ReleaseTime(Mode mode, std::int64_t intended,
+                                   std::int64_t previous_reply) {
+  return mode == Mode::kSerial ? std::max(intended, previous_reply) : intended;
+}
 
 // SplitMix64: a small, fast generator with good 64-bit output, enough for
 // arrival gaps and phases.

@@ -1,11 +1,13 @@
 // Schedule: uniform streams keep an exact gap from a phase inside the first
 // gap and do not drift; Poisson gaps have the right mean and a coefficient
 // of variation near 1; streams repeat for a seed and differ between
-// connections.
+// connections. Serial mode sends a request at its time or at the previous
+// reply, whichever is later, and the wait counts from the intended time.
 
 #include "servers/loadgen/schedule.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -58,11 +60,80 @@ TEST(ScheduleTest, SeededPerConnection) {
   }
 }
 
+// One connection at 1000 requests/s (a 1 ms gap) against a server that
+// answers each request 100 us after it is sent, except request 3, which it
+// holds for 4.5 ms: the send and reply times under each mode.
+struct Timed {
+  std::int64_t intended, sent, reply;
+};
+std::vector<Timed> Simulate(Mode mode, int n) {
+  Schedule s(Arrivals::kUniform, 1000, 1, 0);
+  std::vector<Timed> out;
+  std::int64_t previous_reply = 0;
+  for (int i = 0; i < n; ++i, s.Advance()) {
+    const std::int64_t sent = ReleaseTime(mode, s.next(), previous_reply);
+    // Pipelined: the server answers in order, so a reply waits for the
+    // previous one as well.
+    const std::int64_t service = i == 3 ? 4'500'000 : 100'000;
+    const std::int64_t reply = std::max(sent, previous_reply) + service;
+    out.push_back({s.next(), sent, reply});
+    previous_reply = reply;
+  }
+  return out;
+}
+
+TEST(ScheduleTest, SerialHoldsTheNextRequestUntilTheReply) {
+  const auto serial = Simulate(Mode::kSerial, 10);
+  const std::int64_t t0 = serial[0].intended;  // the random phase
+  for (std::size_t i = 0; i < serial.size(); ++i) {
+    ASSERT_EQ(serial[i].intended, t0 + static_cast<std::int64_t>(i) * 1'000'000)
+        << "the schedule does not move";
+  }
+  // Before the stall each request goes at its time.
+  for (int i = 0; i <= 3; ++i) EXPECT_EQ(serial[i].sent, serial[i].intended);
+  // Request 3's reply comes at t0 + 7.5 ms: requests 4..7, due at 4..7 ms,
+  // go one after another behind it, each at the reply before.
+  EXPECT_EQ(serial[3].reply, t0 + 7'500'000);
+  for (int i = 4; i <= 7; ++i) {
+    EXPECT_EQ(serial[i].sent, serial[i - 1].reply) << i;
+    EXPECT_GT(serial[i].sent, serial[i].intended) << i;
+  }
+  EXPECT_EQ(serial[7].sent, t0 + 7'800'000);
+  // The backlog is gone by request 8 (due at 8 ms, after 7's reply).
+  EXPECT_EQ(serial[8].sent, serial[8].intended);
+  // Latency is charged from the intended time: request 4 waited for 3.
+  EXPECT_EQ(serial[4].reply - serial[4].intended, 3'600'000);
+  // Never two in flight: every send is at or after the previous reply.
+  for (std::size_t i = 1; i < serial.size(); ++i) {
+    EXPECT_GE(serial[i].sent, serial[i - 1].reply) << i;
+  }
+}
+
+TEST(ScheduleTest, PipelinedSendsOnScheduleWhateverTheReplies) {
+  const auto piped = Simulate(Mode::kPipelined, 10);
+  const auto serial = Simulate(Mode::kSerial, 10);
+  for (std::size_t i = 0; i < piped.size(); ++i) {
+    EXPECT_EQ(piped[i].sent, piped[i].intended) << i;
+  }
+  // Request 4 is in flight while 3 stalls; the corrected latency of the
+  // requests behind the stall is the same either way.
+  EXPECT_LT(piped[4].sent, piped[3].reply);
+  for (std::size_t i = 0; i < piped.size(); ++i) {
+    EXPECT_EQ(piped[i].reply - piped[i].intended,
+              serial[i].reply - serial[i].intended)
+        << i;
+  }
+}
+
 TEST(ScheduleTest, Names) {
   EXPECT_EQ(ParseArrivals("uniform"), Arrivals::kUniform);
   EXPECT_EQ(ParseArrivals("poisson"), Arrivals::kPoisson);
   EXPECT_EQ(ParseArrivals("Poisson"), std::nullopt);
   EXPECT_EQ(ArrivalsName(Arrivals::kPoisson), "poisson");
+  EXPECT_EQ(ParseMode("serial"), Mode::kSerial);
+  EXPECT_EQ(ParseMode("pipelined"), Mode::kPipelined);
+  EXPECT_EQ(ParseMode("closed"), std::nullopt);
+  EXPECT_EQ(ModeName(Mode::kSerial), "serial");
 }
 
 }  // namespace

@@ -17,7 +17,9 @@
 // against it).
 //
 // Prints `port N` on stdout once listening; SIGTERM/SIGINT print
-// `messages N stalls K` and exit 0.
+// `messages N stalls K most_per_read M` and exit 0, M the most messages one
+// read completed (1 when the client never has two in flight on one
+// connection).
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -26,6 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -121,6 +124,7 @@ int main(int argc, char** argv) {
   std::unordered_map<int, Conn> conns;
   long messages = 0;
   long stalls = 0;
+  long most_per_read = 0;
   static char buf[64 * 1024];
   epoll_event events[256];
 
@@ -181,6 +185,7 @@ int main(int argc, char** argv) {
       // Number the messages this read completes; stall or close on cue.
       long done = (c.partial + r) / f.size;
       c.partial = (c.partial + r) % f.size;
+      most_per_read = std::max(most_per_read, done);
       bool closed = false;
       for (; done > 0; --done) {
         ++messages;
@@ -201,6 +206,7 @@ int main(int argc, char** argv) {
       flush(fd, c);
     }
   }
-  std::printf("messages %ld stalls %ld\n", messages, stalls);
+  std::printf("messages %ld stalls %ld most_per_read %ld\n", messages, stalls,
+              most_per_read);
   return 0;
 }

@@ -87,6 +87,27 @@ void Worker::Close(Connection& c, const std::string& why) {
   c.open = false;
   c.out.clear();
   c.out_off = 0;
+  // Back on the heap: its requests count as errors as they come due.
+  if (c.held) Release(c);
+}
+
+void Worker::Release(Connection& c) {
+  c.held = false;
+  --held_;
+  // It was on the heap with this request, so the request is in the window.
+  heap_.emplace_back(c.schedule.next(),
+                     static_cast<std::size_t>(&c - conns_.data()));
+  std::push_heap(heap_.begin(), heap_.end(), kLater);
+}
+
+std::uint64_t Worker::DropRest(Connection& c, std::uint64_t* bucket) {
+  std::uint64_t n = 0;
+  for (; c.schedule.next() < plan_.end_ns; c.schedule.Advance()) {
+    n += c.schedule.next() >= plan_.warmup_ns ? 1 : 0;
+  }
+  result_.scheduled += n;
+  *bucket += n;
+  return n;
 }
 
 void Worker::Flush(Connection& c) {
@@ -136,12 +157,22 @@ void Worker::SendDue(std::int64_t now) {
     std::pop_heap(heap_.begin(), heap_.end(), kLater);
     heap_.pop_back();
     const bool measured = intended >= plan_.warmup_ns;
+    const Mode mode = plan_.options.mode;
+    if (mode == Mode::kSerial && c.open && !c.pending.empty()) {
+      // A reply is out: this request waits for it (Release), off the heap.
+      c.held = true;
+      ++held_;
+      continue;
+    }
     result_.scheduled += measured ? 1 : 0;
     if (c.open) {
       const std::int64_t got = Now();
       if (measured) {
-        result_.lag.Record(static_cast<std::uint64_t>(got - intended));
+        const std::int64_t release = ReleaseTime(mode, intended, c.last_reply);
+        result_.lag.Record(static_cast<std::uint64_t>(got - release));
         ++result_.sent;
+        // The previous reply came after this request was due: it was held.
+        result_.held += release > intended ? 1 : 0;
       }
       if (c.out.size() == c.out_off) dirty_.push_back(ci);
       c.out.append(plan_.request);
@@ -160,20 +191,14 @@ void Worker::SendDue(std::int64_t now) {
     if (conns_[ci].open) Flush(conns_[ci]);
   }
   dirty_.clear();
-  if (heap_.empty()) sending_ = false;
 }
 
 void Worker::StopSending() {
-  // Whatever is left of the window was never sent: the generator fell behind.
+  // What is left on the heap was never sent: the generator fell behind.
+  // Held requests wait for their replies and go on in the grace.
   for (const auto& [intended, ci] : heap_) {
     Connection& c = conns_[ci];
-    while (c.schedule.next() < plan_.end_ns) {
-      if (c.schedule.next() >= plan_.warmup_ns) {
-        ++result_.scheduled;
-        ++(c.open ? result_.unsent : result_.errors);
-      }
-      c.schedule.Advance();
-    }
+    DropRest(c, c.open ? &result_.unsent : &result_.errors);
   }
   heap_.clear();
   sending_ = false;
@@ -196,6 +221,7 @@ void Worker::Complete(Connection& c, std::size_t n, std::int64_t t) {
     }
     c.last_reply = t;
   }
+  if (c.held && c.pending.empty()) Release(c);
 }
 
 void Worker::OnReadable(Connection& c) {
@@ -249,20 +275,28 @@ void Worker::Run() {
   std::vector<epoll_event> events(std::max<std::size_t>(conns_.size(), 1));
   while (!plan_.abort->load(std::memory_order_relaxed)) {
     const std::int64_t now = Now();
+    // After the window too: requests released by late replies go at once.
+    if (!heap_.empty()) SendDue(now);
     if (sending_) {
-      SendDue(now);
-      if (sending_ && now >= stop_ns) StopSending();
+      if (heap_.empty() && held_ == 0) {
+        sending_ = false;
+      } else if (now >= stop_ns) {
+        StopSending();
+      }
       if (!sending_) {
         const auto p99 =
             static_cast<std::int64_t>(result_.latency.Percentile(0.99));
         grace_end = now + std::clamp(10 * p99, kMinGraceNs, kMaxGraceNs);
       }
     }
-    if (!sending_ && (outstanding_ == 0 || now >= grace_end)) break;
+    if (!sending_ &&
+        ((outstanding_ == 0 && heap_.empty()) || now >= grace_end)) {
+      break;
+    }
     std::int64_t wait_ns = 0;
     if (!has_due_) {
-      const std::int64_t until =
-          sending_ ? std::min(heap_.front().first, stop_ns) : grace_end;
+      std::int64_t until = sending_ ? stop_ns : grace_end;
+      if (!heap_.empty()) until = std::min(until, heap_.front().first);
       wait_ns = std::min(until - now, kMaxWaitNs);
     }
     wait_ns = std::max<std::int64_t>(wait_ns, 0);
@@ -283,8 +317,16 @@ void Worker::Run() {
     }
   }
   if (sending_) StopSending();
-  for (const Connection& c : conns_) {
+  // Released at the very end and not sent: the generator's shortfall.
+  for (const auto& [intended, ci] : heap_) {
+    Connection& c = conns_[ci];
+    DropRest(c, c.open ? &result_.unsent : &result_.errors);
+  }
+  heap_.clear();
+  for (Connection& c : conns_) {
     for (const Pending& p : c.pending) result_.unanswered += p.measured;
+    // Held behind a reply that never came: the server's, not ours.
+    if (c.held) result_.held += DropRest(c, &result_.unanswered);
   }
 }
 

@@ -3,24 +3,29 @@
 // -----------------------------------------------------------------------------
 //
 // `Worker`: one thread's epoll loop and the connections it owns. It sends
-// each request at its intended time (Schedule), pipelined whether or not
-// earlier replies came back, and times every reply:
+// each request at its intended time (Schedule) or, in serial mode, when the
+// reply to the connection's previous request completes if that is later
+// (ReleaseTime; pipelined sends whether or not earlier replies came back),
+// and times every reply:
 //
 //   - latency     reply complete - intended send time (corrected);
 //   - uncorrected reply complete - max(actual send, previous reply on the
 //                 connection): what a closed-loop client, which waits for
 //                 each reply before sending the next, would have timed;
-//   - lag         when the thread got to a request - its intended time,
-//                 read before the write (a socket buffer that is full is the
-//                 server's doing and shows in latency, not in lag).
+//   - lag         when the thread got to a request - its release time
+//                 (ReleaseTime), read before the write (a socket buffer
+//                 that is full, or a reply that is late, is the server's
+//                 doing and shows in latency, not in lag).
 //
 // Only requests whose intended time falls in the measured window
 // [warmup, warmup + duration) are recorded and counted; warm-up requests
-// are sent all the same. Sending stops once every request of the window is
-// sent, or at the window's end + max lag (those left are `unsent`: the
-// generator fell behind). Then the worker waits for the replies still
-// outstanding for a grace of 10x its p99 (1 s to 10 s); those that never
-// come are `unanswered`.
+// are sent all the same. Sending on schedule stops once every request of
+// the window is sent or held (serial: waiting for a reply), or at the
+// window's end + max lag (those left are `unsent`: the generator fell
+// behind). Then the worker waits for the replies still outstanding for a
+// grace of 10x its p99 (1 s to 10 s), still sending the requests held
+// behind them as they come; what never comes is `unanswered`, held
+// requests included (the server did not answer the one before).
 //
 // A connection the server closes, or that gets a reply the reader rejects,
 // is closed: its outstanding requests, and the ones that come due on it
@@ -77,6 +82,10 @@ struct WorkerResult {
   std::uint64_t errors = 0;
   std::uint64_t unanswered = 0;
   std::uint64_t unsent = 0;
+  // Serial mode: requests that came due while the previous one was still
+  // out, so went late (after that reply) or never, and were charged the
+  // wait.
+  std::uint64_t held = 0;
   std::string first_error;  // the first connection error, if any
   std::string fatal;        // why the run had to stop, if it did
 };
@@ -112,6 +121,9 @@ class Worker {
     int index;
     bool open = true;
     bool want_write = false;  // EPOLLOUT registered
+    // Serial mode: the next request is due but a reply is out; it is off
+    // the heap until that reply completes.
+    bool held = false;
     Schedule schedule;
     ReplyReader reader;
     std::string out;  // bytes the socket has not taken yet, from out_off
@@ -123,6 +135,10 @@ class Worker {
   std::int64_t Now() const;
   void SendDue(std::int64_t now);
   void StopSending();
+  void Release(Connection& c);
+  // Counts the rest of c's window, never sent, into *bucket; returns how
+  // many of them were measured.
+  std::uint64_t DropRest(Connection& c, std::uint64_t* bucket);
   void Flush(Connection& c);
   void OnReadable(Connection& c);
   void Complete(Connection& c, std::size_t n, std::int64_t t);
@@ -136,8 +152,11 @@ class Worker {
   // (intended time, connection) of each connection's next request.
   std::vector<std::pair<std::int64_t, std::size_t>> heap_;
   std::vector<std::size_t> dirty_;  // connections with output to flush
+  // Sending on schedule: until the heap and held_ are empty or the
+  // window's end + max lag; then the grace.
   bool sending_ = true;
   bool has_due_ = false;           // SendDue stopped at its batch limit
+  std::size_t held_ = 0;           // connections with held == true
   std::uint64_t outstanding_ = 0;  // pending requests, warm-up included
   WorkerResult result_;
 };
