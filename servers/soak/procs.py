@@ -6,7 +6,8 @@
 # free loopback port (the drivers' spawn, free_port and wait_accepting:
 # servers/driver/procs.py), stopped with SIGTERM to the server alone and
 # its exit status checked (a soaked server must exit 0 on SIGTERM, which
-# the drivers' group kill does not ask); one sample of a live process
+# the drivers' group kill, procs.stop, does not ask; its log's tail is the
+# drivers' procs.tail); one sample of a live process
 # (VmRSS and Threads from /proc/PID/status, the entries of /proc/PID/fd);
 # and `Tally`, the counters and failures that the clients' threads share
 # with the driver.
@@ -23,7 +24,6 @@ import threading
 from typing import IO, Optional
 
 from servers.driver.procs import free_port, spawn, wait_accepting
-from servers.driver.procs import tail as _tail
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,11 +81,6 @@ def stop(p: subprocess.Popen[bytes], grace: float = 5.0) -> Optional[str]:
         p.wait(timeout=5)
         return "did not stop within %.0f s of SIGTERM" % grace
     return None if rc == 0 else "stopped with status %d" % rc
-
-
-def tail(path: str, n: int = 8) -> str:
-    """The last n lines of a server's log."""
-    return _tail(path, n)
 
 
 class Tally:

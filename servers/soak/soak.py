@@ -48,6 +48,7 @@ import threading
 import time
 from typing import Optional
 
+from servers.driver import procs as driver_procs
 from servers.soak import normal as soak_normal
 from servers.soak import procs as soak_procs
 from servers.soak import report as soak_report
@@ -59,6 +60,8 @@ from servers.soak.report import ServerRecord, SoakRecord
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # runfiles root or workspace
 NAMES = ("pingpong", "chat", "http")
+# The lines of a failed server's log kept in the record and printed.
+TAIL_LINES = 8
 EXTRA: dict[str, list[str]] = {
     "pingpong": ["--protocol=header", "--max_body=65536"],
     "chat": [],
@@ -166,7 +169,8 @@ class Soak:
                     head, [str(self.a.threads)] + EXTRA[name], lf)
             if started is None:
                 print("soak: the %s server did not start: %s"
-                      % (name, soak_procs.tail(log)), file=sys.stderr)
+                      % (name, driver_procs.tail(log, TAIL_LINES)),
+                      file=sys.stderr)
                 return False
             p, port = started
             self.procs[name], self.ports[name] = p, port
@@ -198,7 +202,8 @@ class Soak:
                     rec.problem = "exited (status %s) at %s" % (
                         p.returncode, soak_report.clock(t))
                     self.tally.fail("the %s server %s: %s" % (
-                        name, rec.problem, soak_procs.tail(self.logs[name])))
+                        name, rec.problem,
+                        driver_procs.tail(self.logs[name], TAIL_LINES)))
             else:
                 rec.samples.append(s)
 
@@ -242,7 +247,7 @@ class Soak:
             if problem and rec.problem is None:
                 rec.problem = problem
                 self.tally.fail("the %s server %s" % (name, problem))
-            rec.log_tail = soak_procs.tail(self.logs[name])
+            rec.log_tail = driver_procs.tail(self.logs[name], TAIL_LINES)
         checked, hosts, failures = self.tally.snapshot()
         for name, rec in self.records.items():
             rec.checked = checked.get(name, 0)
