@@ -38,6 +38,7 @@ import time
 from typing import Callable
 
 from servers.driver import procs
+from servers.http import testing
 
 GET = b"GET /collect?v=1 HTTP/1.1\r\nHost: t\r\n\r\n"
 BODY = b'{"ok":true}'
@@ -117,19 +118,6 @@ def expect_ok(r: Response) -> None:
     assert r.status == 200, r.status
     assert r.body == BODY, r.body
     assert r.headers.get("content-type") == "application/json", r.headers
-
-
-def start(path: str, threads: int, extra: list[str], log: str
-          ) -> tuple[int, subprocess.Popen[bytes]]:
-    for _attempt in range(3):
-        port = procs.free_port()
-        with open(log, "w") as lf:
-            p = procs.spawn([path, "127.0.0.1", str(port), str(threads)] +
-                            extra, None, lf, lf)
-        if procs.wait_accepting(p, port):
-            return port, p
-        procs.stop(p)
-    raise AssertionError("%s did not start: %s" % (path, procs.tail(log)))
 
 
 # --- every server ------------------------------------------------------------
@@ -266,8 +254,9 @@ COMBINED = re.compile(
 
 def check_access_log(path: str, tmp: str) -> None:
     log_file = os.path.join(tmp, "access.log")
-    port, p = start(path, 1, ["--logger=sync", "--log_file=" + log_file],
-                    os.path.join(tmp, "log-server.log"))
+    port, p = testing.start(path, 1,
+                            ["--logger=sync", "--log_file=" + log_file],
+                            os.path.join(tmp, "log-server.log"))
     c = Conn(port)
     req = (b"GET /collect?v=1 HTTP/1.1\r\nHost: t\r\nReferer: http://ref/\r\n"
            b"User-Agent: test-agent\r\n\r\n")
@@ -332,7 +321,7 @@ def check_stop_at_once(name: str, path: str, tmp: str) -> None:
     this tries it several times."""
     for k in range(8):
         log = os.path.join(tmp, "%s-at-once-%d.log" % (name, k))
-        _port, p = start(path, 2, [], log)
+        _port, p = testing.start(path, 2, [], log)
         stop_clean(p, log, stop_marker(name))
 
 
@@ -349,7 +338,7 @@ def main(argv: list[str]) -> int:
         for name, path in servers.items():
             for threads in (1, 2):
                 log = os.path.join(tmp, "%s-%d.log" % (name, threads))
-                port, p = start(path, threads, [], log)
+                port, p = testing.start(path, threads, [], log)
                 checks = COMMON + (OURS if name == "serverkit" else [])
                 for check in checks:
                     label = "%s threads=%d %s" % (name, threads,

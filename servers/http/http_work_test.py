@@ -35,6 +35,7 @@ import threading
 from typing import Callable
 
 from servers.driver import procs
+from servers.http import testing
 
 WORK = b"GET /work HTTP/1.1\r\nHost: t\r\n\r\n"
 HEAD_WORK = b"HEAD /work HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -157,7 +158,8 @@ def check_abandoned(server: str, tmp: str) -> None:
     """Clients that close with their /work still on the pool: the server
     drops those replies (counted), stays up, and stops cleanly."""
     log = os.path.join(tmp, "abandoned.log")
-    port, p = start(server, 2, ["--pool=mutex", "--work_ns=200000"], log)
+    port, p = testing.start(server, 2,
+                            ["--pool=mutex", "--work_ns=200000"], log)
     for k in range(10):
         s = connect(port)
         if k % 2:  # a reset rather than a FIN: the connection goes at once
@@ -171,19 +173,6 @@ def check_abandoned(server: str, tmp: str) -> None:
     os.killpg(p.pid, signal.SIGTERM)
     assert p.wait(timeout=20) == 0, procs.tail(log, 50)
     assert "server: pool mutex: tasks run" in procs.tail(log, 50)
-
-
-def start(server: str, threads: int, flags: list[str], log: str
-          ) -> tuple[int, subprocess.Popen[bytes]]:
-    for _attempt in range(3):
-        port = procs.free_port()
-        with open(log, "w") as lf:
-            p = procs.spawn([server, "127.0.0.1", str(port), str(threads)] +
-                            flags, None, lf, lf)
-        if procs.wait_accepting(p, port):
-            return port, p
-        procs.stop(p)
-    raise AssertionError("the server did not start: %s" % procs.tail(log))
 
 
 def stop_and_count(p: subprocess.Popen[bytes], log: str, pool: str,
@@ -211,7 +200,7 @@ def check_long_pipeline(server: str, tmp: str) -> None:
     the server stopped reading rather than buffering the rest."""
     n = 32768
     log = os.path.join(tmp, "long-pipeline.log")
-    port, p = start(server, 1, ["--pool=mutex"], log)
+    port, p = testing.start(server, 1, ["--pool=mutex"], log)
     with connect(port) as s:
         sender = threading.Thread(target=s.sendall, args=(WORK * n,))
         sender.start()
@@ -249,8 +238,9 @@ def check_bad_flags(server: str) -> None:
 def run_server(server: str, tmp: str, pool: str, threads: int,
                extra: list[str]) -> None:
     log = os.path.join(tmp, "%s-%d.log" % (pool, threads))
-    port, p = start(server, threads,
-                    ["--pool=" + pool, "--pool_threads=2"] + extra, log)
+    port, p = testing.start(server, threads,
+                            ["--pool=" + pool, "--pool_threads=2"] + extra,
+                            log)
     work = check_one_and_keep_alive(port)
     work += check_pipelined(port, half_close=False)
     work += check_pipelined(port, half_close=True)
