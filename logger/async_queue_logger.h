@@ -34,8 +34,11 @@
 // Memory ordering: `flush()` increments `flush_requested_` (acq_rel) after its
 // own pushes; the backend reads it (acquire) *before* draining, so every
 // record pushed before the request is popped in that drain, and it publishes
-// `flush_done_` (release) after the sink flush. `stopping_` works the same way
-// for the final drain.
+// `flush_done_` (release) after the sink flush, then bumps `flush_epoch_`
+// (seq_cst) and wakes it. A flusher reads `flush_epoch_` before it tests
+// `flush_done_` and sleeps on the value it read, so it sees the store or
+// the futex sees the bump (not std::atomic::wait: docs/components.md, "The
+// lost wake-up"). `stopping_` works the same way for the final drain.
 
 #ifndef SERVERKIT_LOGGER_ASYNC_QUEUE_LOGGER_H_
 #define SERVERKIT_LOGGER_ASYNC_QUEUE_LOGGER_H_
@@ -53,6 +56,7 @@
 #include <utility>
 
 #include "base/cache_line.h"
+#include "base/futex.h"
 #include "base/joined_name.h"
 #include "base/spin_wait.h"
 #include "logger/internal/deferred_message.h"
@@ -133,9 +137,10 @@ class AsyncQueueLogger {
   bool flush() {
     const std::uint64_t target =
         flush_requested_.fetch_add(1, std::memory_order_acq_rel) + 1;
-    for (std::uint64_t done = flush_done_.load(std::memory_order_acquire);
-         done < target; done = flush_done_.load(std::memory_order_acquire)) {
-      flush_done_.wait(done, std::memory_order_acquire);
+    for (;;) {
+      const std::uint32_t epoch = flush_epoch_.load(std::memory_order_seq_cst);
+      if (flush_done_.load(std::memory_order_acquire) >= target) break;
+      FutexWaitWord(&flush_epoch_, epoch);
     }
     const std::uint64_t errors = sink_->io_errors();
     return errors_at_flush_.exchange(errors, std::memory_order_relaxed) ==
@@ -220,7 +225,8 @@ class AsyncQueueLogger {
       flush_sink();  // the queue ran dry
       if (target > flush_done_.load(std::memory_order_relaxed)) {
         flush_done_.store(target, std::memory_order_release);
-        flush_done_.notify_all();
+        flush_epoch_.fetch_add(1, std::memory_order_seq_cst);
+        FutexWakeWord(&flush_epoch_, INT32_MAX);
       }
       if (stop) return;
       if (popped_round == 0 &&
@@ -249,6 +255,8 @@ class AsyncQueueLogger {
   std::atomic<std::uint64_t> dropped_{0};
   std::atomic<std::uint64_t> flush_requested_{0};
   std::atomic<std::uint64_t> flush_done_{0};
+  // What flush() sleeps on: bumped after each store to flush_done_.
+  std::atomic<std::uint32_t> flush_epoch_{0};
   std::atomic<std::uint64_t> errors_at_flush_{0};
   std::atomic<bool> stopping_{false};
   std::thread backend_;

@@ -29,8 +29,8 @@
 // contending threads do not retry a CAS on the shared index.
 //
 // Parking: `pop` waits by spinning, then by yielding (base/spin_wait.h), and
-// after `kYieldsBeforePark` yields it parks on its slot's sequence word with
-// `std::atomic::wait` (a futex), so a consumer thread of an idle queue sleeps
+// after `kYieldsBeforePark` yields it parks in a futex on the queue's 32-bit
+// `wake_` word (base/futex.h), so a consumer thread of an idle queue sleeps
 // in the kernel without a condition variable beside the queue. The spin and
 // yield phase is far longer than a hot hand-off, so a ping-pong through
 // `spin_pop` never parks. `push` (waiting for a free slot when the ring is
@@ -47,12 +47,16 @@
 //     spins and yields through that short window instead of parking; or
 //   - the load comes before the claim, so the producer's later load of
 //     `parked_` sees the consumer's increment (it stays counted until it
-//     leaves the park step), and the producer calls `notify_all` on the slot
-//     after publishing. `std::atomic::wait(old)` returns at once if the value
-//     is no longer `old`, and a notify after the change wakes it otherwise.
-// `notify_all`, not `notify_one`: libstdc++ waits on an 8-byte atomic through
-// a proxy word that it shares between addresses, so one wake-up could go to a
-// thread waiting on another slot.
+//     leaves the park step), and after publishing the producer increments
+//     `wake_` (seq_cst) and wakes every thread sleeping on it. The consumer
+//     read `wake_` before its load of `enqueue_pos_`, so before that
+//     increment: the futex either sees the word changed and returns at once,
+//     or sleeps and is woken.
+// Wake all, not one: the word is the queue's, not the slot's, so one wake-up
+// could go to a consumer parked at another position. Not std::atomic::wait
+// on the slot: libstdc++ 12 waits on an 8-byte atomic through a proxy word
+// shared with unrelated addresses, and its notify skips the wake when a
+// shared count reads 0 (docs/components.md, "The lost wake-up").
 //
 // What it costs: a producer's claim is seq_cst (on x86 the same locked
 // instruction as before, free), plus one load of `parked_` per push, a line
@@ -74,6 +78,7 @@
 #include <utility>
 
 #include "base/cache_line.h"
+#include "base/futex.h"
 #include "base/spin_wait.h"
 #include "queues/internal/sequenced_slots.h"
 #include "queues/queue.h"
@@ -245,6 +250,7 @@ class BoundedMpmcQueue {
     const std::size_t want = pos + 1;
     for (;;) {
       parked_.fetch_add(1, std::memory_order_seq_cst);
+      const std::uint32_t epoch = wake_.load(std::memory_order_seq_cst);
       const std::size_t claimed = enqueue_pos_.load(std::memory_order_seq_cst);
       // Positions grow without wrapping in practice; the signed difference
       // keeps the comparison right across a wrap anyway.
@@ -257,20 +263,23 @@ class BoundedMpmcQueue {
         return;
       }
       // Not claimed yet: the producer that claims `pos` will see `parked_`
-      // non-zero and notify after it publishes. The slot may still move
-      // first from last lap's item to free (without a notify); waking for
-      // that just goes round again.
-      const std::size_t seq = slot.seq.load(std::memory_order_seq_cst);
-      if (seq != want) slot.seq.wait(seq, std::memory_order_acquire);
+      // non-zero and wake us after it publishes. Any other publish while we
+      // are parked wakes us too; that just goes round again.
+      if (slot.seq.load(std::memory_order_acquire) != want) {
+        FutexWaitWord(&wake_, epoch);
+      }
       parked_.fetch_sub(1, std::memory_order_relaxed);
       if (slot.seq.load(std::memory_order_acquire) == want) return;
     }
   }
 
-  // The producer's half: after publishing, wakes the consumers parked on the
-  // slot, if any consumer is parked at all.
-  void WakeParked(Slot& slot) {
-    if (parked_.load(std::memory_order_seq_cst) != 0) slot.seq.notify_all();
+  // The producer's half: after publishing, wakes the parked consumers, if any
+  // consumer is parked at all.
+  void WakeParked(Slot&) {
+    if (parked_.load(std::memory_order_seq_cst) != 0) {
+      wake_.fetch_add(1, std::memory_order_seq_cst);
+      FutexWakeWord(&wake_, INT32_MAX);
+    }
   }
 
   // Read-only after construction; shares no line with the hot indices.
@@ -281,7 +290,9 @@ class BoundedMpmcQueue {
   // Consumers in the park step. Read by every push, written only by parking
   // consumers: on its own line, so pops and pushes do not write it.
   alignas(kCacheLineSize) std::atomic<std::uint32_t> parked_{0};
-  char pad_[kCacheLineSize - sizeof(std::atomic<std::uint32_t>)];
+  // The futex word parked consumers sleep on; bumped by a wake.
+  std::atomic<std::uint32_t> wake_{0};
+  char pad_[kCacheLineSize - 2 * sizeof(std::atomic<std::uint32_t>)];
 
   friend struct BoundedMpmcQueueLayout;
 };

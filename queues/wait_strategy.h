@@ -21,10 +21,11 @@
 //   - `FutexWait<kSpins>`: spins `kSpins` tries, then parks on a futex (the
 //     futex system call on its epoch word); notifiers pay one fence and one
 //     load when nobody is parked. A parked waiter also wakes after
-//     `kFutexRescueAfter` (100 ms) to test its predicate: a make bench once
-//     hung with pool workers parked and a task queued (the reason is not
-//     known, docs/components.md), so a lost wake-up costs at most that long,
-//     and each one found is counted (`FutexWaitRescues()`), never hidden.
+//     `kFutexRescueAfter` (100 ms) to test its predicate, a safety net: a
+//     make bench once hung in a wait built on std::atomic::wait (the cause
+//     is in docs/components.md, "The lost wake-up"), so any lost wake-up
+//     costs at most that long, and each one found is counted
+//     (`FutexWaitRescues()`, 0 across //threadpool:wakeup_stress).
 //   - `CondVarWait<kSpins>`: spins, then parks on a `std::condition_variable`.
 //
 // Memory ordering (FutexWait, CondVarWait): a waiter announces itself
@@ -36,14 +37,9 @@
 #ifndef SERVERKIT_QUEUES_WAIT_STRATEGY_H_
 #define SERVERKIT_QUEUES_WAIT_STRATEGY_H_
 
-#include <linux/futex.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -51,6 +47,7 @@
 #include <utility>
 
 #include "base/cache_line.h"
+#include "base/futex.h"
 #include "queues/queue.h"
 
 namespace serverkit {
@@ -79,20 +76,15 @@ namespace wait_internal {
 // Lost wake-ups that FutexWait's timed park found, in this process.
 inline std::atomic<std::uint64_t> futex_rescues{0};
 
-// The futex calls on a 32-bit atomic (lock-free, the size of its value, as
-// folly and abseil use it). Wait returns false when `timeout_ns` passed.
+// The futex calls on a 32-bit word (base/futex.h). Wait returns false when
+// `timeout_ns` passed.
 inline bool FutexWaitFor(std::atomic<std::uint32_t>* word,
                          std::uint32_t expected, long timeout_ns) {
-  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t));
-  timespec t{timeout_ns / 1000000000L, timeout_ns % 1000000000L};
-  const long rc = ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word),
-                            FUTEX_WAIT_PRIVATE, expected, &t, nullptr, 0);
-  return !(rc != 0 && errno == ETIMEDOUT);
+  return FutexWaitWord(word, expected, timeout_ns);
 }
 
 inline void FutexWake(std::atomic<std::uint32_t>* word, int count) {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word),
-            FUTEX_WAKE_PRIVATE, count, nullptr, nullptr, 0);
+  FutexWakeWord(word, count);
 }
 }  // namespace wait_internal
 

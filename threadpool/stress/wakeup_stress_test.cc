@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "base/parse_number.h"
+#include "base/sanitizers.h"
 #include "base/type_list.h"
 #include "gtest/gtest.h"
 #include "queues/wait_strategy.h"
@@ -55,10 +56,13 @@ TYPED_TEST_P(WakeupStressTest, NoHangAndNoRescue) {
     StressConfig c;
     c.seconds = SecondsPerPool() / 2;
     c.submitters = submitters;
+    // Under TSan oneTBB's hand-off alone has taken 0.96 s once (not a
+    // rescue: its own scheduler), so a hang there is 5 s.
+    if constexpr (kUnderSanitizer) c.hang_after = std::chrono::seconds(5);
     const StressResult r = RunWakeupStress<TypeParam, FutexSignal>(c);
     Print(TypeParam::kName, submitters, r);
     EXPECT_GT(r.round_trips, 0u);
-    EXPECT_EQ(r.hangs, 0u) << "a round trip took over 1 s";
+    EXPECT_EQ(r.hangs, 0u) << "a round trip took over the hang limit";
     EXPECT_EQ(r.rescues, 0u) << "FutexWait's re-check found a lost wake-up";
   }
 }
