@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <latch>
 #include <map>
 #include <memory>
@@ -37,6 +38,10 @@
 #include "logger/all_loggers.h"
 #include "logger/internal/deferred_message.h"
 #include "logger/sink.h"
+
+#ifdef SERVERKIT_LOGGER_TEST_PLANTED
+#include "logger/fuzz/planted_bug_logger.h"
+#endif
 
 namespace serverkit {
 namespace {
@@ -120,7 +125,14 @@ class LoggerNames {
   }
 };
 
+#ifdef SERVERKIT_LOGGER_TEST_PLANTED
+// logger_planted_test: the suite must fail each planted bug.
+using AllLoggersTypes =
+    ::testing::Types<PlantedBugLogger<PlantedBug::kLongLineCut>,
+                     PlantedBugLogger<PlantedBug::kLevelDropped>>;
+#else
 using AllLoggersTypes = ApplyTypes<::testing::Types, AllLoggers>;
+#endif
 TYPED_TEST_SUITE(LoggerTest, AllLoggersTypes, LoggerNames);
 
 TYPED_TEST(LoggerTest, ReportsItsContract) {
@@ -171,64 +183,52 @@ TYPED_TEST(LoggerTest, NothingLostAndPerThreadOrderKeptOnShutdown) {
 }
 
 // Lines from empty to past every internal buffer (64 KiB and more), at
-// every level, from several threads: the file read back holds each line
-// whole (its own filler, its length, its newline), once, at its level, in
-// each thread's order. Checked against what was sent, not the counters.
+// every level, from several threads that flush now and then: the file read
+// back holds each line whole (its own filler, its length, its newline),
+// once, at its level, in each thread's order. Checked against what was sent,
+// not the counters: after a last flush() while the logger lives, and again
+// after its destructor.
 constexpr std::size_t kLongLengths[] = {
     0, 1, 100, 1023, 1024, 1025, 4095, 4096, 8191, 16384, 65535, 65536, 70000};
 constexpr Level kAllLevels[] = {Level::kTrace, Level::kDebug, Level::kInfo,
                                 Level::kWarn,  Level::kError, Level::kCritical};
+// Each length at each level twice (once under a sanitizer, which slows the
+// queue loggers' spinning producers most).
+constexpr int kLongPerThread =
+    (kUnderSanitizer ? 1 : 2) * std::size(kLongLengths) * std::size(kAllLevels);
+constexpr int kLongFlushEvery = 11;  // prime to both list sizes
 
 std::string LongFiller(int thread, int seq, std::size_t n) {
   return std::string(n, static_cast<char>('a' + (thread * 7 + seq) % 26));
 }
 
-TYPED_TEST(LoggerTest, LongLinesAtEveryLevelWholeOnceAndInOrder) {
-  using L = TypeParam;
-  constexpr int kPerThread =
-      2 * std::size(kLongLengths) * std::size(kAllLevels);
-  const std::string path = FreshDir("long") + "/log.txt";
-  {
-    LoggerOptions o = FileOptions(path);
-    o.level = Level::kTrace;
-    o.queue_capacity = 64;
-    o.buffer_bytes = 64 * 1024;  // lines as long as a whole buffer
-    L logger(o);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&logger, t] {
-        for (int i = 0; i < kPerThread; ++i) {
-          const std::size_t n = kLongLengths[i % std::size(kLongLengths)];
-          const Level level = kAllLevels[i % std::size(kAllLevels)];
-          logger.log(level, SK_LOG_HERE, "msg {} {} {} <{}>", t, i, n,
-                     LongFiller(t, i, n));
-        }
-      });
-    }
-    for (auto& th : threads) th.join();
-  }
-  const std::vector<std::string> lines = ReadLines(path);
-  ASSERT_EQ(lines.size(), static_cast<std::size_t>(kThreads * kPerThread))
-      << "lines lost, merged or split";
+// What LongLinesAtEveryLevelWholeOnceAndInOrder sent, against `lines`.
+void CheckLongLines(const std::vector<std::string>& lines,
+                    const std::string& when) {
+  ASSERT_EQ(lines.size(), static_cast<std::size_t>(kThreads * kLongPerThread))
+      << "lines lost, merged or split (" << when << ")";
   std::vector<int> next(kThreads, 0);
   for (const std::string& raw : lines) {
     const std::string line = !raw.empty() && raw.back() == '\r'
                                  ? raw.substr(0, raw.size() - 1)
                                  : raw;
     int t = -1, seq = -1;
-    ASSERT_TRUE(ParseMessage(line, t, seq)) << line.substr(0, 200);
+    ASSERT_TRUE(ParseMessage(line, t, seq))
+        << when << ": " << line.substr(0, 200);
     ASSERT_GE(t, 0);
     ASSERT_LT(t, kThreads);
-    ASSERT_EQ(seq, next[t]) << "thread " << t << " out of order";
+    ASSERT_EQ(seq, next[t])
+        << "thread " << t << " out of order (" << when << ")";
     ++next[t];
     const std::size_t n = kLongLengths[seq % std::size(kLongLengths)];
     const std::string want = " msg " + std::to_string(t) + " " +
                              std::to_string(seq) + " " + std::to_string(n) +
                              " <" + LongFiller(t, seq, n) + ">";
-    ASSERT_GE(line.size(), want.size()) << "cut short: " << n << " bytes";
+    ASSERT_GE(line.size(), want.size())
+        << "cut short: " << n << " bytes (" << when << ")";
     ASSERT_EQ(line.substr(line.size() - want.size()), want)
         << "thread " << t << " line " << seq << " (" << n
-        << " bytes) not whole";
+        << " bytes) not whole (" << when << ")";
     // The level's name in the record's head, in the logger's own spelling
     // ("WARN " here, "warning" in spdlog): its first four letters.
     const Level level = kAllLevels[seq % std::size(kAllLevels)];
@@ -238,9 +238,97 @@ TYPED_TEST(LoggerTest, LongLinesAtEveryLevelWholeOnceAndInOrder) {
     for (char& c : name) c = static_cast<char>(std::tolower(c));
     ASSERT_NE(head.find(name), std::string::npos)
         << "line " << seq << " not at level " << LevelName(level) << ": "
-        << head;
+        << head << " (" << when << ")";
   }
-  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kPerThread);
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kLongPerThread);
+}
+
+TYPED_TEST(LoggerTest, LongLinesAtEveryLevelWholeOnceAndInOrder) {
+  using L = TypeParam;
+  const std::string path = FreshDir("long") + "/log.txt";
+  {
+    LoggerOptions o = FileOptions(path);
+    o.level = Level::kTrace;
+    o.flush_on = Level::kOff;  // only the threads' own flushes
+    o.queue_capacity = 64;
+    o.buffer_bytes = 64 * 1024;  // lines as long as a whole buffer
+    L logger(o);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&logger, t] {
+        for (int i = 0; i < kLongPerThread; ++i) {
+          const std::size_t n = kLongLengths[i % std::size(kLongLengths)];
+          const Level level = kAllLevels[i % std::size(kAllLevels)];
+          logger.log(level, SK_LOG_HERE, "msg {} {} {} <{}>", t, i, n,
+                     LongFiller(t, i, n));
+          if (i % kLongFlushEvery == kLongFlushEvery - 1) {
+            EXPECT_TRUE(logger.flush());
+          }
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    ASSERT_TRUE(logger.flush());
+    CheckLongLines(ReadLines(path), "after flush()");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  CheckLongLines(ReadLines(path), "after the destructor");
+}
+
+// A message's bytes go to the file as they are, '\n', '\r', NUL and bytes
+// above 0x7f included, followed by exactly one '\n' (a message ending in '\n'
+// gets a second one): each record is a header without a newline, then the
+// message, then '\n'. Every message starts with a marker, "\x1e<i>\x1f",
+// that no header holds, so the file is read record by record rather than
+// line by line.
+TYPED_TEST(LoggerTest, MessageBytesWrittenVerbatimWithOneNewline) {
+  using L = TypeParam;
+  const std::string path = FreshDir("verbatim") + "/log.txt";
+  const std::string bodies[] = {
+      "",
+      "\n",
+      "\n\n",
+      "ends in newline\n",
+      "a\nb",
+      "\r\n",
+      "cr\r",
+      std::string("nul\0mid", 7),
+      "\xff\xfe\x80",
+      "\x1b[31mred",
+      std::string(3000, '\n'),
+      std::string(1500, 'x') + "\n" + std::string(1500, 'y') + "\n"};
+  std::vector<std::string> sent;
+  {
+    LoggerOptions o = FileOptions(path);
+    o.level = Level::kTrace;
+    o.buffer_bytes = 4096;
+    L logger(o);
+    for (std::size_t i = 0; i < std::size(bodies); ++i) {
+      sent.push_back("\x1e" + std::to_string(i) + "\x1f" + bodies[i]);
+      logger.log(kAllLevels[i % std::size(kAllLevels)], SK_LOG_HERE, "{}",
+                 std::string_view(sent.back()));
+    }
+    EXPECT_TRUE(logger.flush());
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  std::size_t p = 0;
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const std::string marker = "\x1e" + std::to_string(i) + "\x1f";
+    const std::size_t q = text.find(marker, p);
+    ASSERT_NE(q, std::string::npos) << "record " << i << " is missing";
+    const std::string head = text.substr(p, q - p);
+    ASSERT_EQ(head.find('\n'), std::string::npos)
+        << "record " << i << ": a newline before its message: " << head;
+    ASSERT_EQ(text.compare(q, sent[i].size(), sent[i]), 0)
+        << "record " << i << " (" << sent[i].size() << " bytes) altered";
+    ASSERT_LT(q + sent[i].size(), text.size()) << "record " << i << " cut";
+    ASSERT_EQ(text[q + sent[i].size()], '\n')
+        << "record " << i << " does not end with one newline";
+    p = q + sent[i].size() + 1;
+  }
+  EXPECT_EQ(p, text.size()) << "bytes after the last record";
 }
 
 // flush() returns with every earlier record in the file (read while the
