@@ -85,7 +85,7 @@ const Flag kFlags[] = {
        o->buffer = v;
      },
      "the connections' buffer (default linear)"},
-    {"buffer_slowdown_ns_per_kib", kBuffer, false, "=N",
+    {"buffer_slowdown_ns_per_kib", kBufferControl, false, "=N",
      [](auto program, auto source, const auto& v, Options* o) {
        o->buffer_slowdown_ns_per_kib = ParseNs(program, source, v);
      },

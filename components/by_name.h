@@ -86,10 +86,14 @@ namespace serverkit::components {
 // The families a program takes flags for (a bit set).
 enum Family : unsigned {
   kTaskQueue = 1u << 0,  // --task_queue, --coalesce, --backend and control
-  kBuffer = 1u << 1,     // --buffer and its control
+  kBuffer = 1u << 1,     // --buffer
   kLogger = 1u << 2,     // --logger, --log_file, --log_flush_every_line, ...
   kPool = 1u << 3,       // --pool, --pool_threads and its control
-  kAllFamilies = kTaskQueue | kBuffer | kLogger | kPool,
+  // --buffer_slowdown_ns_per_kib: only a program that calls ChargeConsumed
+  // where it consumes its input takes it (the other controls act inside
+  // the factories' products).
+  kBufferControl = 1u << 4,
+  kAllFamilies = kTaskQueue | kBuffer | kLogger | kPool | kBufferControl,
 };
 
 // The choice of every family; a program sets its own defaults before

@@ -45,6 +45,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "components/by_name.h"
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
 #include "servers/chat/args.h"
@@ -55,10 +56,10 @@
 namespace serverkit::chat {
 namespace {
 
+using components::Options;
 using reactor::Clock;
 using reactor::EventLoop;
 using reactor::TcpServer;
-using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
 
@@ -196,11 +197,11 @@ void PrintStopped(const EventLoop& base, const TcpServer<B>& server,
 }
 
 template <typename B>
-int Serve(const ServerArgs& sa, const PolicyOptions& po,
-          const servers::TaskQueueFactory& make_queue,
+int Serve(const ServerArgs& sa, const Options& po,
+          const components::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
   using ConnPtr = reactor::TcpConnectionPtr<B>;
-  auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
+  auto loop_options = [&] { return components::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
 
   // The rooms, one per I/O loop, and the loop → room map: filled after
@@ -248,11 +249,15 @@ int Serve(const ServerArgs& sa, const PolicyOptions& po,
 }
 
 int Main(int argc, char** argv) {
-  PolicyOptions po;
-  std::vector<char*> rest = servers::TakePolicyFlags(argc, argv, kProgram, &po);
+  // The chat server takes no pool, and does not charge the buffer's control.
+  constexpr unsigned kFamilies =
+      components::kTaskQueue | components::kBuffer | components::kLogger;
+  Options po;
+  std::vector<char*> rest =
+      components::TakeFlags(argc, argv, kProgram, &po, kFamilies);
   const ServerArgs sa =
       ParseServerArgs(static_cast<int>(rest.size()), rest.data(), kProgram,
-                      servers::kPolicyHelp);
+                      components::Help(kFamilies));
 
   return servers::RunServer<LogLine>(
       kProgram, po,
@@ -261,7 +266,7 @@ int Main(int argc, char** argv) {
           SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
         };
       },
-      [&]<typename B>(const servers::TaskQueueFactory& make_queue,
+      [&]<typename B>(const components::TaskQueueFactory& make_queue,
                       const std::function<LogLine>& log_line) {
         return Serve<B>(sa, po, make_queue, log_line);
       });

@@ -14,7 +14,7 @@
 //   5. calls the server's Serve with the buffer named by --buffer.
 //
 // Serve runs its base loop with `LoopUntilStopped`, which the watcher quits.
-// A bad name fails (exit 2) as server_policy.h says.
+// A bad name fails (exit 2) as components/by_name.h says.
 //
 // Thread-safety: call RunServer once, from main(), before any thread starts.
 
@@ -25,6 +25,7 @@
 #include <memory>
 #include <string_view>
 
+#include "components/by_name.h"
 #include "reactor/event_loop.h"
 #include "servers/common/process.h"
 #include "servers/common/server_policy.h"
@@ -44,20 +45,21 @@ void LoopUntilStopped(reactor::EventLoop* base);
 // Steps 1 to 5 above; returns what `serve` returns. `bind_logger` turns the
 // chosen logger into a std::function<LogSig> (MakeLogger's `bind`); `serve`
 // is called as `serve.template operator()<B>(make_queue, log_line)`, with
-// `make_queue` a const TaskQueueFactory& and `log_line` a
+// `make_queue` a const components::TaskQueueFactory& and `log_line` a
 // const std::function<LogSig>& (empty without --logger).
 template <typename LogSig, typename BindLogger, typename Serve>
-int RunServer(std::string_view program, const PolicyOptions& po,
+int RunServer(std::string_view program, const components::Options& po,
               BindLogger bind_logger, Serve&& serve) {
   // Before any thread starts (an async logger's backend included): threads
   // inherit the blocked stop signals, so only the watcher takes them.
   QuitOnStopSignals();
-  const TaskQueueFactory make_queue = MakeTaskQueueFactory(program, po);
+  const components::TaskQueueFactory make_queue =
+      components::MakeTaskQueueFactory(program, po);
   std::function<LogSig> log_line;
   const std::shared_ptr<void> logger =
-      MakeLogger<LogSig>(program, po, bind_logger, &log_line);
+      components::MakeLogger<LogSig>(program, po, bind_logger, &log_line);
   RaiseFdLimit();
-  return WithBuffer(program, po, [&]<typename B>() {
+  return components::WithBuffer(program, po, [&]<typename B>() {
     return serve.template operator()<B>(make_queue, log_line);
   });
 }

@@ -9,8 +9,10 @@
 //          [--coalesce=0|1] [--logger=NAME] [--log_file=PATH]
 //          [--task_queue_slowdown_ns=N] [--log_slowdown_ns=N]
 //          [--pool=NAME] [--pool_threads=N] [--work_ns=N]
-//          [--pool_slowdown_ns=N]
+//          [--pool_slowdown_ns=N] [--buffer_slowdown_ns_per_kib=N]
 //
+// Every component and its control is chosen by components/by_name.h's flags
+// (or their SERVERKIT_<FLAG> variables); --work_ns is this server's own.
 // threads 1: one loop accepts and serves; N > 1: an accepting loop plus N
 // I/O loops (as the ping-pong server and the peers). GET /collect answers
 // {"ok":true}; see http_handler.h for keep-alive, pipelining, HEAD, Host,
@@ -27,7 +29,7 @@
 // reply back to the connection's loop. While a connection's /work is out,
 // its later requests wait unparsed in its input buffer, so pipelined
 // replies keep their order. A refused submit (the pool is shutting down)
-// answers 503. --pool_slowdown_ns=N: the I/O thread spins N ns of CPU before
+// answers 503. --pool_slowdown_ns=N: the I/O thread spins N ns of CPU in
 // each submit (slow on purpose: the pool's positive control). At a stop the
 // pool is drained before the loops end; a reply whose connection has gone
 // by then is counted as dropped on the pool's stop line.
@@ -57,33 +59,30 @@
 #include <unordered_map>
 #include <vector>
 
+#include "components/by_name.h"
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
 #include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
 #include "servers/http/http_handler.h"
 #include "servers/http/work.h"
-#include "servers/http/work_pool.h"
 #include "servers/pingpong/common.h"
 
 namespace serverkit::http {
 namespace {
 
+using components::Fail;
+using components::Options;
 using reactor::Clock;
 using reactor::EventLoop;
 using reactor::TcpServer;
-using servers::Fail;
-using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
 
 constexpr const char* kWorkHelp =
-    "  --pool=NAME         run GET /work on this thread pool (a kName of "
-    "threadpool/all_pools.h), or none: inline on the I/O thread (default)\n"
-    "  --pool_threads=N    the pool's workers, 1 to 256 (default 1)\n"
-    "  --work_ns=N         CPU cost of one GET /work (default 20000)\n"
-    "  --pool_slowdown_ns=N  the I/O thread spins N ns before each submit "
-    "(slow on purpose)\n";
+    "  --work_ns=N         CPU cost of one GET /work (default 20000), on "
+    "--pool\n"
+    "                      (none: inline on the I/O thread)\n";
 
 // One access-log line: the peer's address and the reply.
 using LogLine = void(std::string_view remote_addr, const ReplyRecord& r);
@@ -163,10 +162,7 @@ constexpr std::size_t kHeldInputBytes = 256 * 1024;
 
 // The /work route's choices and counters, shared by every loop.
 struct WorkRoute {
-  std::string pool = "none";
-  std::size_t pool_threads = 1;
   std::uint32_t work_ns = 20'000;
-  std::uint32_t pool_slowdown_ns = 0;
   const WorkCost* cost = nullptr;  // set by Serve once calibrated
   // Memory ordering: relaxed; read for the stop line once the loops ended.
   std::atomic<std::uint64_t> inline_runs{0}, tasks_run{0}, task_failures{0},
@@ -246,7 +242,7 @@ struct Args {
 Args ParseArgs(const std::vector<char*>& rest) {
   const std::string usage =
       std::string("usage: server <addr> <port> <threads> [flags]\n") +
-      servers::kPolicyHelp + kWorkHelp;
+      components::Help() + kWorkHelp;
   if (rest.size() == 2 && std::string_view(rest[1]) == "--help") {
     std::fputs(usage.c_str(), stdout);
     std::exit(0);
@@ -267,10 +263,10 @@ Args ParseArgs(const std::vector<char*>& rest) {
 }
 
 template <typename B>
-int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
-          const servers::TaskQueueFactory& make_queue,
+int Serve(const Args& args, const Options& po, WorkRoute& route,
+          const components::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
-  auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
+  auto loop_options = [&] { return components::LoopOptions(make_queue, po); };
   // Destroyed before the stop line: it runs the /work replies posted to it
   // after its loop ended, which the line counts.
   auto base = std::make_unique<EventLoop>(loop_options());
@@ -278,8 +274,8 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
   route.cost = &cost;
   // Built here, after RunServer blocked the stop signals in this thread,
   // so that its workers inherit the mask.
-  std::unique_ptr<WorkPool> pool;
-  if (route.pool != "none") pool = MakeWorkPool(route.pool, route.pool_threads);
+  const std::unique_ptr<components::Pool> pool =
+      components::MakePool(kProgram, po);
   std::unique_ptr<TcpServer<B>> server =
       servers::ListenOrFail<B>(kProgram, base.get(), args.addr, args.port,
                                args.threads, "http", loop_options);
@@ -346,7 +342,6 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
       route.inline_runs.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    servers::SpinCpuNs(route.pool_slowdown_ns);
     auto it = LoopConns().find(conn.get());
     // Weak pointers: the task must not keep a connection alive, nor free it
     // on a worker thread.
@@ -391,9 +386,11 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
       }
       if (in->readable_bytes() == 0) break;
       const auto spans = in->readable();
-      in->retrieve(c.handler.feed(
+      const std::size_t used = c.handler.feed(
           std::string_view(spans.first.data(), spans.first.size()), &c.out,
-          on_reply));
+          on_reply);
+      components::ChargeConsumed(po, used);
+      in->retrieve(used);
     }
     if (!c.out.empty()) {
       conn->send(c.out);
@@ -446,9 +443,8 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
                "server: /work costs %u ns: %llu rounds of %.1f ns, on %s "
                "(%zu thread(s)), submit slowdown %u ns\n",
                route.work_ns, static_cast<unsigned long long>(cost.rounds()),
-               cost.ns_per_round(),
-               pool ? route.pool.c_str() : "the I/O thread",
-               pool ? pool->workers() : std::size_t{0}, route.pool_slowdown_ns);
+               cost.ns_per_round(), pool ? po.pool.c_str() : "the I/O thread",
+               pool ? pool->workers() : std::size_t{0}, po.pool_slowdown_ns);
   servers::LoopUntilStopped(base.get());
   // Every accepted task runs and posts its reply before the loops end.
   if (pool) pool->shutdown(ShutdownMode::kDrain);
@@ -473,8 +469,7 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
       "server: pool %s: tasks run %llu, failed submits %llu, inline runs "
       "%llu, task failures %llu, replies dropped (connection gone) %llu, "
       "503 replies %llu, reads stopped (input held) %llu\n",
-      route.pool.c_str(),
-      static_cast<unsigned long long>(route.tasks_run.load()),
+      po.pool.c_str(), static_cast<unsigned long long>(route.tasks_run.load()),
       static_cast<unsigned long long>(pool ? pool->failed_submits() : 0),
       static_cast<unsigned long long>(route.inline_runs.load()),
       static_cast<unsigned long long>(route.task_failures.load()),
@@ -484,44 +479,23 @@ int Serve(const Args& args, const PolicyOptions& po, WorkRoute& route,
   return 0;
 }
 
-// Takes one of the /work route's flags into `route`; false when `arg` is
-// none of them. A bad value fails (exit 2) with what is valid.
+// Takes the /work route's flag into `route`; false when `arg` is not it. A
+// bad value fails (exit 2) with what is valid.
 bool TakeWorkFlag(std::string_view arg, WorkRoute* route) {
-  if (auto v = servers::FlagValue(arg, "--pool")) {
-    std::vector<std::string> names = WorkPoolNames();
-    if (*v != "none" &&
-        std::find(names.begin(), names.end(), *v) == names.end()) {
-      names.insert(names.begin(), "none");
-      Fail(kProgram,
-           "unknown --pool '" + *v + "'; pools: " + servers::Join(names));
-    }
-    route->pool = *v;
-  } else if (auto v = servers::FlagValue(arg, "--pool_threads")) {
-    const auto n = pingpong::ParseLong(*v);
-    if (!n || *n < 1 || *n > 256)
-      Fail(kProgram, "--pool_threads takes 1 to 256, not '" + *v + "'");
-    route->pool_threads = static_cast<std::size_t>(*n);
-  } else if (auto v = servers::FlagValue(arg, "--work_ns")) {
-    route->work_ns = servers::ParseSlowdownNs(kProgram, "--work_ns", *v);
-  } else if (auto v = servers::FlagValue(arg, "--pool_slowdown_ns")) {
-    route->pool_slowdown_ns =
-        servers::ParseSlowdownNs(kProgram, "--pool_slowdown_ns", *v);
-  } else {
-    return false;
+  if (auto v = components::FlagValue(arg, "--work_ns")) {
+    route->work_ns = components::ParseNs(kProgram, "--work_ns", *v);
+    return true;
   }
-  return true;
+  return false;
 }
 
 int Main(int argc, char** argv) {
-  PolicyOptions po;
+  Options po;
   WorkRoute route;
-  const std::vector<char*> rest = servers::TakePolicyFlags(
-      argc, argv, kProgram, &po,
+  const std::vector<char*> rest = components::TakeFlags(
+      argc, argv, kProgram, &po, components::kAllFamilies,
       [&route](std::string_view a) { return TakeWorkFlag(a, &route); });
   const Args args = ParseArgs(rest);
-  // A control that could never act would read as "no effect".
-  if (route.pool == "none" && route.pool_slowdown_ns > 0)
-    Fail(kProgram, "--pool_slowdown_ns slows submits to a pool: set --pool");
 
   return servers::RunServer<LogLine>(
       kProgram, po,
@@ -540,7 +514,7 @@ int Main(int argc, char** argv) {
           }
         };
       },
-      [&]<typename B>(const servers::TaskQueueFactory& make_queue,
+      [&]<typename B>(const components::TaskQueueFactory& make_queue,
                       const std::function<LogLine>& log_line) {
         return Serve<B>(args, po, route, make_queue, log_line);
       });

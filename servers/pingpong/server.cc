@@ -29,11 +29,12 @@
 //                   default) logs nothing
 //   --buffer_slowdown_ns_per_kib  every byte the message callback takes out
 //                   of the input buffer costs N/1024 ns more CPU time, spun
-//                   (servers::SpinCpuNs) before the bytes are consumed: the
+//                   (components::ChargeConsumed) before they are consumed: the
 //                   baseline buffer slowed on purpose, the validation's
 //                   control for the buffer (sized in ns per KiB consumed)
-//   (--task_queue_slowdown_ns and --log_slowdown_ns, the task queue's and the
-//   logger's controls, are the policy's: servers/common/server_policy.h.)
+//   (these and --task_queue_slowdown_ns and --log_slowdown_ns, the task
+//   queue's and the logger's controls, are components/by_name.h's; the
+//   buffer's control is charged here, through components::ChargeConsumed.)
 //
 // SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr:
 //   server: stopped; messages N, closed for oversized body N, refused for
@@ -53,6 +54,7 @@
 #include <thread>
 #include <vector>
 
+#include "components/by_name.h"
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
 #include "servers/common/server_main.h"
@@ -62,19 +64,19 @@
 namespace serverkit::pingpong {
 namespace {
 
+using components::Options;
 using reactor::Clock;
 using reactor::EventLoop;
 using reactor::TcpServer;
-using servers::PolicyOptions;
 
 constexpr const char* kProgram = "server";
 
 constexpr const char* kExtraHelp =
     "  --reply_via_queue   reply through a worker loop (two cross-thread "
-    "posts)\n"
-    "  --buffer_slowdown_ns_per_kib=N  every KiB taken out of the input buffer "
-    "costs\n"
-    "                      N ns more CPU (slow on purpose)\n";
+    "posts)\n";
+
+// Every family but the pool; the buffer's control is charged in Consume.
+constexpr unsigned kFamilies = components::kAllFamilies & ~components::kPool;
 
 // One log line per message: "<conn> <bytes>". Type-erased so the server is
 // instantiated once per buffer, not once per buffer and logger.
@@ -96,13 +98,12 @@ class Replier {
  public:
   using ConnPtr = reactor::TcpConnectionPtr<B>;
 
-  Replier(Counters* counters, bool reply_via_queue,
-          std::uint32_t buffer_slowdown_ns_per_kib,
+  Replier(Counters* counters, bool reply_via_queue, const Options& po,
           const std::function<LogLine>& log_line,
           const std::atomic<EventLoop*>* worker)
       : counters_(counters),
         reply_via_queue_(reply_via_queue),
-        buffer_slowdown_ns_per_kib_(buffer_slowdown_ns_per_kib),
+        po_(po),
         log_line_(log_line),
         worker_(worker) {}
 
@@ -148,10 +149,7 @@ class Replier {
   // their cost first.
   void Consume(std::size_t bytes) const {
     counters_->bytes_in.fetch_add(bytes, std::memory_order_relaxed);
-    if (buffer_slowdown_ns_per_kib_ > 0) {
-      servers::SpinCpuNs(static_cast<std::uint64_t>(bytes) *
-                         buffer_slowdown_ns_per_kib_ / 1024);
-    }
+    components::ChargeConsumed(po_, bytes);
   }
 
   void Reply(const ConnPtr& conn, std::string&& data) const {
@@ -169,7 +167,7 @@ class Replier {
 
   Counters* const counters_;
   const bool reply_via_queue_;
-  const std::uint32_t buffer_slowdown_ns_per_kib_;
+  const Options& po_;
   const std::function<LogLine>& log_line_;
   const std::atomic<EventLoop*>* const worker_;
 };
@@ -234,11 +232,10 @@ void PrintStopped(const EventLoop& base, const TcpServer<B>& server,
 }
 
 template <typename B>
-int Serve(const ServerOptions& so, const PolicyOptions& po,
-          bool reply_via_queue, std::uint32_t buffer_slowdown_ns_per_kib,
-          const servers::TaskQueueFactory& make_queue,
+int Serve(const ServerOptions& so, const Options& po, bool reply_via_queue,
+          const components::TaskQueueFactory& make_queue,
           const std::function<LogLine>& log_line) {
-  auto loop_options = [&] { return servers::LoopOptions(make_queue, po); };
+  auto loop_options = [&] { return components::LoopOptions(make_queue, po); };
   EventLoop base(loop_options());
 
   // The worker loop of --reply_via_queue.
@@ -257,8 +254,7 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
       kProgram, &base, so.addr, so.port, so.threads, "pingpong", loop_options);
 
   Counters counters;
-  const Replier<B> replier(&counters, reply_via_queue,
-                           buffer_slowdown_ns_per_kib, log_line, &worker);
+  const Replier<B> replier(&counters, reply_via_queue, po, log_line, &worker);
   SetConnectionCallbacks(*server, reply_via_queue, &worker);
   if (so.protocol == Protocol::kEcho) {
     server->set_message_callback(
@@ -294,23 +290,17 @@ int Serve(const ServerOptions& so, const PolicyOptions& po,
 }
 
 int Main(int argc, char** argv) {
-  PolicyOptions po;
+  Options po;
   bool reply_via_queue = false;
-  std::uint32_t buffer_slowdown_ns_per_kib = 0;
-  std::vector<char*> rest = servers::TakePolicyFlags(
-      argc, argv, kProgram, &po, [&](std::string_view a) {
+  std::vector<char*> rest = components::TakeFlags(
+      argc, argv, kProgram, &po, kFamilies, [&](std::string_view a) {
         if (a == "--reply_via_queue") {
           reply_via_queue = true;
           return true;
         }
-        if (auto v = servers::FlagValue(a, "--buffer_slowdown_ns_per_kib")) {
-          buffer_slowdown_ns_per_kib = servers::ParseSlowdownNs(
-              kProgram, "--buffer_slowdown_ns_per_kib", *v);
-          return true;
-        }
         return false;
       });
-  const std::string help = std::string(servers::kPolicyHelp) + kExtraHelp;
+  const std::string help = components::Help(kFamilies) + kExtraHelp;
   const ServerOptions so = ParseServerArgs(static_cast<int>(rest.size()),
                                            rest.data(), kProgram, help);
 
@@ -321,10 +311,9 @@ int Main(int argc, char** argv) {
           SK_LOG_INFO(*l, "{} {} bytes", conn, bytes);
         };
       },
-      [&]<typename B>(const servers::TaskQueueFactory& make_queue,
+      [&]<typename B>(const components::TaskQueueFactory& make_queue,
                       const std::function<LogLine>& log_line) {
-        return Serve<B>(so, po, reply_via_queue, buffer_slowdown_ns_per_kib,
-                        make_queue, log_line);
+        return Serve<B>(so, po, reply_via_queue, make_queue, log_line);
       });
 }
 
