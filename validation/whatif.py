@@ -182,7 +182,8 @@ def user_case(args: argparse.Namespace, comp: str) -> dict[str, Any]:
         rate=args.rate_value, connections=args.connections,
         threads=args.load_threads, command=args.load, unit=args.unit)
     flags = ["--probe_site=" + args.probe_site] if comp == PROBE else []
-    return dict(name="whatif", mode=args.protocol, protocol=args.protocol,
+    protocol = "your load" if args.load else args.protocol
+    return dict(name="whatif", mode=protocol, protocol=protocol,
                 threads=args.server_threads,
                 client_threads=args.load_threads,
                 block=args.size if args.protocol == "echo" else 0,
@@ -250,10 +251,6 @@ def main(argv: Sequence[str]) -> int:
         print("whatif: %s" % e, file=sys.stderr)
         return 2
     entries, notes = entries_for(args, winners)
-    if not os.path.exists(winners):
-        notes.append("no %s: the micro sweeps' results are needed for the "
-                     "predictions (run `make bench`, or --results=DIR)" %
-                     winners)
     todo = todo_of(args, entries)
     workload = "user" if args.ops == "library" else args.ops
     started = time.monotonic()

@@ -140,17 +140,23 @@ def markdown(result: dict[str, Any]) -> str:
         lines += probe_lines(result["probe"], margin)
         lines.append("")
     lines += _table(HEAD, [_summary(r) for r in rows])
-    lines += ["", "Where each choice would matter (the predicted ratio "
-              "against ±%g%%):" % (100 * margin), ""]
+    if "probe" in result:  # the row is the probe's own cost: off/counting
+        lines += ["", "The row: the site off against counting, the probe's "
+                  "own cost end to end.", ""]
+        rows = []
+    else:
+        lines += ["", "Where each choice would matter (the predicted ratio "
+                  "against ±%g%%):" % (100 * margin), ""]
     lines += ["- " + where_it_matters(r, margin) for r in rows]
     nothing = [r for r in result.get("rows", []) if r.get("case") == "-"]
     lines += ["- %s: %s" % (r["component"], r.get("verdict", "-"))
               for r in nothing]
-    lines += ["", "### Every implementation's prediction", ""]
-    for r in rows:
-        pred = (r.get("model") or {}).get("predicted") or {}
-        if not pred:
-            continue
+    predicted = [r for r in rows if (r.get("model") or {}).get("predicted")]
+    if predicted:
+        lines += ["", "### Every implementation's prediction"]
+    lines.append("")
+    for r in predicted:
+        pred = r["model"]["predicted"]
         lines += ["%s (baseline %s):" % (r["component"], r["baseline"]), ""]
         lines += _table(["implementation", "predicted", "micro ns/op",
                          "from"],
@@ -159,7 +165,7 @@ def markdown(result: dict[str, Any]) -> str:
                          for x in sorted(pred, key=lambda k: -pred[k]["est"])])
         lines.append("")
     lines += ["### The rounds, in the validation's words", ""]
-    for r in rows:
+    for r in result.get("rows", []):
         lines.append("- " + r.get("sentence", r.get("verdict", "-")))
         if r.get("model"):
             lines.append("  " + predict.model_sentence(r))
