@@ -50,7 +50,7 @@ lint: deps
 # The tables "How often the rules are wrong" of docs/methods.md: the micro
 # pick's and the validation's decision code on seeded simulations.
 calibration: deps
-	PYTHONPATH=. /usr/bin/python3 -m pick.calibration --runs=1000
+	PYTHONPATH=. /usr/bin/python3 -m pick.decide.error_rates --runs=1000
 	@echo
 	PYTHONPATH=. /usr/bin/python3 -m validation.calibration
 
@@ -174,7 +174,7 @@ compare: deps
 	  else echo "== $$f: skipped (not in both $(A) and $(B))"; fi; done; \
 	if [ $$n -eq 0 ]; then echo "compare: no family file is in both $(A) and $(B)" >&2; exit 2; fi
 	@echo "== ranking metrics"
-	@/usr/bin/python3 pick/pick.py --compare "$(A)" "$(B)"
+	@PYTHONPATH=. /usr/bin/python3 -m pick --compare "$(A)" "$(B)"
 
 clean:
 	$(BAZEL) clean

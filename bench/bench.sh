@@ -55,7 +55,7 @@ merge_all() {
   for f in "${families[@]}"; do bench/sweep.sh --merge "$f" || return 1; done
 }
 
-# The confirmation (pick/confirm.py): each family's leaders, runners-up and
+# The confirmation (pick/decide/confirm.py): each family's leaders, runners-up and
 # baselines once more, in several fresh processes of a few rounds each
 # (process K of every family before process K + 1, then one merge per
 # family); pick takes every margin from these rounds, not from those that
@@ -66,7 +66,7 @@ confirm_all() {
   rm -rf results/confirm
   mkdir -p results/confirm || return 1
   for f in "${families[@]}"; do
-    out=$(/usr/bin/python3 pick/pick.py --results=results $PICK_FLAGS \
+    out=$(PYTHONPATH=. /usr/bin/python3 -m pick --results=results $PICK_FLAGS \
       --confirm-filter "$f") || return 1
     if [[ -z "$out" ]]; then
       echo "[confirm $f: nothing to confirm]"

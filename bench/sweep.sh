@@ -32,7 +32,8 @@ set -uo pipefail
 PROFILE="${PROFILE:-default}"
 BAZEL="${BAZEL:-bazel}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-PICK_PY="${PICK_PY:-$(dirname "$here")/pick/pick.py}"
+# The folder that holds the package pick (`python -m pick --merge`).
+PICK_ROOT="${PICK_ROOT:-$(dirname "$here")}"
 
 usage() {
   echo "sweep: usage: bench/sweep.sh queues|threadpool|logger|buffer [OUT.json]" \
@@ -117,7 +118,8 @@ merge() {
     return 0
   fi
   echo "[sweep $family: merging $n processes into $out]"
-  /usr/bin/python3 "$PICK_PY" --merge "$out" "${parts[@]}"
+  PYTHONPATH="$PICK_ROOT${PYTHONPATH:+:$PYTHONPATH}" \
+    /usr/bin/python3 -m pick --merge "$out" "${parts[@]}"
 }
 
 if [[ -n "$only_part" ]]; then

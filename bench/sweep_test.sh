@@ -6,13 +6,14 @@
 set -euo pipefail
 bin="$(pwd)/$1"
 sweep="$(pwd)/$2"
-pick="$(pwd)/$3"
+# $3 is pick/__main__.py: the package's parent goes on PYTHONPATH.
+pick_root="$(dirname "$(dirname "$(pwd)/$3")")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}/sweep"
 mkdir -p "$tmp"
 cd "$tmp"
 fail() { echo "FAIL: $*"; exit 1; }
 
-PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_PY="$pick" \
+PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_ROOT="$pick_root" \
   "$sweep" queues "$tmp/queues.json" -- --benchmark_filter='queues/(floor/|(latency|throughput)/(mutex|bounded-mpmc)(/producers:1/consumers:1)?$)' \
   >"$tmp/log.txt" 2>&1 || { cat "$tmp/log.txt"; fail "sweep.sh exited non-zero"; }
 grep -q "^\[sweep queues: process 1 of 2, profile smoke\]" "$tmp/log.txt" || fail "no process 1 line"
@@ -43,12 +44,12 @@ PY
 # One process at a time (--part=K), then --merge: the same merged file.
 filter='queues/(floor/|latency/mutex/)'
 for k in 2 1; do
-  PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_PY="$pick" \
+  PROFILE=smoke PROCESSES=2 SWEEP_BIN="$bin" PICK_ROOT="$pick_root" \
     "$sweep" --part=$k queues "$tmp/rr.json" -- --benchmark_filter="$filter" >"$tmp/rr.txt" 2>&1 ||
     { cat "$tmp/rr.txt"; fail "--part=$k exited non-zero"; }
   [[ ! -f "$tmp/rr.json" ]] || fail "--part=$k wrote the merged file"
 done
-PROFILE=smoke PROCESSES=2 PICK_PY="$pick" "$sweep" --merge queues "$tmp/rr.json" >"$tmp/rr.txt" 2>&1 ||
+PROFILE=smoke PROCESSES=2 PICK_ROOT="$pick_root" "$sweep" --merge queues "$tmp/rr.json" >"$tmp/rr.txt" 2>&1 ||
   { cat "$tmp/rr.txt"; fail "--merge exited non-zero"; }
 /usr/bin/python3 - "$tmp/rr.json" <<'PY' || fail "merged --part files"
 import json, sys

@@ -9,7 +9,9 @@
 # slashes as dots) under Debian's /usr/bin/python3 (the python3 on PATH may
 # be a pyenv build; Debian's matplotlib and scipy import only under
 # /usr/bin/python3), with the arguments it was given. No Python toolchain is
-# needed offline. //pick:pick runs pick.pick this way, //validation:pingpong
+# needed offline. //pick:pick runs the package pick (its __main__.py, as
+# `python3 -m pick`: a PKG/NAME folder with a __main__.py stands for
+# PKG/NAME.py), //validation:pingpong
 # (//bench:pingpong) validation.pingpong, and the Python tests their
 # PKG.NAME.
 #
@@ -33,7 +35,7 @@ else
   root="$PWD"
 fi
 rest="${0#/}"
-while [[ ! -f "$root/$rest.py" ]]; do
+while [[ ! -f "$root/$rest.py" && ! -f "$root/$rest/__main__.py" ]]; do
   if [[ "$rest" != */* ]]; then
     echo "$(basename "$0"): cannot find $(basename "$0").py under $root" >&2
     exit 2

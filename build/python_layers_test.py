@@ -23,7 +23,8 @@ from build import python_layers
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Folders the tree must show, so that a runfiles tree missing one fails
 # rather than passing on less.
-EXPECTED = {"pick", "pick.paired", "pick.report", "pick.charts",
+EXPECTED = {"pick", "pick.read", "pick.decide", "pick.decide.paired",
+            "pick.report", "pick.charts",
             "servers.driver", "servers.pingpong", "servers.chat",
             "servers.http", "servers.loadgen", "servers.soak",
             "validation", "build"}
@@ -75,6 +76,18 @@ class PlantedTest(unittest.TestCase):
         self.assertIn("low.read.a -> low.decide.b (low/read/a.py:1)", out[0])
         self.assertIn("low.decide.c -> low.read.d (low/decide/c.py:1)",
                       out[0])
+
+    def test_a_test_may_import_a_later_stage(self) -> None:
+        files = {"low/read/r.py": "",
+                 "low/decide/d.py": "from low.read import r\n",
+                 "low/read/r_test.py": "from low.decide import d\n"}
+        self.assertEqual(self.check(files), [])
+        # ...but not close a cycle between modules.
+        files["low/read/r.py"] = "from low.read import r_test\n"
+        out = self.check(files)
+        self.assertTrue(out and out[0].startswith(
+            "import cycle between modules low.decide.d, low.read.r, "
+            "low.read.r_test"), out)
 
     def test_a_cycle_through_subfolders_is_reported(self) -> None:
         out = self.check({

@@ -4,7 +4,7 @@
 # -----------------------------------------------------------------------------
 #
 # The one analysis value and the reporters over it (analysis.py,
-# reporter.py): the settings and workload reach REPORT.md's commands
+# analysis.py): the settings and workload reach REPORT.md's commands
 # without the command line, the reporters run in their order and see what
 # the ones before them wrote, and without charts REPORT.md says there is no
 # data to chart while winners.json and the console summary are written.
@@ -18,19 +18,19 @@ import unittest
 
 from pick.testutil import BASIC
 
-from pick import results as R
+from pick.read import sweeps
 from pick.analysis import Analysis, Settings, analyse
 from pick.charts.draw import ChartFiles
-from pick.console import ConsoleSummary
+from pick.report.outputs import ConsoleSummary
 from pick.report.document import ReportFile, render
-from pick.reporter import Reporter, Written, run
-from pick.spec import Workload
-from pick.winners_file import WinnersFile
+from pick.analysis import Reporter, Written, run
+from pick.decide.workloads import Workload
+from pick.report.outputs import WinnersFile
 
 
 def analysis_of(out: str, margin: float = 0.05, charts: bool = True
                 ) -> Analysis:
-    loaded, problems = R.load_dir(BASIC)
+    loaded, problems = sweeps.load_dir(BASIC)
     settings = Settings(results_dir=BASIC, out_dir=out, alpha=0.05,
                         margin=margin, charts=charts)
     return analyse(settings, Workload(producers=2), loaded, tuple(problems))

@@ -2,7 +2,7 @@
 # pick/cli.py
 # -----------------------------------------------------------------------------
 #
-# pick's command line (pick.py runs main()): `bazel run //bench:pick`.
+# pick's command line (__main__.py runs main()): `bazel run //bench:pick`.
 #
 #   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
 #       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
@@ -14,26 +14,29 @@
 #   bazel run //bench:pick -- --merge OUT.json PART1.json ... PARTN.json
 #
 # Reads results/<family>.json (Google Benchmark's JSON from //bench:queues,
-# :threadpool, :logger, :buffer; results.py) and results/pingpong.json, and
-# for each family and workload class (spec.py) names the winner, its margin
+# :threadpool, :logger, :buffer; read/sweeps.py) and results/pingpong.json, and
+# for each family and workload class (decide/workloads.py) names the winner,
+# its margin
 # over the runner-up and over the family's baseline, and what the interval
-# shows against the margin (picking.py, rounds.py, margin.py); the margins
+# shows against the margin (decide/ranking.py, decide/paired_rounds.py,
+# margin.py); the margins
 # come from results/confirm/<family>.json when bench.sh's confirmation
-# wrote it (confirm.py; --confirm-filter prints its sweep flags). All of
+# wrote it (decide/confirm.py; --confirm-filter prints its sweep flags). All of
 # that is one Analysis (analysis.py), built once from the arguments; one
-# reporter per output reads it (reporter.py, Google Benchmark's
+# reporter per output reads it (analysis.py, Google Benchmark's
 # BenchmarkReporter), in this order: results/winners.json (the reactor
 # policy the ping-pong validation runs: the "reactor" object;
-# winners_file.py), the charts (results/*.png, drawn with matplotlib:
+# report/outputs.py), the charts (results/*.png, drawn with matplotlib:
 # charts/draw.py), results/REPORT.md (report/document.py) and the console
-# summary (console.py).
+# summary (report/outputs.py).
 #
 # --alpha; --margin (alias --min-margin): the margin m of every answer.
 # --drift-threshold: replaces every file's drift threshold (stats.drift()),
 # passed down explicitly to pick_all() and repro(), never through a global.
 # Workload flags (--producers, --consumers, --payload, --latency-bound):
-# spec.Workload. --compare A B: compare.py. --repro RUN1 RUN2: repro.py.
-# --merge OUT PART...: merge.py, joins the files of one sweep run as N
+# spec.Workload. --compare A B: report/compare.py. --repro RUN1 RUN2:
+# report/repro.py.
+# --merge OUT PART...: read/merge.py, joins the files of one sweep run as N
 # processes (--part=K/N) into OUT.
 #
 # Exit status: 0; 2 on bad arguments, no results at all, or ranking rules
@@ -52,19 +55,20 @@ import re
 import sys
 from typing import Optional
 
-from pick import results as R
+from pick.read import sweeps
 from pick.analysis import Analysis, Settings, analyse
 from pick.charts.draw import ChartFiles
-from pick.compare import compare_dirs
-from pick.confirm import confirm_flags
-from pick.console import ConsoleSummary
-from pick.merge import MergeError, merge_parts
+from pick.report.compare import compare_dirs
+from pick.decide.confirm import confirm_flags
+from pick.report.outputs import ConsoleSummary
+from pick.read.merge import MergeError, merge_parts
 from pick.report.document import ReportFile
-from pick.reporter import run
-from pick.repro import repro
-from pick.spec import Workload
-from pick.stats import MIN_MARGIN
-from pick.winners_file import WinnersFile
+from pick.analysis import run
+from pick.report.repro import repro
+from pick.decide.workloads import Workload
+from pick.decide.stats import MIN_MARGIN
+from pick.report.outputs import WinnersFile
+from pick import records
 
 
 def merge(out_path: str, parts: list[str]) -> int:
@@ -143,7 +147,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     "names winners on a host that moves, at your risk")
     ap.add_argument("--confirm-filter", "--confirm_filter",
                     dest="confirm_filter", metavar="FAMILY",
-                    choices=R.FAMILIES,
+                    choices=records.FAMILIES,
                     help="print the sweep flags (rounds and filter) that "
                     "confirm the family's choices in a fresh process "
                     "(bench.sh), or nothing when there is none; writes no "
@@ -235,7 +239,7 @@ def main(argv: list[str]) -> int:
               "bench, or bazel run -c opt //bench:queues ...)" % results_dir,
               file=sys.stderr)
         return 2
-    loaded, problems = R.load_dir(results_dir)
+    loaded, problems = sweeps.load_dir(results_dir)
     for p in problems:
         print("pick: skipped " + p, file=sys.stderr)
     if not loaded:
@@ -248,7 +252,7 @@ def main(argv: list[str]) -> int:
                         charts=not args.no_charts)
     try:
         analysis = analyse(settings, workload, loaded, tuple(problems))
-    except R.VocabularyError as e:
+    except records.VocabularyError as e:
         print("pick: %s" % e, file=sys.stderr)
         return 2
     if args.confirm_filter:

@@ -4,7 +4,8 @@
 #
 # The ping-pong validation's outcome vocabulary: one closed set of words,
 # written by validation/run.py into every row of pingpong.json's
-# "validation" ("outcome": "held", ...) and read back by validation.py by
+# "validation" ("outcome": "held", ...) and read back by
+# read/validation_rows.py by
 # equality, never by matching words in the human "verdict" text beside it.
 #
 #   held                 the candidate (the micro pick, or the best

@@ -2,7 +2,7 @@
 # pick/records.py
 # -----------------------------------------------------------------------------
 #
-# The records pick reads the sweeps' results into (results.py fills them,
+# The records pick reads the sweeps' results into (read/sweeps.py fills them,
 # and every module above reads them through results): Cell (one
 # implementation in one benchmark group, every counter's repetitions with
 # its median and CV), Rule (one ranking rule of a file's vocabulary) and
@@ -20,7 +20,7 @@
 # scenario with one set of parameters, e.g.
 # queues/throughput/producers:2/consumers:1.
 #
-# The bottom layer of pick (see pick.py for the layers): standard library
+# The bottom layer of pick (see __main__.py for the layers): standard library
 # only.
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, TypedDict, Union
 
 FAMILIES = ("queues", "threadpool", "logger", "buffer")
 AGGREGATES = ("mean", "median", "stddev", "cv")
@@ -277,3 +277,367 @@ def rounds_info(sk: Mapping[str, Any]) -> Optional[RoundsInfo]:
         max_rounds=_opt_int(r.get("max_rounds")),
         elapsed_s=_opt_num(r.get("elapsed_s")), units=units,
         processes=len(parts) if isinstance(parts, list) and parts else 1)
+
+
+# The records pick reads as JSON, typed (what it decides: records.py):
+# TypedDicts, so the objects stay the plain dicts json.load gives, while
+# mypy checks every key read.
+# Every key is optional (total=False): the files come from several writers
+# and ages, and readers .get() what may be missing.
+#
+#   ResultContext   a result file's context (Google Benchmark's, plus the
+#                   sweep's vocabulary under "serverkit": ServerkitContext)
+#   ResultDoc       a result file (context, benchmarks)
+#   RunContext      the context of pingpong.json, chat.json and http.json
+#   EchoPoint       one ping-pong echo point (pingpong.json's "echo")
+#   ValidationRow   one row of pingpong.json's "validation" as pick reads it
+#   PingpongDoc     pingpong.json
+#   ChatPoint, ChatDoc   chat.json's points, and chat.json
+#   HttpPoint, HttpDoc   http.json's points, and http.json
+#
+# And the run documents' readers: load_doc(), load_pingpong(),
+# load_server_runs() (read/sweeps.py passes them on).
+#
+# Standard library only; the bottom layer (see __main__.py's header).
+
+# A JSON value that pick only passes on or checks with isinstance().
+Json = Any
+
+
+class ServerkitContext(TypedDict, total=False):
+    """context.serverkit: the sweep's vocabulary (results.py reads it)."""
+
+    schema: int
+    family: str
+    profile: str
+    machine: dict[str, Json]
+    impls: dict[str, dict[str, Json]]
+    scenarios: dict[str, Json]
+    rankings: Json
+    floor: Json
+    repetitions: Optional[int]
+    processes: int
+    interleaved: Optional[bool]
+    rounds: Json
+    part: dict[str, int]
+
+
+class ResultContext(TypedDict, total=False):
+    """A result file's "context" (Google Benchmark's keys that pick reads,
+    and the sweep's own)."""
+
+    serverkit: ServerkitContext
+    profile: str
+    cores: int
+    num_cpus: int
+    host_name: str
+    mhz_per_cpu: Union[int, float]
+    date: str
+    load_avg: list[float]
+    pinning: str
+    library_build_type: str
+    confirms: str       # a confirmation file: the sweep run it confirms
+
+
+# One row of a result file's "benchmarks": Google Benchmark's fields and
+# the run's counters, by their names (open-ended).
+BenchmarkRow = dict[str, Json]
+
+
+class ResultDoc(TypedDict, total=False):
+    """A result file (Google Benchmark's JSON) as merge.py reads it."""
+
+    context: ResultContext
+    benchmarks: list[BenchmarkRow]
+
+
+class RunContext(TypedDict, total=False):
+    """The "context" of pingpong.json, chat.json and http.json."""
+
+    profile: str
+    cores: int
+    kernel: str
+    seconds_per_point: Union[int, float]
+    repetitions: int
+    loadavg_at_start: Json
+    pin: Json
+    rounds: int
+    message_size: int
+    wrk_threads: int
+    nginx_version: str
+
+
+class EchoPoint(TypedDict, total=False):
+    """One ping-pong echo point."""
+
+    server: str
+    server_threads: int
+    blocksize: int
+    sessions: int
+    repetition: int
+    ok: bool
+    mib_per_s: float
+    server_cpu_ms_per_mib: float
+    client_bound: bool
+
+
+class ValidationRow(TypedDict, total=False):
+    """A validation row as pick reads it (validation.validation_entries():
+    component always set; outcome checked)."""
+
+    component: str
+    name: str
+    case: str
+    outcome: str
+    question: str
+    origin: str
+    baseline: str
+    winner: str
+    micro_ratio: Json
+    e2e_ratio: Json
+    e2e: Json
+    control_e2e: Json
+    control_cost: Json
+    rounds: Json
+    stop: Optional[str]
+    mde: Json
+    metric_kind: Json
+    verdict: str
+
+
+class PingpongDoc(TypedDict, total=False):
+    """pingpong.json ("validation": rows, or a mapping with its settings;
+    validation.py reads it; "latency": latency_doc.py reads it)."""
+
+    context: RunContext
+    echo: list[EchoPoint]
+    notes: list[str]
+    paired: list[Json]
+    validation: Json
+    latency: Json
+
+
+class Quantiles(TypedDict, total=False):
+    p50: float
+    p99: float
+
+
+class ChatPoint(TypedDict, total=False):
+    """One chat broadcast point."""
+
+    server: str
+    threads: int
+    clients: int
+    ok: bool
+    client_bound: bool
+    round_ms: Quantiles
+    delivery_us: Quantiles
+    server_cpu_us_per_delivery: float
+
+
+class HttpPoint(TypedDict, total=False):
+    """One HTTP point under wrk."""
+
+    server: str
+    threads: int
+    connections: int
+    ok: bool
+    client_bound: bool
+    access_log: bool
+    requests_per_s: float
+    latency_ms: Quantiles
+    server_cpu_us_per_request: float
+
+
+class ChatDoc(TypedDict, total=False):
+    """chat.json."""
+
+    context: RunContext
+    points: list[ChatPoint]
+    interrupted: bool
+    notes: list[str]
+    paired: list[Json]
+
+
+class HttpDoc(TypedDict, total=False):
+    """http.json ("latency": latency_doc.py reads it)."""
+
+    context: RunContext
+    points: list[HttpPoint]
+    interrupted: bool
+    notes: list[str]
+    paired: list[Json]
+    latency: Json
+
+
+# What pick decides, typed: TypedDicts, so the records stay the plain dicts
+# that winners.json and REPORT.md are written from (their keys and key order
+# unchanged), while mypy checks every key. The records read from files are
+# records.py's.
+#
+#   Noise           one group's noise verdict (stats.noise())
+#   PairedStats, HostStatesDict   paired rounds' statistics (decide/paired/,
+#                   decide/paired_rounds.py) as ClassPick holds them
+#   Ranked          one implementation's place in a class's ranking
+#   ClassPick       one workload class decided (picking.pick_class(); the
+#                   paired-rounds keys from decide/paired_rounds.py), as
+#                   winners.json
+#                   lists it
+#   ReactorEntry, FamilyPick, Picked   one component of the reactor policy,
+#                   one family's classes decided, and pick's whole decision
+#                   (winners.pick_all())
+
+
+class Noise(TypedDict, total=False):
+    """stats.noise()'s verdict on one group (picking.decide() adds the
+    group's name)."""
+    ratio: float             # cw over cr, > 1: cw better
+    cv: Optional[float]      # the larger of the two CVs
+    reps: int                # the fewer repetitions of the two
+    p: Optional[float]       # the U-test's; None under 2 repetitions
+    processes: int           # processes both ran in (merged files)
+    split: Optional[str]     # where cw is not ahead in every process
+    state: str               # "above", "within" or "unknown"
+    group: str
+
+
+class PairedStats(TypedDict, total=False):
+    """paired.Paired as a dict (Paired.as_dict()): A over B per paired
+    round, n rounds, median ratio, interval, coverage, sign test p; in a
+    ClassPick with a and b (or the group) named, and the host states."""
+
+    a: str
+    b: str
+    group: str
+    n: int
+    ratio: float
+    lo: Optional[float]
+    hi: Optional[float]
+    coverage: Optional[float]
+    p: Optional[float]
+    method: str              # "sign" or "process" (paired.Paired)
+    processes: int
+    between_share: Optional[float]
+    lag1: Optional[float]
+    per_process: list[float]
+    eq_lo: Optional[float]       # the 90% interval: equivalence (TOST)
+    eq_hi: Optional[float]
+    standing: str            # margin.Standing's value at the margin
+    states: Optional[HostStatesDict]
+
+
+class HostStatesDict(TypedDict):
+    """rounds.HostStates as a dict: the near and far floor states."""
+
+    near_floor_ns: float
+    far_floor_ns: float
+    near: PairedStats
+    far: PairedStats
+    p: Optional[float]
+    differ: bool
+
+
+class Ranked(TypedDict):
+    """One implementation's place in a class's ranking."""
+
+    impl: str
+    score: float
+    candidate: bool
+
+
+class ClassPick(TypedDict, total=False):
+    """One class's decision (picking.pick_class(); the paired keys from
+    rounds.py)."""
+
+    family: str
+    cls: str
+    title: str
+    metric: Optional[str]
+    unit: Optional[str]
+    higher: Optional[bool]
+    latency: bool
+    show: list[str]
+    vs_floor: bool
+    scenarios: list[str]
+    baseline: Optional[str]
+    groups: list[str]
+    group_keys: list[Json]
+    notes: list[str]
+    oversubscribed: bool
+    rounds: Optional[int]
+    budget_ended: bool
+    rounds_stop: Optional[str]
+    winner: Optional[str]
+    runner_up: Optional[str]
+    margin_over_runner_up: Optional[float]
+    margin_over_baseline: Optional[float]
+    noise: str
+    verdict: str
+    drift_reason: Optional[str]
+    p_max: Optional[float]
+    cv: Optional[float]
+    repetitions: Optional[int]
+    group_noise: list[Noise]
+    ranking: list[Ranked]
+    partial: dict[str, Json]
+    host_note: Optional[str]
+    paired_notes: list[str]
+    paired: PairedStats
+    confirmed: bool          # paired's margins from confirmation rounds
+    confirm_note: Optional[str]     # why a confirmation file was not used
+    shape: list[str]         # workload thread counts the class did not vary
+    selection_paired: PairedStats   # the rounds that chose the pair
+    baseline_paired: Optional[PairedStats]
+    group_paired: list[PairedStats]
+
+
+class ReactorEntry(TypedDict, total=False):
+    """One component of the reactor policy (winners.json's "reactor")."""
+
+    winner: Optional[str]
+    baseline: Optional[str]
+    micro_ratio: Optional[float]
+    source: Optional[str]
+    cv: Optional[float]
+    adopted: bool
+    leader: Optional[str]
+    metric: Optional[str]
+    higher_is_better: Optional[bool]
+    runner_up: Optional[str]
+    margin_over_runner_up: Optional[float]
+    noise: Optional[str]
+    verdict: Optional[str]
+    repetitions: Optional[int]
+    rounds: Optional[int]
+    budget_ended: Optional[bool]
+    groups: list[str]
+    measured: bool
+    micro_paired: dict[str, Json]
+    note: Optional[str]
+    micro_ratios: dict[str, float]
+
+
+class FamilyPick(TypedDict, total=False):
+    """One family decided (a missing family: missing and no classes)."""
+
+    missing: bool
+    profile: str
+    file: str
+    cores: Optional[int]
+    baselines: list[str]
+    floor: FloorSummary
+    drifted: bool
+    drift_reason: Optional[str]
+    drift_verdict: Optional[str]
+    rounds: Optional[RoundsInfo]
+    classes: list[ClassPick]
+
+
+class Picked(TypedDict):
+    """pick's decision: every family's classes and the reactor policy."""
+
+    families: dict[str, FamilyPick]
+    reactor: dict[str, ReactorEntry]
+    reactor_missing: dict[str, str]
+    alpha: float
+    min_margin: float

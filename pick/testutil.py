@@ -19,11 +19,11 @@ import tempfile
 import unittest
 from typing import Any, Iterator
 
-from pick import results as R
-from pick.spec import Workload
-from pick.decisions import Picked
+from pick.read import sweeps
+from pick.decide.workloads import Workload
+from pick.records import Picked
 from pick.charts.plotting import ChartsUnavailable, pyplot
-from pick.winners import pick_all
+from pick.decide.winners import pick_all
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,12 +38,14 @@ RUN1, RUN2, RUN3 = (os.path.join(REPRO, "queues-run%d.json" % k)
 PARTS = [os.path.join(HERE, "testdata", "parts", "queues-part%d.json" % k)
          for k in (1, 2, 3)]
 PY = "/usr/bin/python3"
-PICK = os.path.join(HERE, "pick.py")
+# The command line of pick, `python -m pick` (the workspace root is on
+# PYTHONPATH: //build:python3.sh, or PYTHONPATH=. from the root).
+PICK = [PY, "-m", "pick"]
 
 
 def picked(directory: str, **workload: Any
-           ) -> tuple[dict[str, R.FamilyResults], Picked]:
-    loaded, problems = R.load_dir(directory)
+           ) -> tuple[dict[str, sweeps.FamilyResults], Picked]:
+    loaded, problems = sweeps.load_dir(directory)
     assert not problems, problems
     return loaded, pick_all(loaded, Workload(**workload))
 
@@ -95,7 +97,7 @@ class ChartCase(unittest.TestCase):
 
 def report_of(case: unittest.TestCase, edit: Any
               ) -> tuple[int, str, str]:
-    """pick.py over a copy of BASIC as results/, after edit(results dir):
+    """pick over a copy of BASIC as results/, after edit(results dir):
     (its exit status, REPORT.md, the directory REPORT.md and the charts
     are in); the copy is removed after the test."""
     tmp = tempfile.mkdtemp()
@@ -103,9 +105,8 @@ def report_of(case: unittest.TestCase, edit: Any
     results = os.path.join(tmp, "results")
     shutil.copytree(BASIC, results)
     edit(results)
-    p = subprocess.run([PY, os.path.join(HERE, "pick.py"), "--results",
-                        results, "--out", tmp], capture_output=True,
-                       text=True)
+    p = subprocess.run([*PICK, "--results", results, "--out", tmp],
+                       capture_output=True, text=True)
     case.assertIn(p.returncode, (0, 3), p.stderr)
     with open(os.path.join(tmp, "REPORT.md")) as f:
         return p.returncode, f.read(), tmp

@@ -21,7 +21,7 @@
 # DEFAULTS for that component, and the output says so (load_winners).
 #
 # Outcomes. Each row of the validation carries one exact "outcome"
-# (pick/outcome.py, read back by pick/validation.py by equality), its
+# (pick/outcome.py, read back by pick/read/validation_rows.py by equality), its
 # interval's "standing" against the "margin" (pick/margin.py), and a
 # "verdict" for people: VERDICT's words and the interval in margin.words'
 # terms, with " (micro n/a)" when the candidate came without a micro

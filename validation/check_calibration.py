@@ -32,7 +32,7 @@ import random
 import sys
 from typing import Callable, Optional, Sequence
 
-from pick import paired
+from pick.decide import paired
 from pick.margin import MARGIN
 from validation import check
 from validation import model

@@ -7,7 +7,8 @@
 # better: for each round, log(candidate / baseline) and log(control /
 # baseline) on the case's metric, with the block each round ran in (run.py
 # runs every case in BLOCKS passes, minutes apart). Each side is summed up
-# by pick.paired.signed_rank.rank_paired() (the Hodges-Lehmann ratio, the
+# by pick.decide.paired.signed_rank.rank_paired() (the Hodges-Lehmann
+# ratio, the
 # exact signed-rank p of the rounds, the MDE) and by
 # dependence.carried(): the rounds' lag-1 autocorrelation rho and the
 # interval that carries it and the spread between the blocks. The
@@ -58,7 +59,7 @@ import math
 import statistics
 from typing import Any, Optional, Sequence
 
-from pick import paired
+from pick.decide import paired
 from validation import dependence
 from validation.cases import MARGIN, Outcome, Standing, standing
 

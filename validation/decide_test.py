@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import unittest
 
-from pick import paired
+from pick.decide import paired
 from validation.cases import Outcome
 from validation.cases import Standing
 from validation import dependence

@@ -37,7 +37,7 @@
 # estimate is noisy at 15 to 30 rounds (its SD about 1/sqrt(n), 0.2 to
 # 0.25). RHO_MATERIAL is the threshold at which the row's words call it
 # material: from rho 0.2 the interval is 22% wider or more. Standard library
-# and pick.paired only.
+# and pick.decide.paired only.
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ import math
 import statistics
 from typing import Optional, Sequence
 
-from pick import paired
+from pick.decide import paired
 
 RHO_MAX = 0.9        # deff 19: beyond it the rounds say too little to tell
 RHO_MATERIAL = 0.2   # sqrt(deff) 1.22: the words say "material" from here
@@ -71,7 +71,7 @@ def _split(d: Sequence[float], blocks: Optional[Sequence[int]]
 def lag1(d: Sequence[float], blocks: Optional[Sequence[int]] = None
          ) -> float:
     """The pooled lag-1 autocorrelation within the blocks (each about its
-    own mean, pick.paired.lag1); nan with fewer than 2 pairs of
+    own mean, pick.decide.paired.lag1); nan with fewer than 2 pairs of
     neighbours or every d equal."""
     r = paired.lag1(_split(d, blocks), min_pairs=2, min_len=2)
     return math.nan if r is None else r

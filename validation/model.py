@@ -4,7 +4,7 @@
 #
 # Predict, then check: the arithmetic that turns a micro benchmark's cost
 # per operation into a predicted end-to-end ratio (docs/methods.md, "Predict,
-# then check"). Standard library and pick.paired's Hodges-Lehmann
+# then check"). Standard library and pick.decide.paired's Hodges-Lehmann
 # estimate; predict.py and loadmap.py feed it their rounds, check.py
 # reads its resamples.
 #
@@ -43,7 +43,7 @@ import random
 import statistics
 from typing import Callable, Optional, Sequence
 
-from pick import paired
+from pick.decide import paired
 
 BOOTSTRAP = 1000
 SEED = 20261126

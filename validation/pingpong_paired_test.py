@@ -31,7 +31,7 @@ from servers.driver import side_by_side
 from validation import pingpong as sweep
 from servers.pingpong import summary
 from servers.pingpong import sweep as sweep_run
-from pick import paired
+from pick.decide import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

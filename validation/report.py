@@ -12,7 +12,7 @@ import math
 import sys
 from typing import IO, Any, Optional
 
-from pick import paired
+from pick.decide import paired
 from validation.cases import MARGIN, Outcome
 from validation.predict import model_sentence
 

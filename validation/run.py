@@ -7,7 +7,7 @@
 # side-by-side sweep unless `--no_validate`); what it compares (components,
 # cases, profiles, winners.json, the candidate of each) is
 # cases.py's, its verdict rule decide.py's, its statistics
-# pick/paired/signed_rank.py's, its table and sentences report.py's, its
+# pick/decide/paired/signed_rank.py's, its table and sentences report.py's, its
 # processes servers/driver/procs.py's.
 #
 # The question. For each component our server (//servers/pingpong:server, or
@@ -70,7 +70,7 @@ import time
 from typing import IO, Any, Optional, Sequence
 
 from validation import kinds
-from pick import paired
+from pick.decide import paired
 from validation.rounds import (SIDES, Progress, Runner, blocks_for, run_case,
                                set_outcome, side_flags)
 from validation.cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS, MARGIN,

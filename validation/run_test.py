@@ -36,7 +36,7 @@ from unittest import mock
 from servers.driver import procs
 from validation import run as validate
 from validation import kinds as validate_kinds
-from pick import paired as validate_paired
+from pick.decide import paired as validate_paired
 from validation import report as validate_report
 from validation.cases import VERDICT, Outcome, Standing
 

@@ -13,7 +13,8 @@
 #   pingpong.png           ping-pong MiB/s by sessions: ours, Asio, libevent
 #                          (pingpong.py)
 #   validation.png         micro-benchmark ratio vs end-to-end ratio per
-#                          case, with the positive control's (validation.py;
+#                          case, with the positive control's
+#                          (read/validation_rows.py;
 #                          when pingpong.json has "validation")
 #   chat.png, http.png     the chat broadcast and HTTP workloads (servers.py)
 #   loadmap.png            the candidate's predicted effect against load,
@@ -35,22 +36,22 @@ import os
 import sys
 from typing import Optional
 
-from pick import results as R
+from pick.read import sweeps
 from pick.analysis import Analysis
 from pick.charts.latency import latency_chart
 from pick.charts.micro import buffer_ratios, latency, queues_throughput
-from pick.charts.pingpong import pingpong_chart
+from pick.charts.servers import pingpong_chart
 from pick.charts.plotting import ChartsUnavailable, pyplot
-from pick.charts.predict import loadmap_chart
+from pick.charts.endtoend import loadmap_chart
 from pick.charts.servers import chat_chart, http_chart
-from pick.charts.validation import validation_chart
-from pick.reporter import Reporter, Written
-from pick.shapes import PingpongDoc
-from pick.validation import validation_summary
+from pick.charts.endtoend import validation_chart
+from pick.analysis import Reporter, Written
+from pick.records import PingpongDoc
+from pick.read.validation_rows import validation_summary
 
 
-def draw_all(loaded: dict[str, R.FamilyResults],
-             pingpong: Optional[PingpongDoc], servers: R.ServerRuns,
+def draw_all(loaded: dict[str, sweeps.FamilyResults],
+             pingpong: Optional[PingpongDoc], servers: sweeps.ServerRuns,
              out_dir: str) -> list[tuple[str, str]]:
     """Draws every chart the data allows; returns [(title, file)].
     Raises ChartsUnavailable without matplotlib."""
@@ -109,12 +110,12 @@ def main(argv: list[str]) -> int:
     except ChartsUnavailable as e:
         print("charts: %s" % e, file=sys.stderr)
         return 3
-    loaded, problems = R.load_dir(args.results)
+    loaded, problems = sweeps.load_dir(args.results)
     for p in problems:
         print("charts: skipped " + p, file=sys.stderr)
     out = args.out or args.results
     os.makedirs(out, exist_ok=True)
-    for title, name in draw_all(loaded, R.load_pingpong(args.results),
-                                R.load_server_runs(args.results), out):
+    for title, name in draw_all(loaded, sweeps.load_pingpong(args.results),
+                                sweeps.load_server_runs(args.results), out):
         print("%s: %s" % (title, os.path.join(out, name)))
     return 0

@@ -4,7 +4,7 @@
 #
 # The charts of latency at set rates (draw.py draws them with the
 # others), from the "latency" block of results/http.json and
-# results/pingpong.json (latency_doc.py reads it):
+# results/pingpong.json (read/latency_rates.py reads it):
 #
 #   http_latency.png      p99 against the offered rate, one line per server:
 #   pingpong_latency.png  the median over the ok rounds, the bars spanning
@@ -20,10 +20,10 @@ from __future__ import annotations
 import statistics
 from typing import Any, Optional
 
-from pick import latency_doc as L
-from pick.markdown import num
+from pick.read import latency_rates
+from pick.report.tables import num
 from pick.charts.plotting import pyplot, save, style
-from pick.prediction import mapping, number, text
+from pick.read.predictions import mapping, number, text
 
 Series = dict[float, list[float]]
 
@@ -34,14 +34,14 @@ def _series(lat: dict[str, Any]
     void rounds."""
     ok: dict[str, Series] = {}
     void: dict[str, set[float]] = {}
-    for p in L.rows(lat, "points"):
+    for p in latency_rates.rows(lat, "points"):
         server, rate = text(p.get("server")), number(p.get("rate"))
         if not server or rate is None or rate <= 0:
             continue
-        if L.is_void(p):
+        if latency_rates.is_void(p):
             void.setdefault(server, set()).add(rate)
             continue
-        v = L.p99(p)
+        v = latency_rates.p99(p)
         if v is not None:
             ok.setdefault(server, {}).setdefault(rate, []).append(v)
     return ok, void
@@ -53,11 +53,11 @@ def latency_chart(doc: Any, out_dir: str, workload: Optional[str] = None
     L.chart_name(workload) in out_dir (the workload by default the block's
     "workload"); returns the file's name, or None when no round was ok or
     the workload is neither http nor pingpong."""
-    lat = L.block(doc)
+    lat = latency_rates.block(doc)
     if lat is None:
         return None
     workload = workload or text(lat.get("workload"))
-    if workload not in L.WORKLOADS:
+    if workload not in latency_rates.WORKLOADS:
         return None
     ok, void = _series(lat)
     if not ok:
@@ -66,7 +66,7 @@ def latency_chart(doc: Any, out_dir: str, workload: Optional[str] = None
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     marked = False
     floor = text(mapping(lat.get("floor")).get("server"))
-    for i, s in enumerate(L.servers(lat)):
+    for i, s in enumerate(latency_rates.servers(lat)):
         look = style(2 * i)  # tab20's pairs: distinct hues
         pts = ok.get(s, {})
         xs = sorted(pts)
@@ -92,20 +92,23 @@ def latency_chart(doc: Any, out_dir: str, workload: Optional[str] = None
     ax.yaxis.set_major_formatter(plain)
     if ax.get_ylim()[1] < 10 * ax.get_ylim()[0]:  # within a decade
         ax.yaxis.set_minor_formatter(plain)
-    cols = [(f, r) for f, r in L.fractions(lat) if r is not None and r > 0]
+    cols = [(f, r) for f,
+            r in latency_rates.fractions(lat) if r is not None and r > 0]
     if cols:
         ax.set_xticks([r for _, r in cols],
-                      ["%s\n%s" % (L.pct(f), num(r)) for f, r in cols])
+                      ["%s\n%s" % (latency_rates.pct(f), num(r)) for f,
+                       r in cols])
     ax.set_xlabel("offered load (%s; %% of %s's capacity)" % (
-        L.unit(lat, workload), text(lat.get("slowest"), "the slowest")))
+        latency_rates.unit(lat, workload), text(lat.get("slowest"),
+                                                "the slowest")))
     ax.set_ylabel("p99 latency, µs (median, min-max of ok rounds)")
     ax.set_title("%s: p99 at set rates (open loop, %s connections%s)" % (
-        L.TITLES[workload], _whole(lat.get("connections")),
+        latency_rates.TITLES[workload], _whole(lat.get("connections")),
         "; x: void" if marked else ""), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, out_dir, L.chart_name(workload))
+    return save(fig, out_dir, latency_rates.chart_name(workload))
 
 
 def _whole(x: Any) -> str:

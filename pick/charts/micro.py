@@ -20,8 +20,9 @@ import math
 import statistics
 from typing import Any, Optional
 
-from pick import results as R
+from pick.read import sweeps
 from pick.charts.plotting import oversub_shade, pyplot, save, style
+from pick import records
 
 # (implementation, p50, p99, p99.9) in ns
 LatencyRow = tuple[str, float, float, float]
@@ -29,7 +30,7 @@ LatencyRow = tuple[str, float, float, float]
 Series = dict[str, dict[Any, list[float]]]
 
 
-def queues_throughput(fr: R.FamilyResults, out_dir: str
+def queues_throughput(fr: sweeps.FamilyResults, out_dir: str
                       ) -> Optional[str]:
     plt = pyplot()
     # panel -> impl -> [(n, value, threads)]
@@ -130,12 +131,12 @@ def _percentile_panel(ax: Any, rows: list[LatencyRow], title: str,
                    label="floor p50")
 
 
-def _param(group: R.Group, name: str, default: Any = None) -> Any:
+def _param(group: records.Group, name: str, default: Any = None) -> Any:
     """The group's parameter `name` (`default` when it has none)."""
     return dict(group[1]).get(name, default)
 
 
-def _latency_rows(fr: R.FamilyResults, group: R.Group
+def _latency_rows(fr: sweeps.FamilyResults, group: records.Group
                   ) -> list[LatencyRow]:
     rows = []
     for impl, cell in fr.cells[group].items():
@@ -148,7 +149,7 @@ def _latency_rows(fr: R.FamilyResults, group: R.Group
     return sorted(rows, key=lambda r: r[1])
 
 
-def latency(loaded: dict[str, R.FamilyResults], out_dir: str
+def latency(loaded: dict[str, sweeps.FamilyResults], out_dir: str
             ) -> Optional[str]:
     plt = pyplot()
     panels: list[tuple[str, list[LatencyRow], Optional[float]]] = []
@@ -171,8 +172,9 @@ def latency(loaded: dict[str, R.FamilyResults], out_dir: str
             g = min(cand, key=lambda g: float(_param(g, "bytes", 0)))
             rows = _latency_rows(lg, g)
             if rows:
-                panels.append(("loggers: per call, %s" % R.params_str(g[1]),
-                               rows, None))
+                panels.append((
+                    "loggers: per call, %s" % records.params_str(g[1]),
+                    rows, None))
     if not panels:
         return None
     fig, axes = plt.subplots(1, len(panels),
@@ -191,7 +193,7 @@ def latency(loaded: dict[str, R.FamilyResults], out_dir: str
     return save(fig, out_dir, "latency.png")
 
 
-def buffer_ratios(fr: R.FamilyResults, out_dir: str,
+def buffer_ratios(fr: sweeps.FamilyResults, out_dir: str,
                   baseline: Optional[str] = None) -> Optional[str]:
     """Each scenario's bytes/s over its baseline: `baseline`, else the one
     the file's rule for the scenario names."""

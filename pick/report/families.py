@@ -16,14 +16,15 @@ import math
 import os
 from typing import Optional
 
-from pick import results as R
-from pick.markdown import cv, md_table, ns, num
-from pick.paired import fmt_interval, fmt_p
-from pick.rounds import dependence_text, test_text
-from pick.stats import fmt_ratio
-from pick.tables import as_paired
-from pick.decisions import ClassPick, FamilyPick, PairedStats, Picked
-from pick.spec import FAMILY_SPECS
+from pick.read import sweeps
+from pick.report.tables import cv, md_table, ns, num
+from pick.decide.paired import fmt_interval, fmt_p
+from pick.decide.paired_rounds import dependence_text, test_text
+from pick.decide.stats import fmt_ratio
+from pick.report.tables import as_paired
+from pick.records import ClassPick, FamilyPick, PairedStats, Picked
+from pick.decide.workloads import FAMILY_SPECS
+from pick import records
 
 
 def _iv(d: Optional[PairedStats]) -> str:
@@ -31,7 +32,7 @@ def _iv(d: Optional[PairedStats]) -> str:
     return fmt_interval(x) if x is not None else "-"
 
 
-def rounds_section(info: R.RoundsInfo) -> list[str]:
+def rounds_section(info: records.RoundsInfo) -> list[str]:
     """How the family's paired rounds ran, unit by unit."""
     stops = {"target": "the target reached", "budget": "budget ended",
              "max_rounds": "the most rounds reached"}
@@ -52,12 +53,13 @@ def rounds_section(info: R.RoundsInfo) -> list[str]:
                 "; ".join(units) or "No units")]
 
 
-def floor_section(fr: R.FamilyResults, fam: FamilyPick) -> list[str]:
+def floor_section(fr: sweeps.FamilyResults, fam: FamilyPick) -> list[str]:
     """The family's floor: before / after / interleaved, drift, machine, and
     the workload sizes of each scenario."""
-    fl: R.FloorSummary = fam["floor"]
-    name = fl.row or (R.group_name(fr.family, R.FLOOR_SCENARIO, ()) +
-                      "/" + R.FLOOR_IMPL)
+    fl: records.FloorSummary = fam["floor"]
+    name = fl.row or (records.group_name(fr.family, records.FLOOR_SCENARIO,
+                                         ()) +
+                      "/" + records.FLOOR_IMPL)
     measured = fl.before_p50_ns or fl.after_p50_ns or fl.row_reps
     if not measured:
         lines = ["Floor (`%s`): not measured in this run (no floor before or "
@@ -116,7 +118,7 @@ def floor_section(fr: R.FamilyResults, fam: FamilyPick) -> list[str]:
     return lines
 
 
-def _vs_floor(fr: R.FamilyResults, res: ClassPick,
+def _vs_floor(fr: sweeps.FamilyResults, res: ClassPick,
               fam: FamilyPick) -> list[str]:
     """Round trips as multiples of the floor: the sweep measures the floor
     just before and after each repetition on the same two cores and records
@@ -130,7 +132,7 @@ def _vs_floor(fr: R.FamilyResults, res: ClassPick,
             c = fr.cells[g].get(r["impl"])
             if c is None or c.error:
                 continue
-            rows.append([r["impl"], R.params_str(g[1]) or g[0],
+            rows.append([r["impl"], records.params_str(g[1]) or g[0],
                          ns(c.median("p50_ns")), ns(c.median("floor_ns")),
                          fmt_ratio(c.median("p50_x_floor")),
                          fmt_ratio(c.median("p99_x_floor")),
@@ -146,7 +148,7 @@ def _vs_floor(fr: R.FamilyResults, res: ClassPick,
                       "p50 / two-line floor"], rows)]
 
 
-def class_details(fr: R.FamilyResults, res: ClassPick,
+def class_details(fr: sweeps.FamilyResults, res: ClassPick,
                   fam: Optional[FamilyPick] = None) -> list[str]:
     """One workload class: heading, rule, ranking table, verdict."""
     lines = []
@@ -176,7 +178,8 @@ def class_details(fr: R.FamilyResults, res: ClassPick,
     for s, p in groups:
         over = any(c.oversubscribed for c in fr.cells[(s, p)].values())
         head.append("%s%s%s" % (s + " " if len(res["scenarios"]) > 1 else "",
-                                R.params_str(p) or "-", " *" if over else ""))
+                                records.params_str(p) or "-",
+                                " *" if over else ""))
     scores = {r["impl"]: r["score"] for r in res.get("ranking", [])}
     rows = []
     for k, r in enumerate(res.get("ranking", []), 1):
@@ -243,7 +246,7 @@ def class_details(fr: R.FamilyResults, res: ClassPick,
             vals = ["%s %s" % (k, num(wc.median(k))) for k in res["show"]
                     if not math.isnan(wc.median(k))]
             if vals:
-                label = R.params_str(g[1]) or g[0]
+                label = records.params_str(g[1]) or g[0]
                 if len(res["scenarios"]) > 1:
                     label = g[0] + " " + label
                 extras.append("%s: %s" % (label, ", ".join(vals)))
@@ -300,12 +303,12 @@ def _paired_details(res: ClassPick) -> list[str]:
     return lines
 
 
-def details_section(picked: Picked, loaded: dict[str, R.FamilyResults]
+def details_section(picked: Picked, loaded: dict[str, sweeps.FamilyResults]
                     ) -> list[str]:
     """Every family in R.FAMILIES' order, a missing one with the command
     that measures it."""
     L = ["## Details per family"]
-    for family in R.FAMILIES:
+    for family in records.FAMILIES:
         fam = picked["families"][family]
         L.append("")
         L.append("### %s" % FAMILY_SPECS[family].title)

@@ -4,7 +4,7 @@
 #
 # REPORT.md's "Latency at set rates (open loop)" (document.py places it after
 # the HTTP section), from the "latency" block of results/http.json and
-# results/pingpong.json (latency_doc.py reads it). Per workload: how the
+# results/pingpong.json (read/latency_rates.py reads it). Per workload: how the
 # generator ran and what the rates are fractions of; a table of each
 # server's p99 (with p50 and p99.9) at each rate, medians over the ok
 # rounds, "void" where the generator could not keep its schedule in every
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Collection, Optional
 
-from pick import latency_doc as L
+from pick.read import latency_rates
 from pick.margin import MARGIN, Standing, standing, words
-from pick.markdown import inverse, md_table, num
-from pick.markdown import ns as us  # the same digits: whole above 100
-from pick.prediction import mapping, number, text
+from pick.report.tables import inverse, md_table, num
+from pick.report.tables import ns as us  # the same digits: whole above 100
+from pick.read.predictions import mapping, number, text
 
 HEADING = "## Latency at set rates (open loop)"
 INTRO = (
@@ -46,13 +46,13 @@ def latency_section(http: Any, pingpong: Any,
     them all."""
     lines = [HEADING, "", INTRO]
     for workload, doc in (("http", http), ("pingpong", pingpong)):
-        lines += ["", "### %s" % L.TITLES[workload], ""]
+        lines += ["", "### %s" % latency_rates.TITLES[workload], ""]
         lines += workload_lines(workload, doc, drawn)
     return lines
 
 
 def missing_line(workload: str, doc: Any) -> str:
-    cmd = L.COMMANDS[workload]
+    cmd = latency_rates.COMMANDS[workload]
     if not isinstance(doc, dict):
         return "Not run: results/%s.json is missing (`%s`)." % (
             workload, cmd)
@@ -62,11 +62,11 @@ def missing_line(workload: str, doc: Any) -> str:
 
 def workload_lines(workload: str, doc: Any,
                    drawn: Optional[Collection[str]] = None) -> list[str]:
-    lat = L.block(doc)
+    lat = latency_rates.block(doc)
     if lat is None:
         return [missing_line(workload, doc)]
-    cols = L.fractions(lat)
-    servers = L.servers(lat)
+    cols = latency_rates.fractions(lat)
+    servers = latency_rates.servers(lat)
     lines = [_context(lat, workload, cols), "",
              _p99_table(lat, servers, cols, workload)]
     floor = text(mapping(lat.get("floor")).get("what"))
@@ -77,10 +77,10 @@ def workload_lines(workload: str, doc: Any,
                   "rounds (at least 95%%, from 6 clean rounds)." % floor]
     lines += [""] + _paired(lat, servers, cols, workload)
     lines += [""] + _voids(lat)
-    name = L.chart_name(workload)
+    name = latency_rates.chart_name(workload)
     if drawn is None or name in drawn:
         lines += ["", "Chart: [%s p99 against offered load](%s)." % (
-            L.TITLES[workload], name)]
+            latency_rates.TITLES[workload], name)]
     else:
         lines += ["", "No chart (nothing to draw, or charts not drawn)."]
     return lines
@@ -94,12 +94,12 @@ def _v(x: Any) -> str:
 
 def _context(lat: dict[str, Any], workload: str,
              cols: list[tuple[float, Optional[float]]]) -> str:
-    u = L.unit(lat, workload)
+    u = latency_rates.unit(lat, workload)
     size = number(lat.get("size"))
     cap = mapping(lat.get("capacity"))
     slowest = text(lat.get("slowest"), "?")
     caps = ", ".join("%s %s" % (s, num(number(cap.get(s))))
-                     for s in L.servers(lat) if s in cap)
+                     for s in latency_rates.servers(lat) if s in cap)
     return (
         "Open loop, %s arrivals, %s connections, %s rounds x %s s per point "
         "(%s s warm-up)%s; a round is void past %s µs behind schedule. "
@@ -110,7 +110,7 @@ def _context(lat: dict[str, Any], workload: str,
             _v(lat.get("warmup_s")),
             "" if size is None or size <= 0 else ", %g-byte messages" % size,
             _v(lat.get("max_lag_us")),
-            ", ".join(L.pct(f) for f, _ in cols) or "-", slowest,
+            ", ".join(latency_rates.pct(f) for f, _ in cols) or "-", slowest,
             num(number(cap.get(slowest))), u,
             text(lat.get("capacity_source"), "source not given"), u,
             caps or "-", text(lat.get("reference"), "-")))
@@ -118,7 +118,7 @@ def _context(lat: dict[str, Any], workload: str,
 
 def _load(f: float, rate: Optional[float]) -> str:
     """A column: '25% (12.8k/s)'."""
-    return "%s (%s/s)" % (L.pct(f), num(rate))
+    return "%s (%s/s)" % (latency_rates.pct(f), num(rate))
 
 
 def _count(x: Any) -> int:
@@ -154,10 +154,11 @@ def _p99_table(lat: dict[str, Any], servers: list[str],
                cols: list[tuple[float, Optional[float]]],
                workload: str) -> str:
     at: dict[tuple[str, Optional[float]], dict[str, Any]] = {}
-    for s in L.rows(lat, "summary"):
-        at.setdefault((text(s.get("server")), L.key(s.get("fraction"))), s)
+    for s in latency_rates.rows(lat, "summary"):
+        at.setdefault((text(s.get("server")),
+                       latency_rates.key(s.get("fraction"))), s)
     body = [[s] + [cell(at.get((s, f))) for f, _ in cols] for s in servers]
-    return md_table(["server (%s)" % L.unit(lat, workload)] +
+    return md_table(["server (%s)" % latency_rates.unit(lat, workload)] +
                     [_load(f, r) for f, r in cols], body)
 
 
@@ -207,11 +208,11 @@ def _paired(lat: dict[str, Any], servers: list[str],
             cols: list[tuple[float, Optional[float]]],
             workload: str) -> list[str]:
     rate = dict(cols)
-    entries = [e for e in L.rows(lat, "paired")
+    entries = [e for e in latency_rates.rows(lat, "paired")
                if e.get("metric", METRIC) == METRIC]
     order = {s: i for i, s in enumerate(servers)}
     entries.sort(key=lambda e: (order.get(text(e.get("a")), len(order)),
-                                L.key(e.get("fraction")) or 0.0))
+                                latency_rates.key(e.get("fraction")) or 0.0))
     ref = text(lat.get("reference"), "the reference")
     if not entries:
         return ["No paired p99 comparison with %s in the file." % ref]
@@ -220,7 +221,7 @@ def _paired(lat: dict[str, Any], servers: list[str],
         "standing at ±%g%%" % round(100 * margins.pop(), 2)
     body = []
     for e in entries:
-        f = L.key(e.get("fraction"))
+        f = latency_rates.key(e.get("fraction"))
         r = number(e.get("rate"))
         body.append(["%s/%s" % (text(e.get("a"), "?"),
                                 text(e.get("b"), "?")),
@@ -242,20 +243,23 @@ def listed(points: list[dict[str, Any]], name: str, default: str
     at: dict[tuple[str, Optional[float], str], list[str]] = {}
     for p in points:
         r = p.get("round")
-        at.setdefault((text(p.get("server"), "?"), L.key(p.get("fraction")),
+        at.setdefault((text(p.get("server"), "?"),
+                       latency_rates.key(p.get("fraction")),
                        text(p.get(name), default)), []).append(
             str(r) if isinstance(r, int) and not isinstance(r, bool)
             else "?")
     return ["%s at %s, round%s %s: %s" % (
-        s, "?" if f is None else L.pct(f), "" if len(rs) == 1 else "s",
+        s, "?" if f is None else latency_rates.pct(f),
+        "" if len(rs) == 1 else "s",
         ", ".join(rs), why) for (s, f, why), rs in at.items()]
 
 
 def _voids(lat: dict[str, Any]) -> list[str]:
-    points = L.rows(lat, "points")
-    void = listed([p for p in points if L.is_void(p)], "void_reason",
+    points = latency_rates.rows(lat, "points")
+    void = listed([p for p in points if latency_rates.is_void(p)],
+                  "void_reason",
                   "no reason given")
-    failed = listed([p for p in points if L.is_failed(p)], "error",
+    failed = listed([p for p in points if latency_rates.is_failed(p)], "error",
                     "no error given")
     lines = ["Void runs (the generator could not keep its schedule; each "
              "run again): " +

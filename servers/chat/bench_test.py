@@ -33,7 +33,7 @@ from servers.chat import codec as chat_codec
 from servers.chat import run as chat_run
 from servers.chat import tables as chat_tables
 from servers.driver import side_by_side
-from pick import paired
+from pick.decide import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

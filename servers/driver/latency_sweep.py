@@ -33,7 +33,7 @@
 # median's interval is the distribution-free one from the rounds' order
 # statistics (at least 95%; from 6 clean rounds). One run is
 # latency_point.py's; standard library, side_by_side and
-# pick.paired.signed_rank besides.
+# pick.decide.paired.signed_rank besides.
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
                     cast)
 
 from servers.driver import side_by_side
-from pick import paired as pick_paired
+from pick.decide import paired as pick_paired
 from servers.driver.latency_point import (FLOOR, LatencyPoint, Settings,
                                           Starter, floor_size, progress,
                                           run_point, start_floor, us)

@@ -29,7 +29,7 @@ from servers.http import loops as http_loops
 from servers.http import run as http_run
 from servers.http import tables as http_tables
 from servers.driver import side_by_side
-from pick import paired
+from pick.decide import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

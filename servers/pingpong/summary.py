@@ -8,7 +8,8 @@
 # cancels host states that last longer than a point; the ratios of all the
 # points and repetitions are then one sample, summarised by the
 # Hodges-Lehmann estimate with its exact 95% interval and signed-rank p
-# (servers/driver/side_by_side.py, pick/paired/signed_rank.py). That is the
+# (servers/driver/side_by_side.py,
+# pick/decide/paired/signed_rank.py). That is the
 # "median over the points" of a claim like "ours costs 0.9x Asio's CPU per
 # MiB", with the noise of the run around it; a single point's ratio from one
 # run carries little on a shared host (docs/servers.md).
@@ -21,7 +22,7 @@
 # servers/driver/side_by_side.py): ahead by more than m, ahead, equivalent
 # within ±m, or not told apart, with CPU per MiB turned so that less CPU is
 # ahead. Standard library only, servers.driver's side_by_side and tables,
-# and pick.paired.
+# and pick.decide.paired.
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from typing import Any, Sequence
 from servers.driver import side_by_side
 from servers.driver import tables as driver_tables
 from servers.pingpong import tables
-from pick import paired
+from pick.decide import paired
 
 Record = dict[str, Any]
 # (record key, label): the metrics summarised, each its own table.
