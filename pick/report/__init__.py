@@ -3,6 +3,8 @@
 # -----------------------------------------------------------------------------
 #
 # results/REPORT.md: document.py puts it together (its ReportFile is pick's
-# REPORT.md reporter), one module per section or group of sections beside
-# it (recommendation, families, pingpong, servers, latency, validation,
-# predict, provenance). Importing the package loads nothing else.
+# REPORT.md reporter, with the machine and commands), one module per section
+# or group of sections beside it (answer, families, servers, latency,
+# endtoend, predicted) over tables.py's Markdown; outputs.py holds the
+# winners.json and console reporters, compare.py and repro.py the two-run
+# commands. Importing the package loads nothing else.
