@@ -246,6 +246,26 @@ void SpinCpuNs(std::uint64_t ns) {
   }
 }
 
+Counts ReadCounts() {
+  const auto& c = internal::g_counters;
+  return {c.tasks_run.load(std::memory_order_relaxed),
+          c.bytes_in.load(std::memory_order_relaxed),
+          c.log_lines.load(std::memory_order_relaxed),
+          c.pool_tasks_run.load(std::memory_order_relaxed)};
+}
+
+void PrintCounts(std::FILE* out) {
+  const Counts c = ReadCounts();
+  std::fprintf(out,
+               "serverkit components: tasks run %llu, bytes in %llu, log lines "
+               "%llu, pool tasks run %llu\n",
+               static_cast<unsigned long long>(c.tasks_run),
+               static_cast<unsigned long long>(c.bytes_in),
+               static_cast<unsigned long long>(c.log_lines),
+               static_cast<unsigned long long>(c.pool_tasks_run));
+  std::fflush(out);
+}
+
 std::vector<char*> TakeFlags(
     int argc, char** argv, std::string_view program, Options* o,
     unsigned families,
@@ -344,13 +364,12 @@ TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
     Fail(program, "unknown --task_queue '" + o.task_queue +
                       "'; multi-producer queues: " + Join(TaskQueueNames()));
   }
-  if (o.task_queue_slowdown_ns > 0) {
-    return [inner = std::move(factory), ns = o.task_queue_slowdown_ns]()
-               -> std::unique_ptr<reactor::TaskQueue> {
-      return std::make_unique<SlowedTaskQueue>(inner(), ns);
-    };
-  }
-  return factory;
+  // Wrapped even with the control off: every pop is counted.
+  return
+      [inner = std::move(factory),
+       ns = o.task_queue_slowdown_ns]() -> std::unique_ptr<reactor::TaskQueue> {
+        return std::make_unique<SlowedTaskQueue>(inner(), ns);
+      };
 }
 
 reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
@@ -366,11 +385,13 @@ SlowedTaskQueue::SlowedTaskQueue(std::unique_ptr<reactor::TaskQueue> inner,
                                  std::uint32_t ns)
     : inner_(std::move(inner)),
       ns_(ns),
-      name_(std::string(inner_->name()) + "+slowed-" + std::to_string(ns) +
-            "ns") {}
+      name_(ns == 0 ? std::string(inner_->name())
+                    : std::string(inner_->name()) + "+slowed-" +
+                          std::to_string(ns) + "ns") {}
 
 bool SlowedTaskQueue::try_pop(reactor::Functor& out) {
   if (!inner_->try_pop(out)) return false;
+  internal::g_counters.tasks_run.fetch_add(1, std::memory_order_relaxed);
   SpinCpuNs(ns_);
   return true;
 }

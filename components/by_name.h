@@ -64,6 +64,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -159,6 +160,25 @@ std::uint32_t ParseNs(std::string_view program, std::string_view flag,
 inline constexpr std::uint64_t kCpuClockFromNs = 20'000;
 void SpinCpuNs(std::uint64_t ns);
 
+// ---- the stop line ----------------------------------------------------------
+
+// What the components made here did, summed over the process: tasks popped
+// from every task queue MakeTaskQueueFactory made, bytes passed to
+// ChargeConsumed, calls of every logger MakeLogger bound, and tasks every
+// Pool accepted (after shutdown(kDrain), all of them have run). Each is a
+// relaxed increment of one shared counter per operation, controls off or on:
+// the validation sizes a control from the baseline's CPU per operation.
+struct Counts {
+  std::uint64_t tasks_run, bytes_in, log_lines, pool_tasks_run;
+};
+Counts ReadCounts();
+
+// Prints "serverkit components: tasks run N, bytes in N, log lines N, pool
+// tasks run N", whatif's count of each family's operations. A server calls it
+// once when it stops (after draining its pool), to stderr; not at exit by
+// itself, so that a server's own stop line keeps the last word.
+void PrintCounts(std::FILE* out);
+
 // ---- task queue -------------------------------------------------------------
 
 // A new task queue for one event loop.
@@ -174,8 +194,9 @@ TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
 reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
                                       const Options& o);
 
-// A task queue whose every successful try_pop costs `ns` more CPU time:
-// the task queue's control, named "<queue>+slowed-<ns>ns".
+// A task queue whose every successful try_pop is counted (tasks run) and
+// costs `ns` more CPU time: the task queue's control, named
+// "<queue>+slowed-<ns>ns" (the queue's own name when `ns` is 0).
 class SlowedTaskQueue final : public reactor::TaskQueue {
  public:
   SlowedTaskQueue(std::unique_ptr<reactor::TaskQueue> inner, std::uint32_t ns);
@@ -198,9 +219,19 @@ template <typename Serve>
 int WithBuffer(std::string_view program, const Options& o, Serve&& serve);
 
 // The buffer's control: a server calls this with the bytes it is about to
-// take out of its input buffer; it spins bytes * o.buffer_slowdown_ns_per_kib
-// / 1024 ns (nothing when the control is off).
+// take out of its input buffer; it counts them (bytes in) and spins bytes *
+// o.buffer_slowdown_ns_per_kib / 1024 ns (nothing when the control is off).
+namespace internal {
+struct Counters {
+  std::atomic<std::uint64_t> tasks_run{0}, bytes_in{0}, log_lines{0},
+      pool_tasks_run{0};
+};
+// Memory ordering: relaxed; read for the stop line.
+inline Counters g_counters;
+}  // namespace internal
+
 inline void ChargeConsumed(const Options& o, std::size_t bytes) {
+  internal::g_counters.bytes_in.fetch_add(bytes, std::memory_order_relaxed);
   if (o.buffer_slowdown_ns_per_kib > 0) {
     SpinCpuNs(static_cast<std::uint64_t>(bytes) * o.buffer_slowdown_ns_per_kib /
               1024);
@@ -242,6 +273,8 @@ class Pool {
     SpinCpuNs(slowdown_ns_);
     if (do_try_submit(std::move(task))) {
       submitted_.fetch_add(1, std::memory_order_relaxed);
+      internal::g_counters.pool_tasks_run.fetch_add(1,
+                                                    std::memory_order_relaxed);
       return true;
     }
     failed_submits_.fetch_add(1, std::memory_order_relaxed);
@@ -279,11 +312,13 @@ std::unique_ptr<Pool> FindPool(std::string_view name, std::size_t threads,
 // ---- templates --------------------------------------------------------------
 
 namespace internal {
-// A call of `inner` that first spins `ns` of CPU time on the calling thread.
+// A call of `inner`, counted (log lines), that first spins `ns` of CPU time
+// on the calling thread.
 template <typename R, typename... Args>
-std::function<R(Args...)> Slowed(std::function<R(Args...)> inner,
-                                 std::uint32_t ns) {
+std::function<R(Args...)> Counted(std::function<R(Args...)> inner,
+                                  std::uint32_t ns) {
   return [inner = std::move(inner), ns](Args... args) -> R {
+    g_counters.log_lines.fetch_add(1, std::memory_order_relaxed);
     SpinCpuNs(ns);
     return inner(std::forward<Args>(args)...);
   };
@@ -340,9 +375,7 @@ std::shared_ptr<void> MakeLogger(std::string_view program, const Options& o,
     Fail(program, "unknown --logger '" + o.logger +
                       "'; loggers: " + Join(LoggerNames()));
   }
-  if (o.log_slowdown_ns > 0) {
-    *out = internal::Slowed(std::move(*out), o.log_slowdown_ns);
-  }
+  *out = internal::Counted(std::move(*out), o.log_slowdown_ns);
   return owner;
 }
 

@@ -381,6 +381,44 @@ TEST(MakePool, TheControlSpinsItsNsPerSubmit) {
   pool->shutdown(ShutdownMode::kDrain);
 }
 
+TEST(Counts, EachFamilysOperationsAreCountedWithTheControlOff) {
+  Options o;
+  o.logger = "sync";
+  o.pool = "mutex";
+  const Counts before = ReadCounts();
+  const auto q = MakeTaskQueueFactory("srv", o)();
+  q->push([] {});
+  q->push([] {});
+  reactor::Functor f;
+  while (q->try_pop(f)) {
+  }
+  ChargeConsumed(o, 100);
+  std::function<LogCall> log;
+  const auto owner = MakeLogger<LogCall>(
+      "srv", o, [](auto*) -> std::function<LogCall> { return [](int) {}; },
+      &log);
+  log(1);
+  log(2);
+  log(3);
+  const std::unique_ptr<Pool> pool = MakePool("srv", o);
+  ASSERT_TRUE(pool->try_submit(Task([] {})));
+  pool->shutdown(ShutdownMode::kDrain);
+  const Counts after = ReadCounts();
+  EXPECT_EQ(after.tasks_run - before.tasks_run, 2u);
+  EXPECT_EQ(after.bytes_in - before.bytes_in, 100u);
+  EXPECT_EQ(after.log_lines - before.log_lines, 3u);
+  EXPECT_EQ(after.pool_tasks_run - before.pool_tasks_run, 1u);
+  std::FILE* f2 = std::tmpfile();
+  PrintCounts(f2);
+  std::rewind(f2);
+  char line[256] = {};
+  ASSERT_NE(std::fgets(line, sizeof(line), f2), nullptr);
+  std::fclose(f2);
+  EXPECT_EQ(std::string(line).rfind("serverkit components: tasks run ", 0), 0u)
+      << line;
+  EXPECT_NE(std::string(line).find(", pool tasks run "), std::string::npos);
+}
+
 TEST(Help, ListsOnlyTheFamiliesTaken) {
   const std::string all = Help();
   EXPECT_NE(all.find("--pool_slowdown_ns=N"), std::string::npos);

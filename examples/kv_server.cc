@@ -24,6 +24,9 @@
 // SIGTERM or SIGINT stops it; it then prints one line to stderr:
 //   kv_server: stopped; requests N (set N, get N, sum N, errors N), pool
 //   NAME: tasks run N, failed submits N
+// and then the library's (components::PrintCounts)
+//   serverkit components: tasks run N, bytes in N, log lines N, pool tasks
+//   run N
 
 #include <pthread.h>
 #include <signal.h>
@@ -194,6 +197,7 @@ int Serve(const Args& args, const components::Options& o,
                std::string(pool.name()).c_str(),
                static_cast<unsigned long long>(n.sums_run.load()),
                static_cast<unsigned long long>(pool.failed_submits()));
+  components::PrintCounts(stderr);  // whatif counts operations from it
   return 0;
 }
 

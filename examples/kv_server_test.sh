@@ -37,6 +37,8 @@ run() {  # run NAME [flags...]: one server's life, checked
   grep -q "SUM 100000" "$log"
   grep -q "kv_server: stopped; requests 9 (set 2, get 3, sum 2, errors 2), pool .*: tasks run 2," "$out" ||
     { echo "$name: no right stop line" >&2; cat "$out" >&2; exit 1; }
+  grep -q "serverkit components: tasks run [1-9][0-9]*, bytes in [1-9][0-9]*, log lines 9, pool tasks run 2$" "$out" ||
+    { echo "$name: no right components line" >&2; cat "$out" >&2; exit 1; }
   cat "$out"
 }
 
