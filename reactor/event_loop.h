@@ -52,7 +52,7 @@ class Channel;
 class CompletionIo;
 
 // The one way to configure a loop. Servers fill it from their flags at run
-// time (servers/common/server_policy.h picks every component by name), so a
+// time (components/by_name.h picks every component by name), so a
 // compile-time policy type beside it would only repeat these fields.
 struct EventLoopOptions {
   // nullptr: a SwapVectorQueue, muduo's choice.

@@ -159,7 +159,7 @@ CASES: dict[str, list[dict[str, Any]]] = {
 
 # The positive control of each component: the row's baseline slowed on
 # purpose by a stated cost per operation (a busy wait that burns thread CPU
-# time, servers/common/server_policy.h), run beside the baseline and the
+# time, components/by_name.h), run beside the baseline and the
 # candidate in every round. The cost is sized from the case's own first
 # baseline run: CONTROL_FRACTION of the server's CPU per operation, so the
 # control should slow the server by about twice the target MDE. A case that

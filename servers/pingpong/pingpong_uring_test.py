@@ -5,7 +5,7 @@
 #
 # pingpong_test.py's checks on our server with every loop polling through
 # io_uring: SERVERKIT_REACTOR_BACKEND=uring, which the server reads when it
-# gets no --backend flag (servers/common/server_policy.h). Same arguments as
+# gets no --backend flag (components/by_name.h). Same arguments as
 # pingpong_test.py. Where io_uring cannot be set up, a skip
 # (servers/driver/uring_skip.py).
 
