@@ -57,6 +57,7 @@ import tempfile
 import time
 from typing import Any, Sequence
 
+from servers.driver import procs
 from validation import cases, run, user_server, whatif_report
 from validation.cases import COMPONENTS, MARGIN, PROFILES
 from validation.micro import FAMILY
@@ -170,7 +171,7 @@ def slug(command: str) -> str:
 
 def results_dir(args: argparse.Namespace) -> str:
     if args.results:
-        return os.path.abspath(args.results)
+        return str(os.path.abspath(args.results))
     root = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
     return os.path.join(root, "results")
 
@@ -246,8 +247,8 @@ def main(argv: Sequence[str]) -> int:
         micro_dir, "whatif", slug(args.server)))
     try:
         if not args.load and args.rate_value > 0:
-            user_server.procs.resolve(user_server.LOADGEN)
-    except user_server.procs.SweepError as e:
+            procs.resolve(user_server.LOADGEN)
+    except procs.SweepError as e:
         print("whatif: %s" % e, file=sys.stderr)
         return 2
     entries, notes = entries_for(args, winners)
@@ -264,7 +265,7 @@ def main(argv: Sequence[str]) -> int:
             title="whatif on %s" % args.server)
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
-        user_server.procs.stop_all()
+        procs.stop_all()
     if args.rate_value > 0 or args.load:
         paced(result, "the load set the pace (%s)" % (
             "%s requests/s" % args.rate if args.rate_value > 0

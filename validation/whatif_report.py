@@ -97,7 +97,7 @@ def _summary(row: Row) -> list[str]:
     m = row.get("model") or row.get("rates") or {}
     pred = m.get("predicted") or {}
     best = max((x for x in pred if x != row["baseline"]),
-               key=lambda x: pred[x]["est"], default=None)
+               key=lambda x: float(pred[x]["est"]), default=None)
     check = (m.get("check") or {}).get("outcome", "not checked")
     return [row["component"], row["baseline"], _pct(m.get("share")),
             predict._iv(m.get("exchange_rate")),
@@ -158,11 +158,11 @@ def markdown(result: dict[str, Any]) -> str:
     for r in predicted:
         pred = r["model"]["predicted"]
         lines += ["%s (baseline %s):" % (r["component"], r["baseline"]), ""]
+        order = sorted(pred, key=lambda k: -float(pred[k]["est"]))
         lines += _table(["implementation", "predicted", "micro ns/op",
                          "from"],
                         [[x, _ratio(pred[x]), "%.4g" % pred[x]["micro_ns"],
-                          pred[x]["source"]]
-                         for x in sorted(pred, key=lambda k: -pred[k]["est"])])
+                          pred[x]["source"]] for x in order])
         lines.append("")
     lines += ["### The rounds, in the validation's words", ""]
     for r in result.get("rows", []):
@@ -195,7 +195,7 @@ def chart(result: dict[str, Any], path: str) -> str:
     margin = float(result.get("margin") or MARGIN)
     for ax, r in zip(axes[:, 0], rows):
         pred = r["model"]["predicted"]
-        names = sorted(pred, key=lambda k: pred[k]["est"])
+        names = sorted(pred, key=lambda k: float(pred[k]["est"]))
         ys = range(len(names))
         est = [pred[n]["est"] for n in names]
         err = [[e - pred[n]["low"] for n, e in zip(names, est)],
