@@ -38,7 +38,7 @@ from typing import Any, Optional, Sequence
 # The outcome vocabulary lives at pick's bottom layer (outcome.py,
 # standard library only), which pick's validation.py reads back. This
 # module is the validation's one door to it: the others import Outcome
-# from here (build/python_layers.py checks it).
+# from here.
 from pick.outcome import Outcome as Outcome
 # The words against a margin (pick/margin.py, standard library only), also
 # through this door: decide and rounds take them from here.

@@ -78,9 +78,10 @@
 # status 0 when every point and every validation run ran clean (a "refuted"
 # verdict is a finding, not a failure).
 #
-# The validation's modules, in layers (each imports only those below it,
-# build/python_layers.py checks it; below them all pick, servers.driver and
-# servers.pingpong: processes, the sweep, its tables and paired summary):
+# The validation's modules, in layers (each imports only those below it;
+# build/python_layers.py checks there is no cycle; below them all pick,
+# servers.driver and servers.pingpong: processes, the sweep, its tables and
+# paired summary):
 #   model, micro         the prediction's arithmetic; the micro costs per
 #                        operation
 #   cases, kinds         what the validation compares (pick's outcomes
@@ -90,7 +91,9 @@
 #                        its rules are wrong
 #   rounds               one case's rounds
 #   loadmap              the load map
-#   run                  the validation's runs
+#   user_server          the workload of a server serverkit did not build
+#   run                  the validation's engine (run_todo) and its runs
+#   whatif_report, whatif  the engine on a user's server (//bench:whatif)
 #   pingpong             this command line
 
 from __future__ import annotations
