@@ -18,14 +18,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 py=/usr/bin/python3
 
 "$whatif" --server="$kv --port={port} --log_file=/dev/null {policy}" \
-  --load="$py $here/kv_load.py {port} --rate=400 --seconds={seconds}" \
+  --rate=400 --load="$py $here/kv_load.py {port} --rate={rate} --seconds={seconds}" \
   --components=logger,thread_pool --baseline=logger:sync,thread_pool:mutex \
   --candidate=logger:async-double-buffer,thread_pool:work-stealing \
   --profile=smoke --rounds=2 --seconds=0.5 --pin=no \
   --results="$tmp/results" --out="$tmp/kv" >"$tmp/kv.txt" 2>&1 ||
   { cat "$tmp/kv.txt"; fail "whatif on kv_server exited non-zero"; }
 cat "$tmp/kv.txt"
-grep -q "^## Your server under your load command" "$tmp/kv/WHATIF.md" ||
+grep -q "^## Your server at 400 requests/s (your load command)" "$tmp/kv/WHATIF.md" ||
   fail "kv: no section"
 $py - "$tmp/kv/whatif.json" <<'PY' || fail "kv: whatif.json"
 import json, sys

@@ -45,7 +45,8 @@ class Load:
     rate: float = 0.0             # requests/s; 0: closed loop (wrk, http)
     connections: int = 16
     threads: int = 1              # the generator's threads
-    command: str = ""             # the user's load command ({port})
+    command: str = ""             # the user's load command ({port},
+    #                               {seconds}, {rate})
     unit: str = "request"         # what one unit of work is, for people
 
 
@@ -154,7 +155,7 @@ def _command(s: UserServer, port: int, seconds: float,
              cpus: Optional[set[int]]) -> dict[str, Any]:
     """One run of the user's load command; its last number is the units."""
     argv = shlex.split(s.load.command.replace("{port}", str(port)).replace(
-        "{seconds}", "%g" % seconds))
+        "{seconds}", "%g" % seconds).replace("{rate}", "%g" % s.load.rate))
     t0 = time.monotonic()
     try:
         p = subprocess.run(argv, capture_output=True, text=True,

@@ -28,8 +28,9 @@
 # operation costs the server per request) and the baseline's share; with
 # the micro sweep's costs (--results, a `make bench` results folder with
 # winners.json) every implementation's effect is predicted, and the
-# candidate (the micro pick, or the best alternative to the baseline it
-# kept) is run to check its prediction. The operations are counted from
+# candidate (against a --baseline of yours the lowest micro cost, the top
+# prediction; else the micro pick, or the best alternative to the baseline
+# it kept) is run to check its prediction. The operations are counted from
 # the server's stop line (--ops: components/'s "serverkit components:"
 # line by default; http or pingpong: our own servers' lines).
 #
@@ -52,13 +53,14 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from servers.driver import procs
-from validation import cases, run, user_server, whatif_report
+from validation import cases, micro, run, user_server, whatif_report
 from validation.cases import COMPONENTS, MARGIN, PROFILES
 from validation.micro import FAMILY
 
@@ -93,8 +95,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap.add_argument("--load_threads", type=int, default=1,
                     help="the generator's (or wrk's) threads")
     ap.add_argument("--load", default="",
-                    help="your load command ({port}, {seconds}); its last "
-                    "printed number is the units of work it completed")
+                    help="your load command ({port}, {seconds}, {rate}: "
+                    "--rate's value); its last printed number is the units "
+                    "of work it completed")
     ap.add_argument("--unit", default="request",
                     help="what one unit of work is (for the report)")
     ap.add_argument("--components", default="logger,task_queue,buffer,"
@@ -104,7 +107,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                     "(default: winners.json's baseline)")
     ap.add_argument("--candidate", default="",
                     help="COMPONENT:NAME,...: the implementation to check "
-                    "(default: the micro pick or the best alternative)")
+                    "(default: the lowest micro cost against a --baseline "
+                    "given, else the micro pick or the best alternative)")
     ap.add_argument("--probe", default="",
                     help="SITE:FAMILY: measure a probe site instead")
     ap.add_argument("--ops", choices=("library", "http", "pingpong"),
@@ -134,6 +138,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         args.rate_value = 0.0 if args.rate == "max" else float(args.rate)
         if not (args.rate_value > 0 or args.rate == "max"):
             raise ValueError("--rate must be positive, or max")
+        if args.load and "{rate}" in args.load and args.rate == "max":
+            raise ValueError("--load names {rate}: give --rate")
         if args.rate == "max" and args.protocol != "http" and not args.load:
             raise ValueError("--rate=max drives HTTP only (wrk); give a "
                              "rate for echo")
@@ -200,9 +206,33 @@ def entries_for(args: argparse.Namespace, winners: str
     for comp, e in entries.items():
         if comp in args.baselines:
             e["baseline"] = args.baselines[comp]
+            best = best_predicted(args, comp, e, os.path.dirname(winners))
+            if best:  # the top prediction against the user's baseline
+                e["winner"], e["micro_ratio"] = best
+                e["origin"], e["leader"] = "winners.json", None
         if comp in args.candidates:
             e["winner"], e["origin"] = args.candidates[comp], "default"
     return entries, notes
+
+
+def best_predicted(args: argparse.Namespace, comp: str, e: dict[str, Any],
+                   results: str) -> Optional[tuple[str, Optional[float]]]:
+    """The implementation with the lowest micro cost per operation other
+    than the baseline (the model's predictions order as the costs do), and
+    the baseline's cost over its; None without micro costs."""
+    server, _ = user_server.cores_apart(args.pin)
+    spare = server is not None and len(server) > args.server_threads
+    mc = micro.micro_costs(results, comp, e.get("source"),
+                           args.size if args.protocol == "echo" else 0,
+                           spare)
+    costs = mc.confirm if e["baseline"] in mc.confirm else mc.sweep
+    med = {x: statistics.median(v.values()) for x, v in costs.items() if v}
+    others = [x for x in med if x != e["baseline"]]
+    if not others:
+        return None
+    best = min(others, key=lambda x: med[x])
+    base = med.get(e["baseline"])
+    return best, (base / med[best] if base and med[best] > 0 else None)
 
 
 def probe_entry(args: argparse.Namespace) -> dict[str, Any]:
@@ -267,9 +297,10 @@ def main(argv: Sequence[str]) -> int:
         shutil.rmtree(log_dir, ignore_errors=True)
         procs.stop_all()
     if args.rate_value > 0 or args.load:
-        paced(result, "the load set the pace (%s)" % (
-            "%s requests/s" % args.rate if args.rate_value > 0
-            else "your load command"))
+        paced(result, "the load set the pace (%s %ss/s)" % (
+            args.rate, args.unit) if args.rate_value > 0 and (
+                not args.load or "{rate}" in args.load) else
+            "the load is your command, whose pace is its own")
     result.update(server=args.server, protocol=args.protocol, load=args.load,
                   path=args.path, rate=args.rate, unit=args.unit,
                   connections=args.connections, notes=notes + result.get(

@@ -43,14 +43,15 @@ def _matters(e: dict[str, float], margin: float) -> str:
 def heading(result: dict[str, Any]) -> str:
     rate = str(result.get("rate", "max"))
     unit = result.get("unit", "request")
-    if result.get("load"):
+    load = str(result.get("load") or "")
+    if load and "{rate}" not in load:
         return "Your server under your load command"
     if rate == "max":
         return "Your server under wrk, closed loop, %s connections" % (
             result.get("connections"))
-    return "Your server at %s %ss/s" % (
+    return "Your server at %s %ss/s%s" % (
         "{:,}".format(int(float(rate))) if float(rate).is_integer()
-        else rate, unit)
+        else rate, unit, " (your load command)" if load else "")
 
 
 def where_it_matters(row: Row, margin: float) -> str:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import io
 import json
 import os
+import statistics
 import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-from validation import metric, user_server, whatif, whatif_report
+from validation import (cases, metric, micro, user_server, whatif,
+                        whatif_report)
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata",
                     "whatif")
@@ -67,6 +69,8 @@ class CommandLineTest(unittest.TestCase):
             "--server=s {port} {policy}", "--baseline=sync"))
         self.assertIn("echo", self.bad("--server=s {port} {policy}",
                                        "--protocol=echo"))
+        self.assertIn("{rate}", self.bad("--server=s {port} {policy}",
+                                         "--load=client {port} {rate}"))
 
     def test_the_template_is_filled_word_by_word(self) -> None:
         argv = user_server.argv_of("srv --port={port} {policy} -v", 81,
@@ -100,6 +104,35 @@ class CommandLineTest(unittest.TestCase):
         self.assertNotIn(whatif.CEILING, str(result))
         self.assertIn("the load set the pace (10 requests/s)",
                       result["rows"][0]["sentence"])
+
+
+class CandidateTest(unittest.TestCase):
+    def test_against_a_users_baseline_the_top_prediction_is_checked(
+            self) -> None:
+        args = whatif.parse_args(["--server=s {port} {policy}",
+                                  "--baseline=logger:sync", "--pin=no",
+                                  "--results=" + HERE])
+        entries, _ = whatif.entries_for(
+            args, os.path.join(HERE, "winners.json"))
+        e = entries["logger"]
+        self.assertEqual(cases.candidate_of(e), (e["winner"], "pick"))
+        mc = micro.micro_costs(HERE, "logger", None, 0, False)
+        med = {x: statistics.median(v.values())
+               for x, v in mc.sweep.items()}
+        self.assertEqual(set(med), {"sync", "async-double-buffer",
+                                    "async-queue-bounded-mpmc"})
+        self.assertNotEqual(e["winner"], "sync")
+        self.assertEqual(med[e["winner"]],
+                         min(v for x, v in med.items() if x != "sync"))
+        self.assertAlmostEqual(e["micro_ratio"],
+                               med["sync"] / med[e["winner"]])
+        # A candidate named wins over the top prediction.
+        args = whatif.parse_args(["--server=s {port} {policy}",
+                                  "--baseline=logger:sync", "--pin=no",
+                                  "--candidate=logger:slow"])
+        entries, _ = whatif.entries_for(
+            args, os.path.join(HERE, "winners.json"))
+        self.assertEqual(entries["logger"]["winner"], "slow")
 
 
 class EndToEndTest(unittest.TestCase):
@@ -165,6 +198,11 @@ class ReportTest(unittest.TestCase):
                                                     connections=64)),
                          "Your server under wrk, closed loop, 64 "
                          "connections")
+        self.assertEqual(whatif_report.heading(dict(
+            rate="400", load="c {port} --rate={rate}")),
+            "Your server at 400 requests/s (your load command)")
+        self.assertEqual(whatif_report.heading(dict(rate="max", load="c")),
+                         "Your server under your load command")
 
 
 if __name__ == "__main__":
