@@ -235,7 +235,7 @@ def best_predicted(args: argparse.Namespace, comp: str, e: dict[str, Any],
     return best, (base / med[best] if base and med[best] > 0 else None)
 
 
-def probe_entry(args: argparse.Namespace) -> dict[str, Any]:
+def probe_entry() -> dict[str, Any]:
     """The probe's rows: the site counting is the baseline, the site off
     the candidate (the probe's own cost, end to end)."""
     return dict(winner="off", baseline="counting", micro_ratio=None,
@@ -245,7 +245,7 @@ def probe_entry(args: argparse.Namespace) -> dict[str, Any]:
 def todo_of(args: argparse.Namespace, entries: dict[str, dict[str, Any]]
             ) -> list[run.Todo]:
     if args.probe:
-        return [(PROBE, user_case(args, PROBE), probe_entry(args), "off",
+        return [(PROBE, user_case(args, PROBE), probe_entry(), "off",
                  "default")]
     out: list[run.Todo] = []
     for comp in args.component_list:
@@ -283,7 +283,8 @@ def main(argv: Sequence[str]) -> int:
         return 2
     entries, notes = entries_for(args, winners)
     todo = todo_of(args, entries)
-    workload = "user" if args.ops == "library" else args.ops
+    # A probe's count is its own line, whatever the server prints.
+    workload = "user" if args.ops == "library" or args.probe else args.ops
     started = time.monotonic()
     os.makedirs(out, exist_ok=True)
     log_dir = tempfile.mkdtemp(prefix=".whatif-logs-", dir=out)
@@ -292,7 +293,7 @@ def main(argv: Sequence[str]) -> int:
             todo, args.profile, "", args.pin, micro_dir, log_dir,
             seconds=args.seconds, rounds_n=args.rounds,
             budget_s=args.budget_s, margin=args.margin, workload=workload,
-            title="whatif on %s" % args.server)
+            notes=notes, title="whatif on %s" % args.server)
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
         procs.stop_all()
@@ -303,8 +304,7 @@ def main(argv: Sequence[str]) -> int:
             "the load is your command, whose pace is its own")
     result.update(server=args.server, protocol=args.protocol, load=args.load,
                   path=args.path, rate=args.rate, unit=args.unit,
-                  connections=args.connections, notes=notes + result.get(
-                      "notes", []), results_dir=micro_dir,
+                  connections=args.connections, results_dir=micro_dir,
                   elapsed_s=round(time.monotonic() - started, 1))
     for row in result["rows"]:
         rates = whatif_report.rates_only(row)
