@@ -365,6 +365,7 @@ class RunContext(TypedDict, total=False):
     message_size: int
     wrk_threads: int
     nginx_version: str
+    nginx_settings: dict[str, Json]
 
 
 class EchoPoint(TypedDict, total=False):

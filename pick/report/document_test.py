@@ -287,6 +287,14 @@ class ServerSectionsTest(unittest.TestCase):
         self.assertIn("| serverkit-pool-asio | 110 | 2.000 | 9.0 | 1.10x |",
                       table_rows(lines))
 
+    def test_nginx_settings_when_the_file_has_them(self) -> None:
+        http = self.load("http.json")
+        self.assertNotIn("worker(s)", "\n".join(http_section(http)))
+        http["context"]["nginx_settings"] = dict(
+            workers=2, reuseport=True, worker_cpu_affinity="01 10")
+        self.assertIn("(2 worker(s), reuseport, worker_cpu_affinity 01 10)",
+                      "\n".join(http_section(http)))
+
     def test_chat_medians_ratio_and_marks(self) -> None:
         lines = chat_section(self.load("chat.json"))
         rows = table_rows(lines)

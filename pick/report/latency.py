@@ -92,6 +92,15 @@ def _v(x: Any) -> str:
     return "-" if v is None else "%g" % v
 
 
+# The generator's load mode, where the file says (servers/loadgen/README.md).
+MODES = {
+    "serial": "Serial load (one request in flight per connection, as HTTP "
+              "clients send; each timed from its scheduled send). ",
+    "pipelined": "Pipelined load (requests sent on schedule whatever the "
+                 "replies). ",
+}
+
+
 def _context(lat: dict[str, Any], workload: str,
              cols: list[tuple[float, Optional[float]]]) -> str:
     u = latency_rates.unit(lat, workload)
@@ -100,7 +109,8 @@ def _context(lat: dict[str, Any], workload: str,
     slowest = text(lat.get("slowest"), "?")
     caps = ", ".join("%s %s" % (s, num(number(cap.get(s))))
                      for s in latency_rates.servers(lat) if s in cap)
-    return (
+    mode = MODES.get(text(lat.get("mode")), "")
+    return mode + (
         "Open loop, %s arrivals, %s connections, %s rounds x %s s per point "
         "(%s s warm-up)%s; a round is void past %s µs behind schedule. "
         "Rates: %s of the slowest server's capacity, %s's %s %s (%s). "

@@ -63,6 +63,15 @@ class SectionTest(unittest.TestCase):
                       "warm-up), 4096-byte messages;", self.pp)
         self.assertIn("asio's 40k messages/s", self.pp)
 
+    def test_the_load_mode_when_the_file_names_it(self) -> None:
+        http = copy.deepcopy(fixture("http"))
+        http["latency"]["mode"] = "serial"
+        md = "\n".join(lines(http, None))
+        self.assertIn("Serial load (one request in flight per connection, "
+                      "as HTTP clients send; each timed from its scheduled "
+                      "send). Open loop, uniform arrivals", md)
+        self.assertNotIn("Serial load", self.md)  # the fixture names none
+
     def test_p99_table(self) -> None:
         self.assertIn("| server (requests/s) | 25% (12.8k/s) | 50% "
                       "(25.6k/s) | 90% (46.1k/s) |", self.lines)

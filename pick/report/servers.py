@@ -150,6 +150,19 @@ def chat_section(chat: Optional[ChatDoc]) -> list[str]:
     return lines + _notes(chat)
 
 
+def nginx_settings(ctx: Any) -> str:
+    """" (2 workers, reuseport, worker_cpu_affinity 01 10)": how nginx
+    ran, where http.json says; "" for a file from before it did."""
+    ns = ctx.get("nginx_settings") if isinstance(ctx, dict) else None
+    if not isinstance(ns, dict):
+        return ""
+    parts = ["%s worker(s)" % ns.get("workers", "?"),
+             "reuseport" if ns.get("reuseport") else "no reuseport"]
+    if ns.get("worker_cpu_affinity"):
+        parts.append("worker_cpu_affinity %s" % ns["worker_cpu_affinity"])
+    return " (%s)" % ", ".join(parts)
+
+
 def http_section(http: Optional[HttpDoc]) -> list[str]:
     lines = ["## HTTP under wrk", ""]
     if not http:
@@ -167,7 +180,7 @@ def http_section(http: Optional[HttpDoc]) -> list[str]:
             ctx.get("profile"), ctx.get("cores"), ctx.get("wrk_threads"),
             ctx.get("seconds_per_point"), ctx.get("repetitions"),
             ctx.get("loadavg_at_start"), ctx.get("pin"),
-            ctx.get("nginx_version", "?"), MARKS))
+            ctx.get("nginx_version", "?") + nginx_settings(ctx), MARKS))
     points = http.get("points", [])
     servers = _servers(points, HTTP_ORDER)
     for t, c in sorted({(r["threads"], r["connections"]) for r in points}):
