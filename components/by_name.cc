@@ -7,8 +7,6 @@
 
 #include "components/by_name.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -16,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/thread_cpu.h"
 #include "queues/all_queues.h"
 #include "threadpool/all_pools.h"
 
@@ -143,13 +142,6 @@ std::string EnvName(std::string_view flag) {
     s += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   return s;
-}
-
-std::uint64_t ThreadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 template <Executor E>

@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <atomic>
 #include <cstdio>
@@ -18,6 +17,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "base/thread_cpu.h"
 
 namespace serverkit::components {
 namespace {
@@ -51,13 +52,6 @@ class ScopedEnv {
 
 std::vector<std::string> Strings(const std::vector<char*>& v) {
   return {v.begin(), v.end()};
-}
-
-std::uint64_t ThreadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 TEST(TakeFlags, EveryFamilysFlagsAndTheRestInOrder) {

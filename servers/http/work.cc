@@ -6,11 +6,11 @@
 
 #include "servers/http/work.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
+
+#include "base/thread_cpu.h"
 
 namespace serverkit::http {
 namespace {
@@ -44,13 +44,6 @@ std::uint64_t Rounds(std::uint64_t rounds) {
     asm volatile("" : : "r"(digest));
   }
   return digest;
-}
-
-std::uint64_t ThreadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u +
-         static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 }  // namespace
