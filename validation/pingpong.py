@@ -16,10 +16,10 @@
 #       [--no_latency] [--latency_rounds=N] [--latency_seconds=S]
 #
 # The side-by-side sweep runs first, then latency at set rates (unless
-# --no_latency: the open-loop generator, //servers/loadgen, at 25/50/75/90%
+# --no_latency: the open-loop generator, //servers/loadgen, at 75 and 90%
 # of the slowest server's capacity at one echo point, each server's p99
 # over asio's paired by round; profiles: smoke 1 round of 0.3 s, default
-# 6 of 0.5 s, full 10 of 2 s; servers.pingpong.sweep.run_latency), then the
+# 12 of 0.5 s, full 12 of 2 s; servers.pingpong.sweep.run_latency), then the
 # validation (run.py: our server with each component's candidate,
 # the micro pick or the best
 # alternative to the baseline it kept, against the baseline and a slowed

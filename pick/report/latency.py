@@ -10,7 +10,10 @@
 # rounds, "void" where the generator could not keep its schedule in every
 # round; each server's p99 over the reference's, its interval and what the
 # interval says against the margin (pick/margin.py's words, turned so that
-# ahead is lower latency); the void points and failed runs; the chart. A
+# ahead is lower latency), and its minimum detectable ratio (MDR: 1 + the
+# MDE that pick.decide.paired.rank_paired gave the drivers' paired rows;
+# "n/a" in a file without it), with a line that says what the MDR is and
+# its range over the table; the void points and failed runs; the chart. A
 # file without the block gets one line saying how to write it; a value of
 # the wrong type prints "-".
 
@@ -191,6 +194,36 @@ def ratio_cell(d: dict[str, Any]) -> str:
         "-" if p is None else "< 0.0001" if p < 0.0001 else "%.2g" % p, n)
 
 
+def mdr(d: dict[str, Any]) -> Optional[float]:
+    """The minimum detectable ratio of a paired side ("every"): 1 + its
+    "mde" (relative, for a p99 ratio either way: x or 1/x); None without
+    one (too few rounds, an older file, a value not a number)."""
+    m = number(d.get("mde"))
+    return None if m is None or m < 0 else 1.0 + m
+
+
+def mdr_cell(d: dict[str, Any]) -> str:
+    """'1.84x'; 'n/a' without an MDR."""
+    r = mdr(d)
+    return "n/a" if r is None else "%.2fx" % r
+
+
+def mdr_line(entries: list[dict[str, Any]]) -> str:
+    """What the MDR column is, and its smallest and largest in the table
+    ('n/a' where no row has one)."""
+    have = sorted(r for r in (mdr(mapping(e.get("every"))) for e in entries)
+                  if r is not None)
+    span = "n/a (no row has one: too few rounds, or a file from before " \
+        "the MDR)" if not have else "%.2fx to %.2fx over %d of %d rows" % (
+            have[0], have[-1], len(have), len(entries))
+    return ("MDR, the minimum detectable ratio: the smallest p99 ratio, "
+            "either way (x or 1/x), that the exact signed-rank test at the "
+            "row's rounds detects (p < 0.05) with 80%% power, from the "
+            "paired log ratios' spread at its upper 95%% bound (the "
+            "validation's MDE, as a ratio); a true ratio nearer 1 than the "
+            "MDR may well be \"not told apart\". In this table: %s." % span)
+
+
 def margin_of(e: dict[str, Any]) -> float:
     m = number(e.get("margin"))
     return m if m is not None and m > 0 else MARGIN
@@ -237,13 +270,15 @@ def _paired(lat: dict[str, Any], servers: list[str],
                                 text(e.get("b"), "?")),
                      "-" if f is None else _load(f, rate.get(f) or r),
                      ratio_cell(mapping(e.get("every"))),
+                     mdr_cell(mapping(e.get("every"))),
                      standing_words(e)])
     return ["Each server's p99 over %s's at the same rate, paired by round "
             "(< 1: lower latency than %s), with its interval, p and n "
             "rounds (an interval needs %d); the standing reads the interval "
             "against the margin, ahead meaning a lower p99:" % (
                 ref, ref, MIN_ROUNDS), "",
-            md_table(["A/B", "load", "p99 ratio A/B", head], body)]
+            md_table(["A/B", "load", "p99 ratio A/B", "MDR", head], body),
+            "", mdr_line(entries)]
 
 
 def listed(points: list[dict[str, Any]], name: str, default: str

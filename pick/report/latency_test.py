@@ -106,19 +106,50 @@ class SectionTest(unittest.TestCase):
                 x.startswith("| evhttp/nginx")]
         self.assertEqual(rows, [
             "| serverkit/nginx | 25% (12.8k/s) | 0.91x [0.85, 0.97], p 0.03, "
-            "n 6 | serverkit ahead of nginx by 3.1-17.6% |",
+            "n 6 | 1.08x | serverkit ahead of nginx by 3.1-17.6% |",
             "| serverkit/nginx | 50% (25.6k/s) | 0.95x (n 3, no interval) | "
-            "no interval (n 3) |",
+            "n/a | no interval (n 3) |",
             "| serverkit/nginx | 90% (46.1k/s) | 0.90x [0, 1.10], p 0.2, n 6 "
-            "| no interval (an unbounded end) |",
+            "| n/a | no interval (an unbounded end) |",
             "| evhttp/nginx | 25% (12.8k/s) | 1.30x [1.20, 1.45], p 0.03, n "
-            "6 | nginx ahead of evhttp by more than 5% (by 20.0-45.0%) |",
-            "| evhttp/nginx | 50% (25.6k/s) | - | no interval (n 0) |"])
+            "6 | 1.10x | nginx ahead of evhttp by more than 5% (by "
+            "20.0-45.0%) |",
+            "| evhttp/nginx | 50% (25.6k/s) | - | n/a | no interval (n 0) |"])
         self.assertIn("| serverkit/asio | 50% (20k/s) | 0.99x [0.98, 1.03], "
-                      "p 0.6, n 6 | serverkit and asio equivalent within ±5% "
-                      "(-2.9% to +2.0%) |", self.lines)
-        self.assertIn("| A/B | load | p99 ratio A/B | standing at ±5% |",
-                      self.lines)
+                      "p 0.6, n 6 | 1.04x | serverkit and asio equivalent "
+                      "within ±5% (-2.9% to +2.0%) |", self.lines)
+        self.assertIn("| A/B | load | p99 ratio A/B | MDR | standing at "
+                      "±5% |", self.lines)
+
+    def test_mdr_line(self) -> None:
+        line = [x for x in self.http.splitlines() if x.startswith("MDR")]
+        self.assertEqual(len(line), 1)
+        self.assertIn("the smallest p99 ratio, either way (x or 1/x), that "
+                      "the exact signed-rank test at the row's rounds "
+                      "detects (p < 0.05) with 80% power", line[0])
+        self.assertTrue(line[0].endswith(
+            "In this table: 1.08x to 1.10x over 2 of 5 rows."), line[0])
+        self.assertIn("In this table: 1.04x to 1.04x over 1 of 1 rows.",
+                      self.pp)
+
+    def test_a_file_from_before_the_mdr(self) -> None:
+        old = fixture("http")
+        for e in old["latency"]["paired"]:
+            if isinstance(e.get("every"), dict):
+                del e["every"]["mde"]
+        md = lines(old, None)
+        rows = [x for x in md if x.startswith("| serverkit/nginx")]
+        self.assertEqual(len(rows), 3)
+        self.assertTrue(all(" | n/a | " in r for r in rows), rows)
+        self.assertIn("In this table: n/a (no row has one: too few rounds, "
+                      "or a file from before the MDR).", "\n".join(md))
+        # everything else as the file with it
+        self.assertEqual(
+            [x.replace(" | n/a | ", " | ") for x in md
+             if not x.startswith("MDR")],
+            [x.replace(" | n/a | ", " | ").replace(" | 1.08x | ", " | ")
+             .replace(" | 1.10x | ", " | ")
+             for x in lines(fixture("http"), None) if not x.startswith("MDR")])
 
     def test_void_and_failed_lists(self) -> None:
         self.assertIn(
@@ -201,8 +232,8 @@ class MissingAndMalformedTest(unittest.TestCase):
         doc["latency"]["connections"] = "fifty"
         md = lines(doc, None)
         self.assertIn("| serverkit | - | p99 156 µs", "\n".join(md))
-        self.assertIn("| serverkit/nginx | 25% (12.8k/s) | - | serverkit "
-                      "ahead of nginx by 3.1-17.6% |", md)
+        self.assertIn("| serverkit/nginx | 25% (12.8k/s) | - | 1.08x | "
+                      "serverkit ahead of nginx by 3.1-17.6% |", md)
         self.assertIn("Open loop, uniform arrivals, - connections,",
                       "\n".join(md))
 

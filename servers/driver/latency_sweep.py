@@ -12,6 +12,8 @@
 #   plan(servers, rates, rounds)       the runs in order: per round and rate
 #                                      (a block), every server in the
 #                                      block's Williams order
+#   planned_s(settings, n_servers)     the sweep's time before void
+#                                      retries, the floor's runs included
 #   run(settings, servers, capacity, start, tools, tmp, log)
 #                                      every run; the "latency" JSON block
 #   summary(points, ...), paired(...)  medians over the clean rounds; each
@@ -47,9 +49,10 @@ from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
 
 from servers.driver import side_by_side
 from pick.decide import paired as pick_paired
-from servers.driver.latency_point import (FLOOR, LatencyPoint, Settings,
-                                          Starter, floor_size, progress,
-                                          run_point, start_floor, us)
+from servers.driver.latency_point import (FLOOR, START_STOP_S,
+                                          LatencyPoint, Settings, Starter,
+                                          floor_size, progress, run_point,
+                                          start_floor, us)
 
 
 # A void run is run again at once, in its block, up to this many times
@@ -81,6 +84,13 @@ def plan(servers: Sequence[str], n_rates: int, rounds: int
             for s in side_by_side.order(list(servers), r * n_rates + i):
                 out.append((r, i, s))
     return out
+
+
+def planned_s(st: Settings, n_servers: int) -> float:
+    """Seconds the sweep takes without void retries: (the servers and the
+    floor) x rates x rounds x (window + warm-up + START_STOP_S)."""
+    return (n_servers + 1) * len(st.fractions) * st.rounds * (
+        st.seconds + st.warmup_s + START_STOP_S)
 
 
 def _median(xs: list[float]) -> Optional[float]:
@@ -175,12 +185,14 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
     KeyboardInterrupt through (the block is then not made)."""
     slowest, base, rates = common_rates(
         {s: capacity.get(s, 0.0) for s in servers}, st.fractions)
-    log("latency at set rates: %d servers x %d rates (%s of %s's %s %s) x %d "
-        "rounds of %g s, %d connections, open loop (%s arrivals, %s)" % (
+    log("latency at set rates: %d servers and the floor x %d rates (%s of "
+        "%s's %s %s) x %d rounds of %g s, %d connections, open loop (%s "
+        "arrivals, %s): about %.0f s before void retries" % (
             len(servers), len(rates),
             "/".join("%g%%" % (100 * f) for f in st.fractions), slowest,
             format(base, ",.0f"), st.unit, st.rounds, st.seconds,
-            st.connections, st.arrivals, mode_words(st)))
+            st.connections, st.arrivals, mode_words(st),
+            planned_s(st, len(servers))))
     todo = plan(list(servers) + [FLOOR], len(rates), st.rounds)
 
     def starter(name: str, pointdir: str
@@ -269,6 +281,15 @@ def _p99_cell(r: dict[str, Any]) -> str:
                               if iv else "")
 
 
+def mdr_text(mde: Optional[float]) -> str:
+    """The minimum detectable ratio, 1 + the relative MDE of the paired
+    p99 ratios (either way: x or 1/x): '2.31x'; 'n/a' without one (too
+    few rounds, no spread)."""
+    if mde is None or not math.isfinite(mde) or mde < 0:
+        return "n/a"
+    return "%.2fx" % (1.0 + mde)
+
+
 def lines(b: dict[str, Any]) -> list[str]:
     """The console text: p99 per server and rate with its median's
     interval, p50 and p99.9, the floor's row under the servers', each
@@ -285,8 +306,9 @@ def lines(b: dict[str, Any]) -> list[str]:
         rows = [row for ff, _, row in b["_rows"] if ff == f]
         out += ["", "p99 over %s's at %g%% of %s's capacity, paired by "
                 "round:" % (b["reference"], 100 * f, b["slowest"])]
-        out += ["  %-16s %s" % (r.a, pick_paired.fmt_rank_paired(r.every))
-                for r in rows]
+        out += ["  %-16s %s  MDR %s" % (
+            r.a, pick_paired.fmt_rank_paired(r.every), mdr_text(r.every.mde))
+            for r in rows]
         out += ["  " + r.words(r.every, labels["p99_us"]) for r in rows]
     void = [p for p in b["points"] if p["void"]]
     failed = [p for p in b["points"] if not p["ok"] and not p["void"]]

@@ -24,6 +24,7 @@ from typing import Any, Optional
 from servers.driver import latency_point
 from servers.driver import latency_sweep
 from servers.driver import procs
+from pick.decide import paired
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -210,6 +211,35 @@ class SummaryTest(unittest.TestCase):
         self.assertIn("a ahead of nginx by more than", row.words(
             row.every, "p99 latency"))
 
+    def test_the_mdr_is_one_plus_the_mde(self) -> None:
+        self.assertEqual(latency_sweep.mdr_text(0.84), "1.84x")
+        for none in (None, math.inf, math.nan, -0.1):
+            self.assertEqual(latency_sweep.mdr_text(none), "n/a")
+        # twelve rounds of the same spread detect a ratio nearer 1 than six
+        d = [0.3, -0.2, 0.5, 0.1, -0.4, 0.2]
+        six = paired.rank_paired(d).mde
+        twelve = paired.rank_paired(d + [x + 0.01 for x in d]).mde
+        assert six is not None and twelve is not None
+        self.assertLess(math.log1p(twelve), math.log1p(six) / 2)
+
+
+class PlanTest(unittest.TestCase):
+    def test_the_default_sizing(self) -> None:
+        # 75 and 90% of the slowest's capacity, 12 rounds: the rates where
+        # the floor does not dominate, and an MDR within the old budget
+        self.assertEqual(latency_point.FRACTIONS, (0.75, 0.9))
+        self.assertEqual(latency_point.ROUNDS, 12)
+        self.assertEqual(settings().fractions, (0.75, 0.9))
+
+    def test_planned_seconds(self) -> None:
+        st = settings(rounds=12, seconds=0.5, warmup_s=0.2)
+        # HTTP: 5 servers and the floor x 2 rates x 12 rounds x 0.8 s
+        self.assertAlmostEqual(latency_sweep.planned_s(st, 5), 115.2)
+        # the old default, 4 rates of 6 rounds, cost the same
+        old = settings(rounds=6, fractions=(0.25, 0.5, 0.75, 0.9))
+        self.assertAlmostEqual(latency_sweep.planned_s(old, 5), 115.2)
+        self.assertAlmostEqual(latency_sweep.planned_s(st, 4), 96.0)
+
 
 def fake_generator(tmp: str, name: str, rc: int) -> str:
     """A script that writes testdata/loadgen/<name>.json to --json= and
@@ -271,15 +301,17 @@ class RunTest(unittest.TestCase):
         self.assertEqual(b["floor"]["size"], latency_point.FLOOR_SIZE)
         self.assertEqual(len(b["summary"]), 6)
         self.assertEqual([r["a"] for r in b["paired"]], ["a", "a"])
-        self.assertEqual(said[0], "latency at set rates: 2 servers x 2 "
-                         "rates (50%/90% of a's 1,000 requests/s) x 1 "
-                         "rounds of 0.5 s, 50 connections, open loop "
-                         "(uniform arrivals, one request in flight per "
-                         "connection (serial))")
+        self.assertEqual(said[0], "latency at set rates: 2 servers and "
+                         "the floor x 2 rates (50%/90% of a's 1,000 "
+                         "requests/s) x 1 rounds of 0.5 s, 50 connections, "
+                         "open loop (uniform arrivals, one request in "
+                         "flight per connection (serial)): about 5 s before "
+                         "void retries")
         self.assertEqual(b["mode"], "serial")
         self.assertIn("p99 126 us", said[1])
         text = "\n".join(latency_sweep.lines(b))
         self.assertIn("79 us / 157 us", text)
+        self.assertIn("MDR n/a", text)  # one round: no test, no MDR
         self.assertIn("floor: the generator against a one-thread echo "
                       "server that answers at once (64-byte messages)", text)
         self.assertIn("void runs (the generator lagged; no figure taken, "

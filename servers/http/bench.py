@@ -45,18 +45,19 @@
 # turn; nginx has no such handler: "not comparable" (default about 15 s).
 #
 # Then latency at set rates (latency.py, unless --no_latency): the
-# open-loop generator at 25/50/75/90% of the slowest server's wrk capacity
+# open-loop generator at 75 and 90% of the slowest server's wrk capacity
 # against ours (epoll, io_uring), nginx, Beast and evhttp, p99 over nginx's
 # paired by round; a run where the generator lagged is void, not a figure.
 #
 # Profiles (7 servers x connection counts x repetitions x seconds, then 5
-# servers and the floor x 4 rates x latency rounds of latency seconds):
+# servers and the floor x 2 rates x latency rounds of latency seconds;
+# 12 rounds because 6 gave the p99 ratios intervals spanning 10-100x):
 #   smoke    -c50 only, 1 repetition of 1 s; 1 latency round of 0.3 s:
 #            about 25 s
-#   default  -c50 and -c200, 3 repetitions of 3 s; 6 latency rounds of
+#   default  -c50 and -c200, 3 repetitions of 3 s; 12 latency rounds of
 #            0.5 s: about 4 minutes
-#   full     -c50 and -c200, 5 repetitions of 15 s; 10 latency rounds of
-#            2 s: about 28 minutes (not measured)
+#   full     -c50 and -c200, 5 repetitions of 15 s; 12 latency rounds of
+#            2 s: about 24 minutes (not measured)
 #
 # A point is ok when wrk ran clean: exit 0, requests made, no non-2xx
 # response and no socket error (and, with an access log, a non-empty log).

@@ -106,8 +106,9 @@ def check_latency(data: dict[str, Any], text: str) -> None:
     capacity: dict[str, float] = lat["capacity"]
     slowest = min(capacity, key=lambda s: capacity[s])
     assert lat["slowest"] == slowest, lat
+    assert lat["fractions"] == [0.75, 0.9], lat["fractions"]  # the profile's
     assert lat["rates"] == [round(f * lat["capacity"][slowest], 1)
-                            for f in (0.25, 0.5, 0.75, 0.9)], lat["rates"]
+                            for f in lat["fractions"]], lat["rates"]
     pts = lat["points"]
     # Every (server, rate) once, and again after each void attempt (at most
     # two retries): the last attempt is clean unless all three were void.

@@ -35,8 +35,8 @@ class Profile:
 
 PROFILES = {
     "smoke": Profile((50,), 1.0, 1, 1, 0.3),
-    "default": Profile((50, 200), 3.0, 3, 6, 0.5),
-    "full": Profile((50, 200), 15.0, 5, 10, 2.0),
+    "default": Profile((50, 200), 3.0, 3, 12, 0.5),
+    "full": Profile((50, 200), 15.0, 5, 12, 2.0),
 }
 
 # The pool route: GET /work, 20 us of CPU per request on a pool of one

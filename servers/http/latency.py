@@ -4,7 +4,7 @@
 #
 # The HTTP benchmark's latency at set rates (servers/pingpong/
 # servers/driver/latency_sweep.py): after wrk has measured each server's
-# capacity, the open-loop generator sends GET /collect?v=1 at 25/50/75/90% of
+# capacity, the open-loop generator sends GET /collect?v=1 at 75 and 90% of
 # the slowest server's capacity (wrk's requests/s at -c50, the median over the
 # repetitions) to ours over epoll and io_uring, nginx, Beast and evhttp,
 # each started fresh per run and pinned as wrk's runs are, and the floor

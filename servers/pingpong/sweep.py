@@ -11,7 +11,7 @@
 # often and none always runs first), then the tables (tables.py), the paired
 # summary read against the margin (summary.py) and the JSON dict with the
 # context of the run; then latency at set rates
-# (servers/driver/latency_sweep.py): the open-loop generator at 25/50/75/90% of
+# (servers/driver/latency_sweep.py): the open-loop generator at 75 and 90% of
 # the slowest server's closed-loop capacity at one echo point, with the floor
 # (a server that answers at once), each server's p99 over asio's, paired by
 # round.
@@ -55,13 +55,13 @@ PROFILES: dict[str, dict[str, Any]] = {
     # A few minutes on 2 cores.
     "default": dict(seconds=1.5, sessions=[1, 10, 100, 1000, 10000],
                     threads=[1, 2], blocks=[4096, 16384], repetitions=1,
-                    latency_rounds=6, latency_seconds=0.5,
+                    latency_rounds=12, latency_seconds=0.5,
                     header_sessions=[1, 10, 100], header_threads=[1, 2],
                     header_count=1024, header_limit=60.0),
     # The long sweep: longer points, three repetitions (median reported).
     "full": dict(seconds=5.0, sessions=[1, 10, 100, 1000, 10000],
                  threads=[1, 2], blocks=[4096, 16384], repetitions=3,
-                 latency_rounds=10, latency_seconds=2.0,
+                 latency_rounds=12, latency_seconds=2.0,
                  header_sessions=[1, 10, 100, 1000], header_threads=[1, 2],
                  header_count=8192, header_limit=300.0),
 }
