@@ -290,7 +290,8 @@ def rounds_info(sk: Mapping[str, Any]) -> Optional[RoundsInfo]:
 #   ResultDoc       a result file (context, benchmarks)
 #   RunContext      the context of pingpong.json, chat.json and http.json
 #   EchoPoint       one ping-pong echo point (pingpong.json's "echo")
-#   ValidationRow   one row of pingpong.json's "validation" as pick reads it
+#   ValidationRow   one row of pingpong.json's "validation": a dataclass,
+#                   the one type the validation writes and pick reads
 #   PingpongDoc     pingpong.json
 #   ChatPoint, ChatDoc   chat.json's points, and chat.json
 #   HttpPoint, HttpDoc   http.json's points, and http.json
@@ -382,28 +383,163 @@ class EchoPoint(TypedDict, total=False):
     client_bound: bool
 
 
-class ValidationRow(TypedDict, total=False):
-    """A validation row as pick reads it (validation.validation_entries():
-    component always set; outcome checked)."""
+class RunFigures(TypedDict, total=False):
+    """One clean run of a validation round, as the verdict reads it: the
+    metric's value, the server's CPU per unit of work and in all, where
+    the two sides ran, whether the client was at its ceiling, and the
+    component's operations from the server's stop line."""
+
+    value: float
+    cpu_per_unit: Optional[float]
+    client_bound: Optional[bool]
+    server_cpus: Optional[str]
+    client_cpus: Optional[str]
+    server_cpu_s: Optional[float]
+    ops: Optional[float]
+
+
+# A round: each side's figures, None where its run failed.
+Round = dict[str, Optional[RunFigures]]
+
+# The sides of a validation case: "winner" is the candidate whatever the
+# question; "control2" the control at twice the cost.
+SIDES = ("baseline", "winner", "control", "control2")
+
+
+class RowFormatError(ValueError):
+    """A validation row written by another version of the validation."""
+
+
+@dataclasses.dataclass
+class ValidationRow:
+    """One case of the end-to-end validation: validation/run.py makes it,
+    validation/rounds.py fills it round by round, pingpong.json and
+    whatif.json carry it (to_json), pick reads it back (from_json). The
+    fields keep the order of the file."""
 
     component: str
-    name: str
-    case: str
-    outcome: str
-    question: str
-    origin: str
-    baseline: str
-    winner: str
-    micro_ratio: Json
-    e2e_ratio: Json
-    e2e: Json
-    control_e2e: Json
-    control_cost: Json
-    rounds: Json
-    stop: Optional[str]
-    mde: Json
-    metric_kind: Json
-    verdict: str
+    case: str = "-"
+    mode: str = "-"
+    protocol: Optional[str] = None
+    server_threads: Optional[int] = None
+    client_threads: Optional[int] = None
+    blocksize: Optional[int] = None
+    sessions: Optional[int] = None
+    flags: list[str] = dataclasses.field(default_factory=list)
+    question: str = "pick"
+    question_text: str = ""
+    winner: Optional[str] = None
+    pick: Optional[str] = None
+    baseline: str = ""
+    control: str = "-"
+    control2: Optional[str] = None
+    control_why: Optional[str] = None
+    control_cost: Optional[dict[str, Json]] = None
+    micro_ratio: Optional[float] = None
+    micro_source: Optional[str] = None
+    micro_cv: Optional[float] = None
+    micro_metric: Optional[str] = None
+    origin: str = ""
+    metric: Optional[str] = None
+    unit: Optional[str] = None
+    metric_used: str = "-"
+    metric_kind: Optional[str] = None
+    metric_why: Optional[str] = None
+    workload: Optional[str] = None
+    higher_is_better: bool = True
+    work: Optional[str] = None
+    baseline_median: Optional[float] = None
+    winner_median: Optional[float] = None
+    control_median: Optional[float] = None
+    e2e_ratio: Optional[float] = None
+    e2e: Optional[dict[str, Json]] = None
+    control_e2e: Optional[dict[str, Json]] = None
+    mde: Optional[float] = None
+    reason: Optional[str] = None
+    cpu_ratio: Optional[float] = None
+    rounds: list[Round] = dataclasses.field(default_factory=list)
+    stop: Optional[str] = None
+    seconds: Optional[float] = None
+    log_bytes: list[int] = dataclasses.field(default_factory=list)
+    records: list[dict[str, Json]] = dataclasses.field(default_factory=list)
+    standing: Optional[str] = None
+    margin: Optional[float] = None
+    control_fraction: Optional[float] = None
+    baseline_flags: list[str] = dataclasses.field(default_factory=list)
+    baseline_runs: list[float] = dataclasses.field(default_factory=list)
+    baseline_cpu: list[float] = dataclasses.field(default_factory=list)
+    winner_flags: list[str] = dataclasses.field(default_factory=list)
+    winner_runs: list[float] = dataclasses.field(default_factory=list)
+    winner_cpu: list[float] = dataclasses.field(default_factory=list)
+    control_flags: list[str] = dataclasses.field(default_factory=list)
+    control_runs: list[float] = dataclasses.field(default_factory=list)
+    control_cpu: list[float] = dataclasses.field(default_factory=list)
+    control2_flags: list[str] = dataclasses.field(default_factory=list)
+    control2_runs: list[float] = dataclasses.field(default_factory=list)
+    control2_cpu: list[float] = dataclasses.field(default_factory=list)
+    block: int = 0
+    round_blocks: list[int] = dataclasses.field(default_factory=list)
+    control_ns: Optional[int] = None
+    control2_ns: Optional[int] = None
+    control2_median: Optional[float] = None
+    rho: Optional[dict[str, Optional[float]]] = None
+    rho_used: Optional[float] = None
+    interval_widen: Optional[float] = None
+    blocks: int = 1
+    e2e90: Optional[dict[str, Optional[float]]] = None
+    equivalence_rounds: Optional[int] = None
+    blocks_disagree: Optional[str] = None
+    outcome: Optional[str] = None
+    verdict: Optional[str] = None
+    model: Optional[dict[str, Json]] = None
+    model_note: Optional[str] = None
+    error: Optional[str] = None
+    # Why the load, not the client, set the pace (whatif at a set rate).
+    paced: Optional[str] = None
+    sentence: Optional[str] = None
+    rates: Optional[dict[str, Json]] = None   # whatif's rates-only summary
+
+    def name_of(self, side: str) -> str:
+        """The implementation (or the control's label) a side runs."""
+        name = dict(baseline=self.baseline, winner=self.winner,
+                    control=self.control, control2=self.control2)[side]
+        return name or "-"
+
+    def runs(self, side: str) -> list[float]:
+        """A side's values on the metric, one per clean round."""
+        return dict(baseline=self.baseline_runs, winner=self.winner_runs,
+                    control=self.control_runs,
+                    control2=self.control2_runs)[side]
+
+    def set_side(self, side: str, what: str, value: Any) -> None:
+        """<side>_runs, _cpu, _flags or _median, by the side's name."""
+        if side not in SIDES or what not in ("runs", "cpu", "flags",
+                                             "median"):
+            raise KeyError("%s_%s" % (side, what))
+        setattr(self, "%s_%s" % (side, what), value)
+
+    def to_json(self) -> dict[str, Json]:
+        return {f.name: getattr(self, f.name)
+                for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Json]) -> "ValidationRow":
+        """The row as written; raises RowFormatError for a key this
+        version does not know (a file from another version: rerun)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(k for k in d if k not in known)
+        if unknown:
+            raise RowFormatError("unknown key%s %s" % (
+                "" if len(unknown) == 1 else "s", ", ".join(unknown)))
+        if not isinstance(d.get("component"), str):
+            raise RowFormatError("no component")
+        return cls(**{k: v for k, v in d.items() if v is not None or
+                      k not in _NOT_NONE})
+
+
+# The fields whose default stands for a null in an older file.
+_NOT_NONE = {f.name for f in dataclasses.fields(ValidationRow)
+             if f.default is not None}
 
 
 class PingpongDoc(TypedDict, total=False):

@@ -7,7 +7,7 @@
 # better: for each round, log(candidate / baseline) and log(control /
 # baseline) on the case's metric, with the block each round ran in (run.py
 # runs every case in BLOCKS passes, minutes apart). Each side is summed up
-# by pick.decide.paired.signed_rank.rank_paired() (the Hodges-Lehmann
+# by pick.decide.paired.rank_paired() (the Hodges-Lehmann
 # ratio, the
 # exact signed-rank p of the rounds, the MDE) and by
 # dependence.carried(): the rounds' lag-1 autocorrelation rho and the
@@ -57,9 +57,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
 from pick.decide import paired
+from pick.records import ValidationRow
 from validation import dependence
 from validation.cases import MARGIN, Outcome, Standing, standing
 
@@ -278,22 +279,22 @@ def decide(win: Sequence[float], ctrl: Sequence[float],
                     split)
 
 
-def row_keys(d: Decision, round_blocks: Sequence[int]) -> dict[str, Any]:
-    """A row's keys on its rounds' dependence: the lag-1 autocorrelation of
-    each side's log ratios ("rho"; null where undefined), the rho the
+def set_dependence(row: ValidationRow, d: Decision,
+                   round_blocks: Sequence[int]) -> None:
+    """A row's fields on its rounds' dependence: the lag-1 autocorrelation
+    of each side's log ratios ("rho"; null where undefined), the rho the
     interval carried, how much wider it came out than the rounds-only one,
     the blocks, the carried 90% interval (TOST), the rounds equivalence
     would need (a not-told-apart), the blocks' disagreement."""
     def num(x: Optional[float]) -> Optional[float]:
         return None if x is None or not math.isfinite(x) else round(x, 4)
     wc, cc = d.carried, d.control_carried
-    return dict(
-        rho=dict(winner=num(wc.rho) if wc else None,
-                 control=num(cc.rho) if cc else None),
-        rho_used=num(wc.rho_used) if wc else None,
-        interval_widen=num(wc.widen) if wc else None,
-        blocks=len(set(round_blocks)),
-        e2e90=dict(low=num(_exp(wc.lo90)) if wc else None,
-                   high=num(_exp(wc.hi90)) if wc else None),
-        equivalence_rounds=d.equivalence_rounds,
-        blocks_disagree=d.disagree or None)
+    row.rho = dict(winner=num(wc.rho) if wc else None,
+                   control=num(cc.rho) if cc else None)
+    row.rho_used = num(wc.rho_used) if wc else None
+    row.interval_widen = num(wc.widen) if wc else None
+    row.blocks = len(set(round_blocks))
+    row.e2e90 = dict(low=num(_exp(wc.lo90)) if wc else None,
+                     high=num(_exp(wc.hi90)) if wc else None)
+    row.equivalence_rounds = d.equivalence_rounds
+    row.blocks_disagree = d.disagree or None

@@ -16,10 +16,11 @@ import math
 import unittest
 
 from pick.decide import paired
+from pick.records import ValidationRow
 from validation.cases import Outcome
 from validation.cases import Standing
 from validation import dependence
-from validation.decide import (MIN_TARGET_ROUNDS, decide, row_keys,
+from validation.decide import (MIN_TARGET_ROUNDS, decide, set_dependence,
                                stop_rule)
 
 # Six rounds: the control about 10% behind the baseline in every round.
@@ -141,12 +142,13 @@ class DependenceTest(unittest.TestCase):
         self.assertGreater(d.winner.high, rounds_only.winner.high)
         self.assertIn("lag-1 autocorrelation 0.", d.reason)
         self.assertIn("(material: interval x", d.reason)
-        keys = row_keys(d, [0] * 16)
-        self.assertEqual(keys["rho"]["winner"], round(d.carried.rho, 4))
-        self.assertEqual(keys["blocks"], 1)
-        self.assertEqual(set(keys), {"rho", "rho_used", "interval_widen",
-                                     "blocks", "e2e90", "equivalence_rounds",
-                                     "blocks_disagree"})
+        row = ValidationRow(component="logger", blocks=7)
+        set_dependence(row, d, [0] * 16)
+        assert row.rho is not None and row.e2e90 is not None
+        self.assertEqual(row.rho["winner"], round(d.carried.rho, 4))
+        self.assertEqual(row.blocks, 1)
+        self.assertEqual(row.interval_widen, round(d.carried.widen, 4))
+        self.assertEqual(set(row.e2e90), {"low", "high"})
 
     def test_tost_reads_the_90_interval(self) -> None:
         """The 95% interval reaches past 1.05, the 90% one does not:

@@ -24,15 +24,18 @@ import os
 import time
 from typing import Any, Optional
 
+from pick.records import Round, RunFigures, ValidationRow
 from validation import kinds
 from validation import micro
 from validation import predict
-from validation.rounds import Runner, log_ratios, metric_choice, ops_of
+from validation.metric import log_ratios, metric_choice
+from validation.rounds import Runner, figures, ops_of
 from validation.cases import (CONTROLS, MARGIN, Outcome, Standing,
                               component_flags, standing)
 from validation.decide import decide
 
-Row = dict[str, Any]
+# A point of the load map (its grid place, rounds and figures).
+Point = dict[str, Any]
 
 # The control's cost at each point, as a fraction of the baseline's server
 # CPU per operation: large, so a few rounds find the slope.
@@ -98,7 +101,7 @@ def _case(comp: str, sessions: int, block: int, loops: int) -> dict[str, Any]:
 
 
 def _run(run: Runner, comp: str, name: str, case: dict[str, Any],
-         extra: list[str]) -> Optional[dict[str, Any]]:
+         extra: list[str]) -> Optional[RunFigures]:
     log_file = os.path.join(run.log_dir, "%s-map.log" % comp)
     k = kinds.run("serverkit[%s=%s]" % (comp, name),
                   component_flags(comp, name, log_file, extra) + case["flags"],
@@ -110,21 +113,17 @@ def _run(run: Runner, comp: str, name: str, case: dict[str, Any],
         pass
     if not k["ok"] or k["value"] is None:
         return None
-    return dict(value=k["value"], cpu_per_unit=k["cpu_per_unit"],
-                client_bound=k["client_bound"],
-                server_cpus=k["server_cpus"], client_cpus=k["client_cpus"],
-                server_cpu_s=k.get("server_cpu_s"),
-                ops=ops_of(comp, case.get("kind", "pingpong"),
-                           k.get("server_log", "")))
+    return figures(dict(k, ops=ops_of(comp, case.get("kind", "pingpong"),
+                                      k.get("server_log", ""))))
 
 
 def _rounds(run: Runner, comp: str, names: dict[str, str],
             case: dict[str, Any], n: int, sides: tuple[str, ...],
-            pt: Row) -> Optional[str]:
+            pt: Point) -> Optional[str]:
     """n rounds of the sides at one point into pt["rounds"]; the control
     sized from the first baseline run; the first failure's reason."""
     for rnd in range(n):
-        got: dict[str, Any] = {}
+        got: Round = {}
         pt["rounds"].append(got)
         order = [s for s in _ORDERS[rnd % len(_ORDERS)] if s in sides]
         for side in order:
@@ -136,10 +135,11 @@ def _rounds(run: Runner, comp: str, names: dict[str, str],
             if r is None:
                 return "%s %s failed" % (side, names[side])
             got[side] = r
-            if side == "baseline" and not pt.get("control_ns") and \
-                    r.get("ops") and r.get("server_cpu_s"):
+            ops, cpu = r.get("ops"), r.get("server_cpu_s")
+            if side == "baseline" and not pt.get("control_ns") and ops \
+                    and cpu:
                 pt["control_ns"] = int(max(1.0, round(
-                    FRACTION * r["server_cpu_s"] * 1e9 / r["ops"])))
+                    FRACTION * cpu * 1e9 / ops)))
     return None
 
 
@@ -147,12 +147,11 @@ def _estimate(x: Optional[dict[str, float]]) -> Optional[dict[str, float]]:
     return None if not x else {k: x[k] for k in ("est", "low", "high")}
 
 
-def point_figures(pt: Row, comp: str, baseline: str, candidate: str,
+def point_figures(pt: Point, comp: str, baseline: str, candidate: str,
                   results_dir: str, work: str) -> None:
     """The point's model from its rounds (validate_predict.predict)."""
-    mini = dict(rounds=pt["rounds"], work=work,
-                higher_is_better=True, server_threads=pt["loops"])
-    use_cpu, why = metric_choice(mini)
+    use_cpu, why = metric_choice(ValidationRow(
+        component=comp, rounds=pt["rounds"], work=work))
     pt["metric_kind"] = ("server CPU per %s" % work) if use_cpu else \
         "throughput"
     rounds = predict.model_rounds(pt["rounds"], {"control": float(
@@ -163,7 +162,7 @@ def point_figures(pt: Row, comp: str, baseline: str, candidate: str,
                   for r in runs), default=0)
     pt["oversubscribed"] = pt["loops"] > ncores if ncores else False
     mc = micro.micro_costs(results_dir, comp, pt["source"], pt["block"],
-                           predict.spare_core(mini))
+                           predict.spare_core(pt["rounds"], pt["loops"]))
     got = predict.predict(rounds, mc, baseline) if rounds else None
     if got is None:
         pt["error"] = pt.get("error") or "no model (no clean round or no " \
@@ -179,18 +178,18 @@ def point_figures(pt: Row, comp: str, baseline: str, candidate: str,
     pt["metric_what"] = mc.metric.what
 
 
-def _over(p: Row) -> str:
+def _over(p: Point) -> str:
     return " (oversubscribed)" if p.get("oversubscribed") else ""
 
 
-def _where(p: Row) -> str:
+def _where(p: Point) -> str:
     """A point in words; no message size where it has none (block 0)."""
     size = "%d-byte messages, " % p["block"] if p["block"] else ""
     return "%d session(s), %s%d loop(s)%s" % (p["sessions"], size,
                                               p["loops"], _over(p))
 
 
-def sentence(comp: str, pts: list[Row], margin: float) -> str:
+def sentence(comp: str, pts: list[Point], margin: float) -> str:
     """Where the candidate's predicted effect leaves the ±m band."""
     ok = [p for p in pts if p.get("predicted")]
     if not ok:
@@ -215,14 +214,14 @@ def sentence(comp: str, pts: list[Row], margin: float) -> str:
                 _where(top))
 
 
-def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
+def check_point(run: Runner, comp: str, names: dict[str, str], pt: Point,
                 rounds: int, margin: float,
                 results_dir: str = "") -> dict[str, Any]:
     """The candidate run at the point beside the baseline and control;
     its measured ratio against the model's prediction there (the
     header): the outcome, its figures and words."""
     case = _case(comp, pt["sessions"], pt["block"], pt["loops"])
-    got: Row = dict(rounds=[], control_ns=pt.get("control_ns"))
+    got: Point = dict(rounds=[], control_ns=pt.get("control_ns"))
     err = _rounds(run, comp, names, case, rounds,
                   ("baseline", "winner", "control"), got)
     out: dict[str, Any] = dict(sessions=pt["sessions"], block=pt["block"],
@@ -233,9 +232,9 @@ def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
         out["words"] = "not checked: " + err
         return out
     both = pt.get("rounds", []) + got["rounds"]
-    use_cpu, _ = metric_choice(dict(rounds=both, work=pt["work"],
-                                    higher_is_better=True))
-    mini = dict(rounds=got["rounds"], higher_is_better=True)
+    use_cpu, _ = metric_choice(ValidationRow(component=comp, rounds=both,
+                                             work=pt["work"]))
+    mini = ValidationRow(component=comp, rounds=got["rounds"])
     d = decide(log_ratios(mini, "winner", use_cpu),
                log_ratios(mini, "control", use_cpu), margin)
     if d.winner is None:
@@ -249,7 +248,7 @@ def check_point(run: Runner, comp: str, names: dict[str, str], pt: Row,
         return out
     mrounds = predict.model_rounds(both, {"control": float(
         pt.get("control_ns") or 0)}, use_cpu, True)
-    spare = predict.spare_core(dict(rounds=both, server_threads=pt["loops"]))
+    spare = predict.spare_core(both, pt["loops"])
     mc = micro.micro_costs(results_dir, comp, pt["source"], pt["block"], spare)
     c = predict.check_json(predict.fits_of(mrounds, mc, names["baseline"]),
                            mc, names["baseline"], names["winner"], margin) \
@@ -283,16 +282,17 @@ def run_loadmap(run: Runner, profile: str, todo: dict[str, dict[str, str]],
         names = dict(baseline=e["baseline"], winner=e["winner"],
                      control=e["baseline"])
         work = kinds.kind_of(_case(comp, 1, 64, 1)).work
-        pts: list[Row] = []
+        pts: list[Point] = []
         comp_loops, comp_blocks = axes(comp, g)
         for loops in comp_loops:
             for block in comp_blocks:
                 for sessions in g["sessions"]:
                     k += 1
-                    pt: Row = dict(sessions=sessions, block=block,
-                                   loops=loops, rounds=[], error=None,
-                                   margin=margin, source=e.get("source"),
-                                   work=work, predicted=None, standing=None)
+                    pt: Point = dict(
+                        sessions=sessions, block=block, loops=loops,
+                        rounds=[], error=None, margin=margin,
+                        source=e.get("source"), work=work, predicted=None,
+                        standing=None)
                     pts.append(pt)
                     if time.monotonic() - started > budget:
                         pt["error"] = "the load map's budget was spent"

@@ -12,21 +12,22 @@ import math
 import statistics
 from typing import Any, Optional
 
-Row = dict[str, Any]
+from pick.records import RunFigures, ValidationRow
 
 
 def _cpus(text: Any) -> set[str]:
     return {c for c in str(text or "").split(",") if c}
 
 
-def runs_of(row: Row) -> list[dict[str, Any]]:
-    return [x for rnd in row["rounds"] for x in rnd.values() if x]
+def runs_of(row: ValidationRow) -> list[RunFigures]:
+    return [x for rnd in row.rounds for x in rnd.values() if x]
 
 
-def metric_choice(row: Row) -> tuple[bool, str]:
+def metric_choice(row: ValidationRow) -> tuple[bool, str]:
     """(use the server's CPU per unit, why): the throughput only where every
     run had the server and the client on separate cores and the client
-    below its CPU ceiling, so that the figure is the server's."""
+    below its CPU ceiling, so that the figure is the server's; where the
+    load set the pace (row.paced), the server's CPU, for that reason."""
     runs = runs_of(row)
     if not runs:
         return False, "no run"
@@ -40,45 +41,52 @@ def metric_choice(row: Row) -> tuple[bool, str]:
                        "on %s" % (runs[0]["server_cpus"],
                                   runs[0]["client_cpus"]))
     why = ("the server and the client shared cores %s" % shared[0][
-        "server_cpus"] if shared else
+        "server_cpus"] if shared else row.paced or
         "the client reached its CPU ceiling in some run")
     if not have_cpu:
         return False, ("throughput, though %s: no server CPU figure for "
                        "every run" % why)
-    return True, "server CPU per %s: %s" % (row["work"], why)
+    return True, "server CPU per %s: %s" % (row.work, why)
 
 
-def log_ratios(row: Row, side: str, use_cpu: bool) -> list[float]:
+def log_ratios(row: ValidationRow, side: str, use_cpu: bool) -> list[float]:
     """Per round, log(side / baseline) on the metric, oriented so that > 0
     is better; rounds without both clean runs are left out."""
     return blocked_log_ratios(row, side, use_cpu)[0]
 
 
-def blocked_log_ratios(row: Row, side: str, use_cpu: bool
+def blocked_log_ratios(row: ValidationRow, side: str, use_cpu: bool
                        ) -> tuple[list[float], Optional[list[int]]]:
     """log_ratios and the block of each (None: one block)."""
-    key = "cpu_per_unit" if use_cpu else "value"
-    higher = row["higher_is_better"] and not use_cpu
+    higher = row.higher_is_better and not use_cpu
     out, keys = [], []
-    tags = row.get("round_blocks") or []
-    for i, rnd in enumerate(row["rounds"]):
+    tags = row.round_blocks
+    for i, rnd in enumerate(row.rounds):
         b, x = rnd.get("baseline"), rnd.get(side)
-        if not b or not x or not b.get(key) or not x.get(key):
+        bv, xv = figure(b, use_cpu), figure(x, use_cpu)
+        if not bv or not xv:
             continue
-        d = math.log(x[key] / b[key])
+        d = math.log(xv / bv)
         out.append(d if higher else -d)
         keys.append(tags[i] if i < len(tags) else 0)
     return out, (keys if len(set(keys)) > 1 else None)
 
 
-def control_measured_ns(row: Row) -> Optional[float]:
+def figure(x: Optional[RunFigures], use_cpu: bool) -> Optional[float]:
+    """A run's figure on the metric: its CPU per unit, or its value."""
+    if not x:
+        return None
+    return x.get("cpu_per_unit") if use_cpu else x.get("value")
+
+
+def control_measured_ns(row: ValidationRow) -> Optional[float]:
     """The control's measured cost per operation: per round, its server CPU
     per operation less the baseline's; the median over the rounds."""
     diffs = []
-    for rnd in row["rounds"]:
-        b, c = rnd.get("baseline"), rnd.get("control")
-        if b and c and b.get("ops") and c.get("ops") and \
-                b.get("server_cpu_s") and c.get("server_cpu_s"):
-            diffs.append(1e9 * (c["server_cpu_s"] / c["ops"] -
-                                b["server_cpu_s"] / b["ops"]))
+    for rnd in row.rounds:
+        b, c = rnd.get("baseline") or {}, rnd.get("control") or {}
+        bo, bc = b.get("ops"), b.get("server_cpu_s")
+        co, cc = c.get("ops"), c.get("server_cpu_s")
+        if bo and bc and co and cc:
+            diffs.append(1e9 * (cc / co - bc / bo))
     return statistics.median(diffs) if diffs else None

@@ -117,6 +117,7 @@ from validation import report as validate_report
 from servers.driver.procs import Server, SweepError
 from servers.pingpong.sweep import (MARGIN, PEERS, PROFILES, Record,
                                     margin_arg, run_latency, run_sweep)
+from pick.records import ValidationRow
 from validation.cases import Outcome
 
 
@@ -251,9 +252,9 @@ def raise_fd_limit() -> int:
     return soft
 
 
-def failed_cases(v: dict[str, Any]) -> list[dict[str, Any]]:
+def failed_cases(v: dict[str, Any]) -> list[ValidationRow]:
     """The validation's rows that did not run (or ran unclean)."""
-    return [r for r in v["rows"] if r["outcome"] == Outcome.ERROR.value]
+    return [r for r in v["rows"] if r.outcome == Outcome.ERROR.value]
 
 
 def log_parent(out: str) -> str:
@@ -285,7 +286,7 @@ def run_validation(args: argparse.Namespace, client: str, out: str
     if vfailed:
         print("\n%d validation case(s) failed to run:" % len(vfailed))
         for r in vfailed:
-            print("  %s/%s: %s" % (r["component"], r["case"], r["error"]))
+            print("  %s/%s: %s" % (r.component, r.case, r.error))
     return v
 
 
@@ -336,7 +337,7 @@ def main(argv: list[str]) -> int:
     vfailed = []
     if not args.no_validate and not interrupted:
         v = run_validation(args, client, out)
-        data["validation"] = v
+        data["validation"] = validate.result_json(v)
         interrupted = interrupted or v.get("interrupted", False)
         vfailed = failed_cases(v)
 

@@ -32,6 +32,7 @@ import unittest
 from typing import Any, Callable, Iterator, Optional
 from unittest import mock
 
+from pick.records import ValidationRow
 from servers.driver import procs
 from validation import pingpong as sweep
 from servers.pingpong import sweep as sweep_run
@@ -348,9 +349,10 @@ class CommandLineTest(unittest.TestCase):
                 self.assertEqual(sweep.previous_results(path), want)
 
     def test_failed_cases(self) -> None:
-        v = dict(rows=[dict(outcome="held"), dict(outcome="error"),
-                       dict(outcome="nothing-to-validate")])
-        self.assertEqual(sweep.failed_cases(v), [dict(outcome="error")])
+        rows = [ValidationRow(component="buffer", case=str(k), outcome=o)
+                for k, o in enumerate(("held", "error",
+                                       "nothing-to-validate"))]
+        self.assertEqual(sweep.failed_cases(dict(rows=rows)), [rows[1]])
 
     def test_bad_components(self) -> None:
         with contextlib.redirect_stderr(io.StringIO()) as err, \

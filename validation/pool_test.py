@@ -20,6 +20,7 @@ import unittest
 from typing import Any
 from unittest import mock
 
+from pick.records import ValidationRow
 from servers.driver import procs
 from servers.http import run as http_run
 from validation import kinds
@@ -57,7 +58,7 @@ def pool_case() -> dict[str, Any]:
 
 
 class CaseTest(unittest.TestCase):
-    def row(self) -> dict[str, Any]:
+    def row(self) -> ValidationRow:
         entries, _ = load_winners(GOOD)
         return validate.new_row("thread_pool", pool_case(),
                                 entries["thread_pool"], "queue-bounded-mpmc",
@@ -77,26 +78,27 @@ class CaseTest(unittest.TestCase):
 
     def test_flags_of_each_side(self) -> None:
         row = self.row()
-        self.assertEqual(row["baseline_flags"], [
+        self.assertEqual(row.baseline_flags, [
             "--pool=mutex", "--pool_threads=1", "--work_ns=20000"])
-        self.assertEqual(row["winner_flags"][0], "--pool=queue-bounded-mpmc")
-        self.assertEqual(row["control"], "mutex+slowed")
+        self.assertEqual(row.winner_flags[0], "--pool=queue-bounded-mpmc")
+        self.assertEqual(row.control, "mutex+slowed")
         # Unsized, the control is the baseline; sized from the first
         # baseline run's CPU per submit (the pool's tasks run).
-        self.assertEqual(row["control_flags"], row["baseline_flags"])
+        self.assertEqual(row.control_flags, row.baseline_flags)
         ops = ops_of("thread_pool", "http", STOP)
         self.assertEqual(ops, 1199.0)
         self.assertIsNone(size_control(row, dict(ops=ops,
                                                  server_cpu_s=0.03)))
         # The case's own fraction (25%: a 10% control went undetected).
-        self.assertEqual(row["control_fraction"], 0.25)
-        self.assertGreater(row["control_fraction"], CONTROL_FRACTION)
-        ns = round(row["control_fraction"] * 0.03e9 / 1199)
-        self.assertEqual(row["control_ns"], ns)
+        assert row.control_fraction is not None
+        self.assertEqual(row.control_fraction, 0.25)
+        self.assertGreater(row.control_fraction, CONTROL_FRACTION)
+        ns = round(row.control_fraction * 0.03e9 / 1199)
+        self.assertEqual(row.control_ns, ns)
         self.assertEqual(side_flags(row, "control2", "FILE"), [
             "--pool=mutex", "--pool_slowdown_ns=%d" % (2 * ns),
             "--pool_threads=1", "--work_ns=20000"])
-        self.assertEqual(row["control_cost"]["op"], "task submitted")
+        self.assertEqual((row.control_cost or {})["op"], "task submitted")
         # No pool line, no count: the control cannot be sized.
         self.assertIsNone(ops_of("thread_pool", "http", STOP.rsplit(
             "\n", 1)[0]))
@@ -233,11 +235,11 @@ class BudgetTest(unittest.TestCase):
         the budget; the pool's case at most its budget_s over the blocks."""
         got: list[tuple[str, float]] = []
 
-        def run_case(run: Any, row: dict[str, Any], case: dict[str, Any],
+        def run_case(run: Any, row: ValidationRow, case: dict[str, Any],
                      budget_s: float, block: int = 0) -> None:
             got.append((case["name"], budget_s))
             set_outcome(row, Outcome.ERROR)
-            row["sentence"] = "-"
+            row.sentence = "-"
         with tempfile.TemporaryDirectory() as tmp, \
                 mock.patch.object(validate, "run_case", run_case):
             validate.run_validation(

@@ -19,17 +19,17 @@ import statistics
 from typing import Any, Optional
 
 from pick.margin import MARGIN
+from pick.records import Round, RunFigures, ValidationRow
 from validation import check
 from validation import micro
 from validation import model
 
-Row = dict[str, Any]
-# The controls' sides and the row keys of their injected ns per operation:
-# the cost d, and 2d for the slope's second size.
+# The controls' sides and the row fields of their injected ns per
+# operation: the cost d, and 2d for the slope's second size.
 CONTROL_SIDES = (("control", "control_ns"), ("control2", "control2_ns"))
 
 
-def cost_of(x: Optional[dict[str, Any]], use_cpu: bool,
+def cost_of(x: Optional[RunFigures], use_cpu: bool,
             higher: bool) -> Optional[float]:
     """A run's cost per unit of work in ns on the row's metric: the server's
     CPU per unit, or 1/throughput, or the latency itself (ms)."""
@@ -44,22 +44,23 @@ def cost_of(x: Optional[dict[str, Any]], use_cpu: bool,
     return float(1e9 / v if higher else v * 1e6)
 
 
-def ops_per_unit(x: Optional[dict[str, Any]]) -> Optional[float]:
+def ops_per_unit(x: Optional[RunFigures]) -> Optional[float]:
     """The component's operations per unit of work of a run: the server's
     count (tasks, KiB, lines) over its units (CPU over CPU per unit)."""
-    if not x or not x.get("ops") or not x.get("server_cpu_s") or \
-            not x.get("cpu_per_unit"):
+    ops, cpu, per = (x.get("ops"), x.get("server_cpu_s"),
+                     x.get("cpu_per_unit")) if x else (None, None, None)
+    if not ops or not cpu or not per:
         return None
-    return float(float(x["ops"]) / (x["server_cpu_s"] / x["cpu_per_unit"]))
+    return float(ops / (cpu / per))
 
 
-def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
+def model_rounds(rounds: list[Round], injected: dict[str, float],
                  use_cpu: bool, higher: bool) -> list[model.Round]:
     """The rounds with a clean baseline and at least one clean control, as
     the model's Rounds; injected: {control side: ns per operation}. A
     latency metric's unit (a chat round) has no operation count. The
     candidate's ("winner") cost where the round ran it clean: log(base /
-    candidate) is rounds.log_ratios' per-round ratio on the same metric."""
+    candidate) is metric.log_ratios' per-round ratio on the same metric."""
     out = []
     for rnd in rounds:
         base = cost_of(rnd.get("baseline"), use_cpu, higher)
@@ -71,20 +72,20 @@ def model_rounds(rounds: list[dict[str, Any]], injected: dict[str, float],
             if c is not None and injected[side] > 0)
         if not controls:
             continue
-        n = ops_per_unit(rnd["baseline"]) if use_cpu or higher else None
+        n = ops_per_unit(rnd.get("baseline")) if use_cpu or higher else None
         out.append(model.Round(base, controls, n,
                                cost_of(rnd.get("winner"), use_cpu, higher)))
     return out
 
 
-def spare_core(row: Row) -> bool:
+def spare_core(rounds: list[Round], server_threads: int) -> bool:
     """Whether the server had a core more than its I/O threads in every
     clean baseline run."""
-    cpus = [str(r["baseline"].get("server_cpus") or "")
-            for r in row.get("rounds", []) if r.get("baseline")]
+    cpus = [str((r.get("baseline") or {}).get("server_cpus") or "")
+            for r in rounds if r.get("baseline")]
     if not cpus or any(not c for c in cpus):
         return False
-    return min(len(c.split(",")) for c in cpus) > int(row["server_threads"])
+    return min(len(c.split(",")) for c in cpus) > server_threads
 
 
 def fits_of(rounds: list[model.Round], mc: micro.MicroCosts, baseline: str
@@ -154,53 +155,52 @@ def _measured(e2e: Any) -> bool:
                                                        "high"))
 
 
-def predict_row(row: Row, results_dir: str, use_cpu: bool) -> None:
+def predict_row(row: ValidationRow, results_dir: str, use_cpu: bool
+                ) -> None:
     """The row's "model" (None, with "model_note", where it cannot be
     made): the module header's figures for the row's metric; the
     candidate's prediction and its check against the measured interval;
     for a component with two micro metrics (the logger), the candidate's
     prediction on the one that does not apply too."""
-    row["model"] = None
-    if row["component"] not in micro.FAMILY:  # a probe site: no family
-        row["model_note"] = "no micro family for %s" % row["component"]
+    row.model = None
+    if row.component not in micro.FAMILY:  # a probe site: no family
+        row.model_note = "no micro family for %s" % row.component
         return
-    injected = {side: float(row.get(key) or 0)
-                for side, key in CONTROL_SIDES}
-    rounds = model_rounds(row["rounds"], injected, use_cpu,
-                          row["higher_is_better"])
+    injected = {"control": float(row.control_ns or 0),
+                "control2": float(row.control2_ns or 0)}
+    rounds = model_rounds(row.rounds, injected, use_cpu,
+                          row.higher_is_better)
     if not rounds:
-        row["model_note"] = "no round with a clean baseline and control"
+        row.model_note = "no round with a clean baseline and control"
         return
-    spare = spare_core(row)
-    mc = micro.micro_costs(results_dir, row["component"], row.get(
-        "micro_source"), int(row.get("blocksize") or 0), spare)
-    fits = fits_of(rounds, mc, row["baseline"])
-    got = predict(rounds, mc, row["baseline"], fits)
+    spare = spare_core(row.rounds, int(row.server_threads or 1))
+    mc = micro.micro_costs(results_dir, row.component, row.micro_source,
+                           int(row.blocksize or 0), spare)
+    fits = fits_of(rounds, mc, row.baseline)
+    got = predict(rounds, mc, row.baseline, fits)
     if got is None:
-        row["model_note"] = ("no micro cost of the baseline %s (%s) in %s" % (
-            row["baseline"], mc.metric.what, " or ".join(mc.files.values())))
+        row.model_note = ("no micro cost of the baseline %s (%s) in %s" % (
+            row.baseline, mc.metric.what, " or ".join(mc.files.values())))
         return
-    cand = got["predicted"].get(row["winner"])
+    winner = row.winner or "-"
+    cand = got["predicted"].get(winner)
     got["candidate"] = cand
     got["check"] = check_json(
-        fits, mc, row["baseline"], row["winner"],
-        row.get("margin", MARGIN)) if cand and _measured(row.get("e2e")) \
-        else None
+        fits, mc, row.baseline, winner,
+        row.margin or MARGIN) if cand and _measured(row.e2e) else None
     if got["check"] and got["check"]["outcome"] == check.INCONSISTENT:
         got["check"]["words"] += "; the micro metric that failed: " + \
             mc.metric.what
-    other = [m for k, m in micro.METRICS[row["component"]].items()
+    other = [m for k, m in micro.METRICS[row.component].items()
              if k != mc.metric.key]
     if other:
-        alt = micro.micro_costs(results_dir, row["component"],
-                                row.get("micro_source"),
-                                int(row.get("blocksize") or 0), not spare)
-        alt_got = predict(rounds, alt, row["baseline"])
+        alt = micro.micro_costs(results_dir, row.component, row.micro_source,
+                                int(row.blocksize or 0), not spare)
+        alt_got = predict(rounds, alt, row.baseline)
         got["other"] = None if alt_got is None else dict(
             metric=alt.metric.key, metric_what=alt.metric.what,
-            why_not=alt.why, candidate=alt_got["predicted"].get(
-                row["winner"]))
-    row["model"] = got
+            why_not=alt.why, candidate=alt_got["predicted"].get(winner))
+    row.model = got
 
 
 def _iv(e: Optional[dict[str, float]], fmt: str = "%.3g") -> str:
@@ -233,24 +233,24 @@ def measured_iv(e2e: Optional[dict[str, Any]]) -> str:
     return "%.3fx [%.3f, %.3f]" % (e2e["ratio"], e2e["low"], e2e["high"])
 
 
-def model_sentence(row: Row) -> str:
+def model_sentence(row: ValidationRow) -> str:
     """The row's prediction and its check in one line."""
-    m = row.get("model")
+    m = row.model
     if not m:
         return "%s/%s: no prediction (%s)" % (
-            row["component"], row["case"], row.get("model_note", "-"))
-    e2e = row.get("e2e") or {}
+            row.component, row.case, row.model_note or "-")
+    e2e = row.e2e or {}
     text = ("%s/%s: the baseline %s is %s of the server's %s ns per %s "
             "(exchange rate %s ns per ns injected per %s, %s per %s, "
             "amplification %s; linearity %s); on %s (%s): %s predicted "
             "%s, measured %s: %s" % (
-                row["component"], row["case"], row["baseline"],
+                row.component, row.case, row.baseline,
                 pct_iv(m["share"]), "%.4g" % m["cost_ns_per_unit"]["est"],
-                row["work"], _iv(m["exchange_rate"]),
-                (row.get("control_cost") or {}).get("op", "op"),
-                _iv(m["ops_per_unit"]), row["work"],
+                row.work, _iv(m["exchange_rate"]),
+                (row.control_cost or {}).get("op", "op"),
+                _iv(m["ops_per_unit"]), row.work,
                 _iv(m["amplification"]), _iv(m["curvature"]),
-                m["metric_what"], m["metric_why"], row["winner"],
+                m["metric_what"], m["metric_why"], row.winner,
                 ratio_iv(m.get("candidate")), measured_iv(e2e),
                 (m.get("check") or {}).get("words", "not checked")))
     o = m.get("other")

@@ -20,6 +20,7 @@ import tempfile
 import unittest
 from typing import Any
 
+from pick.records import Round, RunFigures, ValidationRow
 from validation import loadmap
 from validation import micro
 from validation import predict
@@ -56,27 +57,29 @@ def queue_runs(costs: dict[str, float], rounds: int = 5
 
 def row(base: float = 10000.0, k: float = 2.0, ns: int = 1000,
         cpus: str = "1", threads: int = 1,
-        measured: float = 1.02) -> dict[str, Any]:
+        measured: float = 1.02) -> ValidationRow:
     """A CPU-metric row whose server costs base + k d ns per unit with two
     ops per unit; the candidate costs base / measured in every round, its
     e2e its measured ratio ± 0.04."""
-    def run(d: float, over: float = 1.0) -> dict[str, Any]:
+    def run(d: float, over: float = 1.0) -> RunFigures:
         cpu_s = 1.0
         per_unit = (base + k * d) * 1e-9 / over
         units = cpu_s / per_unit
-        return dict(value=1.0, cpu_per_unit=per_unit, server_cpu_s=cpu_s,
-                    ops=2 * units, server_cpus=cpus, client_cpus="0",
-                    client_bound=False)
-    rounds = [dict(baseline=run(0), winner=run(0, measured), control=run(ns),
-                   control2=run(2 * ns)) for _ in range(8)]
-    return dict(component="task_queue", case="c", baseline="swap-vector",
-                winner="bounded-mpmc", rounds=rounds, control_ns=ns,
-                control2_ns=2 * ns, higher_is_better=True,
-                server_threads=threads, blocksize=1024, micro_source=GROUP,
-                work="mib",
-                e2e=dict(ratio=measured, low=measured - 0.04,
-                         high=measured + 0.04, p=0.1, n=8),
-                control_cost=dict(op="task popped"))
+        return RunFigures(value=1.0, cpu_per_unit=per_unit,
+                          server_cpu_s=cpu_s, ops=2 * units,
+                          server_cpus=cpus, client_cpus="0",
+                          client_bound=False)
+    rounds: list[Round] = [
+        dict(baseline=run(0), winner=run(0, measured), control=run(ns),
+             control2=run(2 * ns)) for _ in range(8)]
+    return ValidationRow(
+        component="task_queue", case="c", baseline="swap-vector",
+        winner="bounded-mpmc", rounds=rounds, control_ns=ns,
+        control2_ns=2 * ns, higher_is_better=True, server_threads=threads,
+        blocksize=1024, micro_source=GROUP, work="mib",
+        e2e=dict(ratio=measured, low=measured - 0.04, high=measured + 0.04,
+                 p=0.1, n=8),
+        control_cost=dict(op="task popped"))
 
 
 class PredictRowTest(unittest.TestCase):
@@ -91,7 +94,8 @@ class PredictRowTest(unittest.TestCase):
             {"swap-vector": 500.0, "bounded-mpmc": 100.0, "mutex": 900.0}))
         r = row()
         predict.predict_row(r, self.dir, use_cpu=True)
-        m = r["model"]
+        m = r.model
+        assert m is not None
         self.assertEqual(m["metric"], "cpu")
         self.assertEqual(m["micro_from"], "sweep")
         self.assertAlmostEqual(m["exchange_rate"]["est"], 2.0)
@@ -126,9 +130,9 @@ class PredictRowTest(unittest.TestCase):
         write(os.path.join(self.dir, "queues.json"), queue_runs(
             {"swap-vector": 500.0, "bounded-mpmc": 100.0}))
         r = row()
-        r["e2e"] = dict(ratio=1.02, low=None, high=None, p=1.0, n=1)
+        r.e2e = dict(ratio=1.02, low=None, high=None, p=1.0, n=1)
         predict.predict_row(r, self.dir, use_cpu=True)
-        self.assertIsNone(r["model"]["check"])
+        self.assertIsNone((r.model or {})["check"])
         self.assertIn("measured 1.020x (no interval): not checked",
                       predict.model_sentence(r))
 
@@ -139,7 +143,8 @@ class PredictRowTest(unittest.TestCase):
             {"swap-vector": 500.0, "bounded-mpmc": 450.0}))
         r = row()
         predict.predict_row(r, self.dir, use_cpu=True)
-        m = r["model"]
+        m = r.model
+        assert m is not None
         self.assertEqual(m["micro_from"], "confirm")
         self.assertEqual(m["predicted"]["bounded-mpmc"]["source"], "confirm")
         self.assertEqual(m["predicted"]["mutex"]["source"], "sweep")
@@ -153,7 +158,7 @@ class PredictRowTest(unittest.TestCase):
         # Measured as predicted: consistent, by the band.
         r = row(measured=10000.0 / 9900.0)
         predict.predict_row(r, self.dir, use_cpu=True)
-        c = r["model"]["check"]
+        c = (r.model or {})["check"]
         self.assertEqual(c["outcome"], "consistent")
         self.assertEqual(c["words"], "consistent: measured/predicted 1.000 "
                          "[1.000, 1.000], inside ±5%; γ 1x [1, 1]; measured "
@@ -164,19 +169,19 @@ class PredictRowTest(unittest.TestCase):
     def test_no_micro_file_no_model(self) -> None:
         r = row()
         predict.predict_row(r, self.dir, use_cpu=True)
-        self.assertIsNone(r["model"])
+        self.assertIsNone(r.model)
         self.assertIn("no micro cost of the baseline swap-vector",
-                      r["model_note"])
+                      r.model_note or "")
         self.assertIn("no prediction", predict.model_sentence(r))
 
     def test_no_clean_control_no_model(self) -> None:
         r = row()
-        for rnd in r["rounds"]:
+        for rnd in r.rounds:
             rnd["control"] = rnd["control2"] = None
         predict.predict_row(r, self.dir, use_cpu=True)
-        self.assertIsNone(r["model"])
+        self.assertIsNone(r.model)
         self.assertIn("no round with a clean baseline and control",
-                      r["model_note"])
+                      r.model_note or "")
 
 
 class MicroTest(unittest.TestCase):
@@ -184,9 +189,8 @@ class MicroTest(unittest.TestCase):
         self.assertEqual(micro.metric_for("logger", True)[0].key, "caller")
         self.assertEqual(micro.metric_for("logger", False)[0].key, "cpu")
         self.assertEqual(micro.metric_for("task_queue", True)[0].key, "cpu")
-        r = row(cpus="1,2", threads=1)
-        self.assertTrue(predict.spare_core(r))
-        self.assertFalse(predict.spare_core(row(cpus="1", threads=1)))
+        self.assertTrue(predict.spare_core(row(cpus="1,2").rounds, 1))
+        self.assertFalse(predict.spare_core(row(cpus="1").rounds, 1))
 
     def test_names_and_sizes(self) -> None:
         self.assertEqual(micro.parse_name(

@@ -13,10 +13,9 @@ import sys
 from typing import IO, Any, Optional
 
 from pick.decide import paired
+from pick.records import ValidationRow
 from validation.cases import MARGIN, Outcome
 from validation.predict import model_sentence
-
-Row = dict[str, Any]
 
 
 def fmt_micro(x: Optional[float]) -> str:
@@ -45,9 +44,9 @@ def _band(m: float) -> str:
     return "%g%%" % round(100 * m, 2)
 
 
-def fmt_cost(row: Row) -> str:
+def fmt_cost(row: ValidationRow) -> str:
     """The control's cost per operation: injected, and as measured."""
-    c = row.get("control_cost")
+    c = row.control_cost
     if not c:
         return "-"
     measured = c.get("measured_ns")
@@ -60,36 +59,34 @@ def _ns(x: float) -> str:
     return "%.3g" % x if abs(x) < 1000 else "%.0f" % x
 
 
-def sentence(row: Row) -> str:
+def sentence(row: ValidationRow) -> str:
     """One line a report can quote."""
-    comp, e = row["component"], row
-    if e["outcome"] == Outcome.NOTHING_TO_VALIDATE.value:
+    comp, e = row.component, row
+    if e.outcome == Outcome.NOTHING_TO_VALIDATE.value:
         return ("%s: no implementation but the baseline %s to run; nothing "
-                "to validate" % (comp, e["baseline"]))
-    if e["e2e_ratio"] is None:
+                "to validate" % (comp, e.baseline))
+    if e.e2e_ratio is None:
         return "%s: %s vs %s (%s) did not run: %s" % (
-            comp, e["winner"], e["baseline"], e["case"], e.get("error", ""))
-    if e["micro_ratio"] is not None:
-        where = "; ".join(x for x in (e.get("micro_metric"),
-                                      e["micro_source"]) if x)
+            comp, e.winner, e.baseline, e.case, e.error or "")
+    if e.micro_ratio is not None:
+        where = "; ".join(x for x in (e.micro_metric, e.micro_source) if x)
         micro = "%s's %s over %s in the micro sweep%s" % (
-            e["winner"], fmt_micro(e["micro_ratio"]), e["baseline"],
+            e.winner, fmt_micro(e.micro_ratio), e.baseline,
             " (%s)" % where if where else "")
     else:
-        micro = "%s against %s (no micro ratio)" % (
-            e["winner"], e["baseline"])
-    cost = e.get("control_cost") or {}
+        micro = "%s against %s (no micro ratio)" % (e.winner, e.baseline)
+    cost = e.control_cost or {}
     # The reason carries each side's lag-1 autocorrelation (decide.py).
-    blocks = " in %d blocks" % e["blocks"] if e.get("blocks", 1) > 1 else ""
+    blocks = " in %d blocks" % e.blocks if e.blocks > 1 else ""
     return ("%s (%s): %s came out %s end to end on %s over %d rounds%s (%s; "
             "%s; control %s, %s ns per %s injected, %s measured: %s): %s; %s"
-            % (comp, e["question_text"], micro, fmt_cmp(e["e2e"]),
-               e["metric_kind"], len(e["rounds"]), blocks, e["mode"],
-               e["metric_why"], e["control"],
+            % (comp, e.question_text, micro, fmt_cmp(e.e2e),
+               e.metric_kind, len(e.rounds), blocks, e.mode,
+               e.metric_why, e.control,
                _ns(cost.get("injected_ns", math.nan)), cost.get("op", "op"),
                "n/a" if cost.get("measured_ns") is None
                else _ns(cost["measured_ns"]),
-               fmt_cmp(e["control_e2e"]), e["verdict"], e["reason"]))
+               fmt_cmp(e.control_e2e), e.verdict, e.reason))
 
 
 HEAD = ["component", "case", "question", "baseline -> candidate", "micro",
@@ -105,18 +102,18 @@ def _metric(kind: Any) -> str:
         "lat" if kind.startswith("latency") else "tput"
 
 
-def table_row(r: Row) -> list[str]:
+def table_row(r: ValidationRow) -> list[str]:
     """One row of the verdict table, cell by cell."""
-    return [r["component"], r["case"], r["question"],
-            "%s -> %s" % (r["baseline"], r["winner"]),
-            fmt_micro(r["micro_ratio"]), fmt_cmp(r.get("e2e")),
-            fmt_cmp(r.get("control_e2e")), fmt_cost(r),
-            "%d (%s)" % (len(r["rounds"]), r.get("stop") or "-")
-            if r["case"] != "-" else "-",
-            fmt_mde(r.get("mde")),
-            _metric(r.get("metric_kind")),
-            r["verdict"] + (" [default pair]" if r["origin"] == "default"
-                            else "")]
+    return [r.component, r.case, r.question,
+            "%s -> %s" % (r.baseline, r.winner),
+            fmt_micro(r.micro_ratio), fmt_cmp(r.e2e),
+            fmt_cmp(r.control_e2e), fmt_cost(r),
+            "%d (%s)" % (len(r.rounds), r.stop or "-")
+            if r.case != "-" else "-",
+            fmt_mde(r.mde),
+            _metric(r.metric_kind),
+            (r.verdict or "-") + (" [default pair]"
+                                  if r.origin == "default" else "")]
 
 
 LEGEND = (
@@ -165,9 +162,8 @@ def table_lines(result: dict[str, Any]) -> list[str]:
     for x in table:
         lines.append("  ".join(c.ljust(w) for c, w in zip(x, widths)).rstrip())
     for r in result["rows"]:
-        if r["mode"] != "-":
-            lines.append("  %s/%s: %s" % (r["component"], r["case"],
-                                          r["mode"]))
+        if r.mode != "-":
+            lines.append("  %s/%s: %s" % (r.component, r.case, r.mode))
     lines.append(LEGEND % (100 * result.get("control_fraction", 0.1),
                            result.get("alpha", 0.05),
                            _band(result.get("margin", MARGIN)),
@@ -177,9 +173,10 @@ def table_lines(result: dict[str, Any]) -> list[str]:
                      "p < 0.05 with so few; these verdicts check the "
                      "plumbing, not the components" % result["max_rounds"])
     for r in result["rows"]:
-        lines.append("verdict: " + r["sentence"])
+        lines.append("verdict: %s" % r.sentence)
     for r in result["rows"]:
-        if r["case"] != "-" and "model" in r:
+        # A row the model was tried on: a model, or why there is none.
+        if r.case != "-" and (r.model is not None or r.model_note):
             lines.append("prediction: " + model_sentence(r))
     for n in result["notes"]:
         lines.append("note: " + n)

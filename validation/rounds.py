@@ -22,26 +22,22 @@ import statistics
 import time
 from typing import IO, Any, Optional
 
+from pick.records import SIDES, RunFigures, ValidationRow
 from validation import kinds
 from validation.cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
                               Standing, component_flags, interval_words,
                               verdict)
-from validation.decide import BLOCKS, decide, row_keys, stop_rule
-from validation.metric import blocked_log_ratios, control_measured_ns
-# Re-exported: the load map reads a row's rounds through this module.
-from validation.metric import log_ratios as log_ratios  # noqa: F401
-from validation.metric import metric_choice as metric_choice
+from validation.decide import BLOCKS, decide, set_dependence, stop_rule
+from validation.metric import (blocked_log_ratios, control_measured_ns,
+                               metric_choice)
 from validation.predict import CONTROL_SIDES, model_sentence, predict_row
 from validation.report import sentence
 
-Row = dict[str, Any]
 Case = dict[str, Any]
 
-# The row's sides; "winner" is the candidate, whatever its question;
-# "control2" is the control at twice the cost, the second injected size
-# that the exchange rate's slope needs (model.py).
+# The controls' sides; "control2" is the control at twice the cost, the
+# second injected size that the exchange rate's slope needs (model.py).
 CONTROL_NAMES = tuple(side for side, _ in CONTROL_SIDES)
-SIDES = ("baseline", "winner") + CONTROL_NAMES
 
 
 # --- one run -----------------------------------------------------------------
@@ -94,16 +90,15 @@ def check_log(r: dict[str, Any], log_file: str) -> None:
         r["error"] = "the logger wrote nothing to %s" % log_file
 
 
-def side_flags(row: Row, side: str, log_file: str) -> list[str]:
+def side_flags(row: ValidationRow, side: str, log_file: str) -> list[str]:
     """The server flags of a side; the control's cost once it is sized."""
-    comp = row["component"]
-    flags: list[str] = row["flags"]
+    comp = row.component
     if side in CONTROL_NAMES:
-        ns = row.get(side + "_ns")
+        ns = row.control_ns if side == "control" else row.control2_ns
         extra = CONTROLS[comp].flags(ns) if ns else []
-        return component_flags(comp, row["baseline"], log_file, extra) + \
-            flags
-    return component_flags(comp, row[side], log_file) + flags
+        return component_flags(comp, row.baseline, log_file, extra) + \
+            row.flags
+    return component_flags(comp, row.name_of(side), log_file) + row.flags
 
 
 def ops_of(comp: str, workload: str, log: str) -> Optional[float]:
@@ -120,12 +115,12 @@ def ops_of(comp: str, workload: str, log: str) -> Optional[float]:
     return n / 1024.0 if control.per_kib else n
 
 
-def run_side(run: Runner, row: Row, case: Case, side: str,
+def run_side(run: Runner, row: ValidationRow, case: Case, side: str,
              rnd: int) -> dict[str, Any]:
     """Our server with the row's baseline, candidate or control, one run
     under the case's workload (kinds.py); the record."""
-    comp = row["component"]
-    name = row[side]
+    comp = row.component
+    name = row.name_of(side)
     log_file = os.path.join(run.log_dir, "%s-%s.log" % (comp, side))
     k = kinds.run("serverkit[%s=%s]" % (comp, name),
                   side_flags(row, side, log_file), case,
@@ -135,46 +130,52 @@ def run_side(run: Runner, row: Row, case: Case, side: str,
              client_bound=k["client_bound"], server_cpus=k["server_cpus"],
              client_cpus=k["client_cpus"],
              server_cpu_s=k.get("server_cpu_s"),
-             ops=ops_of(comp, row["workload"], k.get("server_log", "")),
+             ops=ops_of(comp, row.workload or "pingpong",
+                        k.get("server_log", "")),
              round=rnd, side=side, component=comp, case=case["name"])
     if not k["ok"]:
         r["error"] = k["error"] or "failed"
     if comp == "logger":
         check_log(r, log_file)
-        row["log_bytes"].append(r["log_bytes"])
+        row.log_bytes.append(r["log_bytes"])
     return r
 
 
-# The figures of a clean run that the verdict and the control's check use.
-SUMMARY_KEYS = ("value", "cpu_per_unit", "client_bound", "server_cpus",
-                "client_cpus", "server_cpu_s", "ops")
+def figures(r: dict[str, Any]) -> RunFigures:
+    """The figures of a clean run that the verdict and the control's check
+    use."""
+    return RunFigures(value=r["value"], cpu_per_unit=r.get("cpu_per_unit"),
+                      client_bound=r.get("client_bound"),
+                      server_cpus=r.get("server_cpus"),
+                      client_cpus=r.get("client_cpus"),
+                      server_cpu_s=r.get("server_cpu_s"), ops=r.get("ops"))
 
 
-def size_control(row: Row, r: dict[str, Any]) -> Optional[str]:
+def size_control(row: ValidationRow, r: dict[str, Any]) -> Optional[str]:
     """The control's cost per operation from the case's first baseline run
     (CONTROL_FRACTION of its server CPU per operation); the reason when
     the run cannot size it."""
-    control = CONTROLS[row["component"]]
+    control = CONTROLS[row.component]
     ops, cpu = r.get("ops"), r.get("server_cpu_s")
     if not ops or not cpu or cpu <= 0:
         return ("cannot size the control: the baseline run reported no "
                 "%s count on the server's stop line or no server CPU "
                 "(ops %s, CPU %s s)" % (control.op, ops, cpu))
     per_op_ns = cpu * 1e9 / ops
-    fraction = float(row.get("control_fraction") or CONTROL_FRACTION)
+    fraction = float(row.control_fraction or CONTROL_FRACTION)
     ns = int(min(1e9, max(1.0, round(fraction * per_op_ns))))
-    row["control_ns"] = ns
-    row["control2_ns"] = 2 * ns
-    row["control_cost"] = dict(
+    row.control_ns = ns
+    row.control2_ns = 2 * ns
+    row.control_cost = dict(
         op=control.op, flag=control.flag, fraction=fraction,
         baseline_ns_per_op=round(per_op_ns, 1), injected_ns=ns,
         measured_ns=None)
-    row["control_flags"] = side_flags(row, "control", "FILE")
-    row["control2_flags"] = side_flags(row, "control2", "FILE")
-    row["control_why"] = (
+    row.control_flags = side_flags(row, "control", "FILE")
+    row.control2_flags = side_flags(row, "control2", "FILE")
+    row.control_why = (
         "the baseline %s, every %s costing %d ns more server CPU (a busy "
         "wait): %.0f%% of the %.0f ns its first run spent per %s" % (
-            row["baseline"], control.op, ns, 100 * fraction,
+            row.baseline, control.op, ns, 100 * fraction,
             per_op_ns, control.op))
     return None
 
@@ -197,27 +198,29 @@ def order(rnd: int) -> tuple[str, ...]:
     return ORDERS[rnd % len(ORDERS)]
 
 
-def run_round(run: Runner, row: Row, case: Case, rnd: int) -> Optional[str]:
+def run_round(run: Runner, row: ValidationRow, case: Case, rnd: int
+              ) -> Optional[str]:
     """One round: every side (baseline, candidate, control and the doubled
     control) once each, in the round's order; the first failure's reason, or
     None. One failure stops the case: its rounds would mean nothing."""
-    got: dict[str, Optional[dict[str, Any]]] = {}
-    row["rounds"].append(got)
-    row.setdefault("round_blocks", []).append(row.get("block", 0))
+    got: dict[str, Optional[RunFigures]] = {}
+    row.rounds.append(got)
+    row.round_blocks.append(row.block)
     for side in order(rnd):
         r = run_side(run, row, case, side, rnd)
-        row["records"].append(r)
+        row.records.append(r)
         ok = bool(r.get("ok")) and r.get("value") is not None
-        got[side] = {k: r.get(k) for k in SUMMARY_KEYS} if ok else None
+        got[side] = figures(r) if ok else None
         run.progress.say(
             "[validate %d/%d round %d] %-10s %-16s %-8s %-28s %s" % (
                 run.progress.case, run.progress.cases, rnd + 1,
-                row["component"], case["name"], side, row[side],
-                "%.1f %s, %s" % (r["value"], row["unit"], _cpu_text(r))
+                row.component, case["name"], side, row.name_of(side),
+                "%.1f %s, %s" % (r["value"], row.unit, _cpu_text(r))
                 if ok else "FAILED %s" % r.get("error", "")))
         if not ok:
-            return "%s %s: %s" % (side, row[side], r.get("error", ""))
-        if side == "baseline" and "control_ns" not in row:
+            return "%s %s: %s" % (side, row.name_of(side),
+                                  r.get("error", ""))
+        if side == "baseline" and row.control_ns is None:
             why = size_control(row, r)
             if why:
                 return why
@@ -231,63 +234,65 @@ def _cpu_text(r: dict[str, Any]) -> str:
 
 # --- the verdict of one case -------------------------------------------------
 
-def decide_row(row: Row) -> None:
+def decide_row(row: ValidationRow) -> None:
     """The metric, the paired ratios and the outcome from the row's rounds."""
     use_cpu, why = metric_choice(row)
-    row["metric_used"] = ("server_cpu_s_per_" + row["work"] if use_cpu
-                          else row["metric"])
-    row["metric_kind"] = "server CPU per %s" % row["work"] if use_cpu \
-        else "throughput" if row["higher_is_better"] else \
-        "latency (%s)" % row["unit"]
-    row["metric_why"] = why
+    row.metric_used = ("server_cpu_s_per_%s" % row.work if use_cpu
+                       else row.metric or "-")
+    row.metric_kind = "server CPU per %s" % row.work if use_cpu \
+        else "throughput" if row.higher_is_better else \
+        "latency (%s)" % row.unit
+    row.metric_why = why
     for side in SIDES:
-        row[side + "_runs"] = [rnd[side]["value"] for rnd in row["rounds"]
-                               if rnd.get(side)]
-        row[side + "_cpu"] = [rnd[side]["cpu_per_unit"]
-                              for rnd in row["rounds"]
-                              if rnd.get(side) and
-                              rnd[side].get("cpu_per_unit")]
-        row[side + "_median"] = (statistics.median(row[side + "_runs"])
-                                 if row[side + "_runs"] else None)
-    margin = row.get("margin", MARGIN)
+        runs = [x["value"] for x in (rnd.get(side) for rnd in row.rounds)
+                if x]
+        row.set_side(side, "runs", runs)
+        row.set_side(side, "cpu", [
+            c for c in ((x or {}).get("cpu_per_unit")
+                        for x in (rnd.get(side) for rnd in row.rounds)
+                        if x) if c])
+        row.set_side(side, "median",
+                     statistics.median(runs) if runs else None)
+    margin = row.margin or MARGIN
     win, wk = blocked_log_ratios(row, "winner", use_cpu)
     ctrl, ck = blocked_log_ratios(row, "control", use_cpu)
     d = decide(win, ctrl, margin, wk, ck)
-    row.update(row_keys(d, row.get("round_blocks") or [0]))
-    row["e2e"] = d.winner.as_json() if d.winner else None
-    row["control_e2e"] = d.control.as_json() if d.control else None
-    row["e2e_ratio"] = d.winner.ratio if d.winner else None
-    row["mde"] = None if math.isinf(d.mde) or math.isnan(d.mde) else d.mde
-    row["reason"] = d.reason
-    if row["baseline_cpu"] and row["winner_cpu"]:
+    set_dependence(row, d, row.round_blocks or [0])
+    row.e2e = d.winner.as_json() if d.winner else None
+    row.control_e2e = d.control.as_json() if d.control else None
+    row.e2e_ratio = d.winner.ratio if d.winner else None
+    row.mde = None if math.isinf(d.mde) or math.isnan(d.mde) else d.mde
+    row.reason = d.reason
+    if row.baseline_cpu and row.winner_cpu:
         # Candidate / baseline: < 1 is a cheaper candidate.
-        row["cpu_ratio"] = (statistics.median(row["winner_cpu"]) /
-                            statistics.median(row["baseline_cpu"]))
-    if row.get("control_cost"):
+        row.cpu_ratio = (statistics.median(row.winner_cpu) /
+                         statistics.median(row.baseline_cpu))
+    if row.control_cost:
         m = control_measured_ns(row)
-        row["control_cost"]["measured_ns"] = None if m is None else \
-            round(m, 1)
-    row["standing"] = d.standing.value
+        row.control_cost["measured_ns"] = None if m is None else round(m, 1)
+    row.standing = d.standing.value
     lo, hi = (d.winner.low, d.winner.high) if d.winner else (None, None)
     if d.outcome == Outcome.EQUIVALENT and d.carried:   # TOST's interval
         lo, hi = math.exp(d.carried.lo90), math.exp(d.carried.hi90)
     set_outcome(row, d.outcome, d.disagree or interval_words(
-        row["winner"], row["baseline"], lo, hi, margin))
+        row.winner or "-", row.baseline, lo, hi, margin))
 
 
 # --- one case ----------------------------------------------------------------
 
-def set_outcome(row: Row, outcome: Outcome, detail: str = "") -> None:
+def set_outcome(row: ValidationRow, outcome: Outcome, detail: str = ""
+                ) -> None:
     """The row's outcome, and its verdict with the detail (the interval in
     words); a row without a standing gets "unknown", and the margin."""
-    row["outcome"] = outcome.value
-    row["verdict"] = verdict(outcome, row["micro_ratio"], detail)
-    if row.get("standing") is None:
-        row["standing"] = Standing.UNKNOWN.value
-    row.setdefault("margin", MARGIN)
+    row.outcome = outcome.value
+    row.verdict = verdict(outcome, row.micro_ratio, detail)
+    if row.standing is None:
+        row.standing = Standing.UNKNOWN.value
+    if row.margin is None:
+        row.margin = MARGIN
 
 
-def next_round_fits(run: Runner, row: Row, started: float,
+def next_round_fits(run: Runner, row: ValidationRow, started: float,
                     budget_s: float) -> Optional[str]:
     """Why the case's block stops after its rounds so far, or None to run
     one more: an earlier block at its share of max_rounds or of the
@@ -296,10 +301,9 @@ def next_round_fits(run: Runner, row: Row, started: float,
     interval narrow enough for TOST at the margin, and
     the control detected), else the case's budget spent. Every block runs
     min_rounds."""
-    block = row.get("block", 0)
-    tags = row.get("round_blocks") or []
-    here = sum(1 for b in tags if b == block)
-    n = len(row["rounds"])
+    block = row.block
+    here = sum(1 for b in row.round_blocks if b == block)
+    n = len(row.rounds)
     if here < run.min_rounds:
         return stop_rule([], [], n, run.min_rounds, run.max_rounds,
                          run.margin) if n >= run.max_rounds else None
@@ -328,43 +332,42 @@ def _only(d: list[float], keys: Optional[list[int]], block: int
     return d if keys is None else [x for x, k in zip(d, keys) if k == block]
 
 
-def run_case(run: Runner, row: Row, case: Case, budget_s: float,
+def run_case(run: Runner, row: ValidationRow, case: Case, budget_s: float,
              block: int = 0) -> None:
     """The case's rounds of one block until it stops (next_round_fits);
     after the last block (or a failure), its verdict."""
-    if row.get("stop") == "error":
+    if row.stop == "error":
         return
     started = time.monotonic()
-    row["block"] = block
+    row.block = block
     error = None
     while True:
-        row["stop"] = next_round_fits(run, row, started, budget_s)
-        if row["stop"]:
+        row.stop = next_round_fits(run, row, started, budget_s)
+        if row.stop:
             break
-        error = run_round(run, row, case, len(row["rounds"]))
+        error = run_round(run, row, case, len(row.rounds))
         if error:
-            row["stop"] = "error"
+            row.stop = "error"
             break
-    row["seconds"] = round(time.monotonic() - started +
-                           (row.get("seconds") or 0.0), 1)
+    row.seconds = round(time.monotonic() - started + (row.seconds or 0.0), 1)
     if not error and block < run.blocks - 1:
         run.progress.say("[validate %d/%d] %s %s: block %d of %d, %d "
                          "round(s) so far (%s)" % (
                              run.progress.case, run.progress.cases,
-                             row["component"], case["name"], block + 1,
-                             run.blocks, len(row["rounds"]), row["stop"]))
+                             row.component, case["name"], block + 1,
+                             run.blocks, len(row.rounds), row.stop))
         return
     if error:
         set_outcome(row, Outcome.ERROR)
-        row["error"] = error
+        row.error = error
     else:
         decide_row(row)
         predict_row(row, run.results_dir, metric_choice(row)[0])
         run.progress.say("[predict] " + model_sentence(row))
-    row["sentence"] = sentence(row)
+    row.sentence = sentence(row)
     run.progress.say("[validate %d/%d] %s %s: %s after %d round(s), %.0f s "
                      "(%s); %s" % (
                          run.progress.case, run.progress.cases,
-                         row["component"], case["name"], row["verdict"],
-                         len(row["rounds"]), row["seconds"], row["stop"],
-                         row.get("reason") or row.get("error", "")))
+                         row.component, case["name"], row.verdict,
+                         len(row.rounds), row.seconds or 0.0, row.stop,
+                         row.reason or row.error or ""))

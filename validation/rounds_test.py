@@ -25,7 +25,8 @@ from unittest import mock
 
 from servers.driver import procs
 from validation import run as validate
-from validation.rounds import ORDERS, SIDES, order
+from pick.records import SIDES
+from validation.rounds import ORDERS, order
 from validation.cases import PROFILES
 from validation.decide import MIN_TARGET_ROUNDS
 from validation.predict_test import bench, write
@@ -207,10 +208,10 @@ class RoundsTest(Harness):
             return rec
         with mock.patch.object(procs, "run_point", no_counts), \
                 mock.patch.object(procs, "resolve", lambda spec: spec):
-            v = validate.run_validation(
+            v = validate.result_json(validate.run_validation(
                 "client", "smoke", "no", GOOD, log_parent=self.tmp,
                 seconds=0.2, rounds=6, components=("task_queue",),
-                out=io.StringIO())
+                out=io.StringIO()))
         row = v["rows"][0]
         self.assertEqual(row["outcome"], "error")
         self.assertIn("cannot size the control", row["error"])

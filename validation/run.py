@@ -7,7 +7,7 @@
 # side-by-side sweep unless `--no_validate`); what it compares (components,
 # cases, profiles, winners.json, the candidate of each) is
 # cases.py's, its verdict rule decide.py's, its statistics
-# pick/decide/paired/signed_rank.py's, its table and sentences report.py's, its
+# pick/decide/paired.py's, its table and sentences report.py's, its
 # processes servers/driver/procs.py's.
 #
 # The question. For each component our server (//servers/pingpong:server, or
@@ -69,9 +69,10 @@ import tempfile
 import time
 from typing import IO, Any, Optional, Sequence
 
-from validation import kinds
 from pick.decide import paired
-from validation.rounds import (SIDES, Progress, Runner, blocks_for, run_case,
+from pick.records import SIDES, ValidationRow
+from validation import kinds
+from validation.rounds import (Progress, Runner, blocks_for, run_case,
                                set_outcome, side_flags)
 from validation.cases import (CONTROL_FRACTION, CONTROLS, COMPONENTS, MARGIN,
                               PROFILES, QUESTIONS, Outcome, candidate_of,
@@ -80,7 +81,6 @@ from validation.decide import MIN_TARGET_ROUNDS
 from validation.loadmap import run_loadmap
 from validation.report import sentence
 
-Row = dict[str, Any]
 Entry = dict[str, Any]
 Case = dict[str, Any]
 
@@ -89,11 +89,12 @@ Case = dict[str, Any]
 
 
 def new_row(comp: str, case: Case, e: Entry, candidate: str,
-            question: str, margin: float = MARGIN) -> Row:
+            question: str, margin: float = MARGIN,
+            paced: Optional[str] = None) -> ValidationRow:
     kind = kinds.kind_of(case)
     micro = (e["micro_ratio"] if question in ("pick", "default") else
              (e.get("micro_ratios") or {}).get(candidate))
-    row: Row = dict(
+    row = ValidationRow(
         component=comp, case=case["name"], mode=case["mode"],
         protocol=case["protocol"], server_threads=case["threads"],
         client_threads=case["client_threads"], blocksize=case["block"],
@@ -114,11 +115,10 @@ def new_row(comp: str, case: Case, e: Entry, candidate: str,
         e2e_ratio=None, e2e=None, control_e2e=None, mde=None, reason=None,
         cpu_ratio=None, rounds=[], stop=None, seconds=None, log_bytes=[],
         records=[], standing=None, margin=margin,
-        control_fraction=case.get("control_fraction", CONTROL_FRACTION))
+        control_fraction=case.get("control_fraction", CONTROL_FRACTION),
+        paced=paced)
     for side in SIDES:
-        row[side + "_flags"] = side_flags(row, side, "FILE")
-        row[side + "_runs"] = []
-        row[side + "_cpu"] = []
+        row.set_side(side, "flags", side_flags(row, side, "FILE"))
     return row
 
 
@@ -153,38 +153,41 @@ def to_run(entries: dict[str, Entry], components: Sequence[str],
     return out
 
 
-def loadmap_todo(rows: list[Row]) -> dict[str, dict[str, str]]:
+def loadmap_todo(rows: list[ValidationRow]) -> dict[str, dict[str, str]]:
     """Per component, the first case's pair for the load map."""
     todo: dict[str, dict[str, str]] = {}
     for r in rows:
-        if r["case"] != "-" and r["component"] not in todo and \
-                r.get("winner") and r["winner"] != r["baseline"]:
-            todo[r["component"]] = dict(baseline=r["baseline"],
-                                        winner=r["winner"],
-                                        source=r.get("micro_source") or "")
+        if r.case != "-" and r.component not in todo and r.winner and \
+                r.winner != r.baseline:
+            todo[r.component] = dict(baseline=r.baseline, winner=r.winner,
+                                     source=r.micro_source or "")
     return todo
 
 
 def mark_interrupted(result: dict[str, Any]) -> None:
     for row in result["rows"]:
-        if "verdict" not in row:
+        if row.verdict is None:
             set_outcome(row, Outcome.ERROR)
-            row["error"] = "interrupted"
-            row["sentence"] = sentence(row)
+            row.error = "interrupted"
+            row.sentence = sentence(row)
 
 
 def nothing_row(comp: str, e: Entry, question: str,
-                margin: float = MARGIN) -> Row:
-    row: Row = dict(
+                margin: float = MARGIN) -> ValidationRow:
+    row = ValidationRow(
         component=comp, case="-", mode="-", question=question,
         question_text=QUESTIONS[question], winner=e["winner"],
         pick=e["winner"], baseline=e["baseline"], control="-",
         micro_ratio=None, micro_source=e["source"], origin=e["origin"],
-        metric_used="-", e2e=None, e2e_ratio=None, control_e2e=None,
-        mde=None, rounds=[], records=[], margin=margin)
+        metric_used="-", margin=margin)
     set_outcome(row, Outcome.NOTHING_TO_VALIDATE)
-    row["sentence"] = sentence(row)
+    row.sentence = sentence(row)
     return row
+
+
+def result_json(result: dict[str, Any]) -> dict[str, Any]:
+    """The result as its file holds it: every row as its JSON."""
+    return dict(result, rows=[r.to_json() for r in result["rows"]])
 
 
 def settings(prof_name: str, seconds: float, rounds: int,
@@ -236,13 +239,16 @@ def run_todo(todo: list[Todo], prof_name: str, client: str, pin: str,
              out: IO[str] = sys.stdout, margin: float = MARGIN,
              loadmap: bool = False, notes: Optional[list[str]] = None,
              title: str = "validation", winners: str = "winners.json",
-             workload: str = "") -> dict[str, Any]:
+             workload: str = "", paced: Optional[str] = None
+             ) -> dict[str, Any]:
     """The validation's engine: the cases of `todo` in blocks of rounds
     (run.py's header), each decided and predicted from the micro costs in
     results_dir; then the load map where asked. The loggers write under
     log_dir. workload: the stop line's vocabulary for the operation
-    counts (cases.CONTROLS' ops) where not the case's kind. Returns the
-    result dict; on KeyboardInterrupt what ran, with "interrupted": true."""
+    counts (cases.CONTROLS' ops) where not the case's kind. paced: why
+    the load set the pace, where it did (the metric's words). Returns the
+    result dict, its rows ValidationRows (result_json() for the file); on
+    KeyboardInterrupt what ran, with "interrupted": true."""
     if not margin > 0:
         raise ValueError("the margin must be positive: %r" % margin)
     vp = settings(prof_name, seconds, rounds_n, budget_s)
@@ -280,7 +286,7 @@ def run_todo(todo: list[Todo], prof_name: str, client: str, pin: str,
             run = Runner(client, pin, vp["seconds"], vp["min_rounds"],
                          vp["max_rounds"], tmp, log_dir, progress, margin,
                          results_dir, blocks)
-            made: dict[int, Row] = {}   # each case's row, from block 0
+            made: dict[int, ValidationRow] = {}  # each case's, from block 0
             for block in range(blocks):
                 progress.case = 0
                 for i, (comp, case, e, candidate, question) in \
@@ -292,9 +298,9 @@ def run_todo(todo: list[Todo], prof_name: str, client: str, pin: str,
                         continue
                     if not block:
                         made[i] = new_row(comp, case, e, candidate,
-                                          question, margin)
+                                          question, margin, paced)
                         if workload:
-                            made[i]["workload"] = workload
+                            made[i].workload = workload
                         result["rows"].append(made[i])
                     row = made[i]
                     progress.case += 1

@@ -33,6 +33,8 @@ import unittest
 from typing import Any, Optional, Sequence
 from unittest import mock
 
+from pick.read.validation_rows import validation_entries
+from pick.records import PingpongDoc, ValidationRow
 from servers.driver import procs
 from validation import run as validate
 from validation import kinds as validate_kinds
@@ -244,7 +246,10 @@ class Harness(unittest.TestCase):
               components: Sequence[str] = ("task_queue", "buffer",
                                            "logger"),
               rounds: int = 6, profile: str = "smoke",
-              budget_s: float = 0.0) -> tuple[Result, str]:
+              budget_s: float = 0.0, rows_as: str = "file"
+              ) -> tuple[Result, str]:
+        """The validation's result and its console text; its rows as the
+        file holds them (JSON), or rows_as="rows": ValidationRows."""
         out = io.StringIO()
         fake = fake or FakeRuns()
         with mock.patch.object(procs, "run_point", fake), \
@@ -255,7 +260,8 @@ class Harness(unittest.TestCase):
                 "client", profile, "no", winners, log_parent=self.tmp,
                 seconds=0.2, rounds=rounds, budget_s=budget_s,
                 components=components, out=out)
-        return v, out.getvalue()
+        return (v if rows_as == "rows" else validate.result_json(v),
+                out.getvalue())
 
 
 class ValidateTest(Harness):
@@ -298,6 +304,14 @@ class ValidateTest(Harness):
             "(-2.9% to +2.0%) (micro n/a)")))
         self.assertIn("MDE 9.6% at the spread's upper 95% bound", lg["reason"])
         self.assertTrue(0 < lg["mde"] < 0.15, lg["mde"])
+
+    def test_the_file_holds_the_one_row_type(self) -> None:
+        """What the validation writes, pick reads back as the same rows."""
+        v, _ = self.run_v(GOOD, rows_as="rows")
+        self.assertTrue(all(isinstance(r, ValidationRow) for r in v["rows"]))
+        written = json.loads(json.dumps(validate.result_json(v)))
+        self.assertEqual(validation_entries(PingpongDoc(validation=written)),
+                         v["rows"])
 
     def test_malformed_winners(self) -> None:
         v, out = self.run_v(BAD, components=("task_queue", "logger"))
@@ -352,7 +366,7 @@ class ValidateTest(Harness):
         check_no_logs_left(self, self.tmp)
 
     def test_table(self) -> None:
-        v, _ = self.run_v(GOOD)
+        v, _ = self.run_v(GOOD, rows_as="rows")
         out = io.StringIO()
         validate_report.print_table(v, out)
         text = out.getvalue()
@@ -382,7 +396,8 @@ class ValidateTest(Harness):
         self.assertNotIn("cannot reach p < 0.05 with so few", text)
 
     def test_defaults_are_marked(self) -> None:
-        v, _ = self.run_v(BAD, components=("buffer",), rounds=1)
+        v, _ = self.run_v(BAD, components=("buffer",), rounds=1,
+                          rows_as="rows")
         out = io.StringIO()
         validate_report.print_table(v, out)
         self.assertRegex(out.getvalue(), re.compile(

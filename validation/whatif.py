@@ -256,19 +256,6 @@ def todo_of(args: argparse.Namespace, entries: dict[str, dict[str, Any]]
     return out
 
 
-# metric.metric_choice's words for a record whose load set the pace; at a
-# set rate that is the load's doing, not a client at its CPU ceiling.
-CEILING = "the client reached its CPU ceiling in some run"
-
-
-def paced(result: dict[str, Any], why: str) -> None:
-    """Says why the metric is the server's CPU where the load set the pace."""
-    for row in result["rows"]:
-        for key in ("metric_why", "sentence"):
-            if isinstance(row.get(key), str):
-                row[key] = row[key].replace(CEILING, why)
-
-
 def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     micro_dir = results_dir(args)
@@ -285,6 +272,12 @@ def main(argv: Sequence[str]) -> int:
     todo = todo_of(args, entries)
     # A probe's count is its own line, whatever the server prints.
     workload = "user" if args.ops == "library" or args.probe else args.ops
+    # Where the load sets the pace, the metric is the server's CPU for that
+    # reason, not because the client reached its ceiling.
+    paced = None if not (args.rate_value > 0 or args.load) else (
+        "the load set the pace (%s %ss/s)" % (args.rate, args.unit)
+        if args.rate_value > 0 and (not args.load or "{rate}" in args.load)
+        else "the load is your command, whose pace is its own")
     started = time.monotonic()
     os.makedirs(out, exist_ok=True)
     log_dir = tempfile.mkdtemp(prefix=".whatif-logs-", dir=out)
@@ -293,29 +286,22 @@ def main(argv: Sequence[str]) -> int:
             todo, args.profile, "", args.pin, micro_dir, log_dir,
             seconds=args.seconds, rounds_n=args.rounds,
             budget_s=args.budget_s, margin=args.margin, workload=workload,
-            notes=notes, title="whatif on %s" % args.server)
+            notes=notes, title="whatif on %s" % args.server, paced=paced)
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
         procs.stop_all()
-    if args.rate_value > 0 or args.load:
-        paced(result, "the load set the pace (%s %ss/s)" % (
-            args.rate, args.unit) if args.rate_value > 0 and (
-                not args.load or "{rate}" in args.load) else
-            "the load is your command, whose pace is its own")
     result.update(server=args.server, protocol=args.protocol, load=args.load,
                   path=args.path, rate=args.rate, unit=args.unit,
                   connections=args.connections, results_dir=micro_dir,
                   elapsed_s=round(time.monotonic() - started, 1))
     for row in result["rows"]:
-        rates = whatif_report.rates_only(row)
-        if rates:
-            row["rates"] = rates
+        row.rates = whatif_report.rates_only(row)
     if args.probe:
         result["probe"] = whatif_report.probe_bound(
             result["rows"][0], micro_dir, args.probe_site,
             args.probe_family, entries[args.probe_family].get("source"))
     with open(os.path.join(out, "whatif.json"), "w") as f:
-        json.dump(result, f, indent=1, default=str)
+        json.dump(run.result_json(result), f, indent=1, default=str)
         f.write("\n")
     text = whatif_report.markdown(result)
     with open(os.path.join(out, "WHATIF.md"), "w") as f:
@@ -324,7 +310,7 @@ def main(argv: Sequence[str]) -> int:
     print("\n" + text)
     print("whatif: %s%s" % (os.path.join(out, "WHATIF.md"),
                             ", " + chart if chart else ""))
-    failed = [r for r in result["rows"] if r.get("outcome") == "error"]
+    failed = [r for r in result["rows"] if r.outcome == "error"]
     if result.get("interrupted"):
         return 130
     return 1 if failed else 0

@@ -15,10 +15,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
+from pick.records import ValidationRow
 from validation import micro, model, predict
 from validation.cases import MARGIN
-
-Row = dict[str, Any]
 
 
 def _ratio(e: Optional[dict[str, float]]) -> str:
@@ -54,58 +53,56 @@ def heading(result: dict[str, Any]) -> str:
         else rate, unit, " (your load command)" if load else "")
 
 
-def where_it_matters(row: Row, margin: float) -> str:
+def where_it_matters(row: ValidationRow, margin: float) -> str:
     """One sentence: which implementations the model says would matter."""
-    m = row.get("model") or {}
+    m = row.model or {}
     pred = m.get("predicted") or {}
     if not pred:
         return "%s: no prediction (%s)." % (
-            row["component"], row.get("model_note", "no model"))
+            row.component, row.model_note or "no model")
     groups: dict[str, list[str]] = {}
     for impl in sorted(pred, key=lambda x: -pred[x]["est"]):
-        if impl == row["baseline"]:
+        if impl == row.baseline:
             continue
         groups.setdefault(_matters(pred[impl], margin), []).append(
             "%s %.3gx" % (impl, pred[impl]["est"]))
     parts = ["%s: %s" % (k, ", ".join(v)) for k, v in groups.items()]
     return "%s (baseline %s, %s of the server's CPU): %s." % (
-        row["component"], row["baseline"], _pct(m.get("share")),
+        row.component, row.baseline, _pct(m.get("share")),
         "; ".join(parts) if parts else "no other implementation")
 
 
-def _fit(row: Row, micro_costs: model.Micro, baseline: str
+def _fit(row: ValidationRow, micro_costs: model.Micro, baseline: str
          ) -> Optional[model.Model]:
     """The model from the row's rounds (CPU per unit; the controls' d and
     2d) with micro_costs; None without a clean round or a slope."""
-    injected = {side: float(row.get(key) or 0)
-                for side, key in predict.CONTROL_SIDES}
-    rounds = predict.model_rounds(row.get("rounds") or [], injected, True,
-                                  True)
+    injected = {"control": float(row.control_ns or 0),
+                "control2": float(row.control2_ns or 0)}
+    rounds = predict.model_rounds(row.rounds, injected, True, True)
     return model.fit(rounds, micro_costs, baseline) if rounds else None
 
 
-def rates_only(row: Row) -> Optional[dict[str, Any]]:
+def rates_only(row: ValidationRow) -> Optional[dict[str, Any]]:
     """The exchange rate and the operations per unit where the row has no
     model (no micro costs of its baseline): the rounds alone give them."""
-    if row.get("model") or not row.get("rounds"):
+    if row.model or not row.rounds:
         return None
     fit = _fit(row, {}, "-")
     return None if fit is None else dict(model.model_json(fit),
                                          predicted={})
 
 
-def _summary(row: Row) -> list[str]:
-    m = row.get("model") or row.get("rates") or {}
+def _summary(row: ValidationRow) -> list[str]:
+    m = row.model or row.rates or {}
     pred = m.get("predicted") or {}
-    best = max((x for x in pred if x != row["baseline"]),
+    best = max((x for x in pred if x != row.baseline),
                key=lambda x: float(pred[x]["est"]), default=None)
     check = (m.get("check") or {}).get("outcome", "not checked")
-    return [row["component"], row["baseline"], _pct(m.get("share")),
+    return [row.component, row.baseline, _pct(m.get("share")),
             predict._iv(m.get("exchange_rate")),
             "%s %s" % (best, _ratio(pred[best])) if best else "-",
-            row.get("winner") or "-", _ratio(m.get("candidate")),
-            predict.measured_iv(row.get("e2e")), check,
-            row.get("verdict", "-")]
+            row.winner or "-", _ratio(m.get("candidate")),
+            predict.measured_iv(row.e2e), check, row.verdict or "-"]
 
 
 HEAD = ["component", "baseline", "share", "exchange rate", "best predicted",
@@ -124,16 +121,16 @@ def markdown(result: dict[str, Any]) -> str:
     margin = float(result.get("margin") or MARGIN)
     lines = ["# whatif: `%s`" % result.get("server", "?"), "",
              "## " + heading(result), ""]
-    rows = [r for r in result.get("rows", []) if r.get("case") != "-"]
-    first = next((r for r in rows if r.get("records")), None)
+    rows = [r for r in result.get("rows", []) if r.case != "-"]
+    first = next((r for r in rows if r.records), None)
     lines.append(
         "Each component ran in rounds of its baseline, its candidate and the "
         "baseline slowed by d and 2d ns per operation (the controls), "
         "%s; ratios > 1 mean the implementation makes the server cheaper "
         "(or faster), intervals are %s. Micro costs from `%s`." % (
             "the server on CPUs %s and the load on %s" % (
-                first["records"][0].get("server_cpus") or "any",
-                first["records"][0].get("client_cpus") or "any")
+                first.records[0].get("server_cpus") or "any",
+                first.records[0].get("client_cpus") or "any")
             if first else "no run", "95% bootstrap over the rounds",
             result.get("results_dir", "?")))
     lines.append("")
@@ -149,16 +146,15 @@ def markdown(result: dict[str, Any]) -> str:
         lines += ["", "Where each choice would matter (the predicted ratio "
                   "against ±%g%%):" % (100 * margin), ""]
     lines += ["- " + where_it_matters(r, margin) for r in rows]
-    nothing = [r for r in result.get("rows", []) if r.get("case") == "-"]
-    lines += ["- %s: %s" % (r["component"], r.get("verdict", "-"))
-              for r in nothing]
-    predicted = [r for r in rows if (r.get("model") or {}).get("predicted")]
+    nothing = [r for r in result.get("rows", []) if r.case == "-"]
+    lines += ["- %s: %s" % (r.component, r.verdict or "-") for r in nothing]
+    predicted = [r for r in rows if (r.model or {}).get("predicted")]
     if predicted:
         lines += ["", "### Every implementation's prediction"]
     lines.append("")
     for r in predicted:
-        pred = r["model"]["predicted"]
-        lines += ["%s (baseline %s):" % (r["component"], r["baseline"]), ""]
+        pred = (r.model or {})["predicted"]
+        lines += ["%s (baseline %s):" % (r.component, r.baseline), ""]
         order = sorted(pred, key=lambda k: -float(pred[k]["est"]))
         lines += _table(["implementation", "predicted", "micro ns/op",
                          "from"],
@@ -167,8 +163,8 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append("")
     lines += ["### The rounds, in the validation's words", ""]
     for r in result.get("rows", []):
-        lines.append("- " + r.get("sentence", r.get("verdict", "-")))
-        if r.get("model"):
+        lines.append("- " + (r.sentence or r.verdict or "-"))
+        if r.model:
             lines.append("  " + predict.model_sentence(r))
     for n in result.get("notes", []):
         lines.append("- note: " + n)
@@ -181,7 +177,7 @@ def chart(result: dict[str, Any], path: str) -> str:
     candidate's measured one beside it; the path, or "" without
     matplotlib or predictions."""
     rows = [r for r in result.get("rows", [])
-            if (r.get("model") or {}).get("predicted")]
+            if (r.model or {}).get("predicted")]
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -192,10 +188,10 @@ def chart(result: dict[str, Any], path: str) -> str:
         return ""
     fig, axes = plt.subplots(len(rows), 1, squeeze=False,
                              figsize=(7, 1.2 + 0.35 * sum(
-                                 len(r["model"]["predicted"]) for r in rows)))
+                                 len(r.model["predicted"]) for r in rows)))
     margin = float(result.get("margin") or MARGIN)
     for ax, r in zip(axes[:, 0], rows):
-        pred = r["model"]["predicted"]
+        pred = r.model["predicted"]
         names = sorted(pred, key=lambda k: float(pred[k]["est"]))
         ys = range(len(names))
         est = [pred[n]["est"] for n in names]
@@ -203,16 +199,16 @@ def chart(result: dict[str, Any], path: str) -> str:
                [pred[n]["high"] - e for n, e in zip(names, est)]]
         ax.errorbar(est, list(ys), xerr=err, fmt="o", color="tab:blue",
                     label="predicted")
-        e2e = r.get("e2e") or {}
-        if r.get("winner") in names and isinstance(e2e.get("ratio"), float):
-            y = names.index(r["winner"])
+        e2e = r.e2e or {}
+        if r.winner in names and isinstance(e2e.get("ratio"), float):
+            y = names.index(r.winner)
             ax.plot([e2e["ratio"]], [y], "D", color="tab:red",
                     label="measured")
         ax.axvspan(1 / (1 + margin), 1 + margin, color="0.9")
         ax.axvline(1.0, color="0.5", lw=0.8)
         ax.set_yticks(list(ys))
         ax.set_yticklabels(names, fontsize=7)
-        ax.set_title("%s (baseline %s)" % (r["component"], r["baseline"]),
+        ax.set_title("%s (baseline %s)" % (r.component, r.baseline),
                      fontsize=8)
         ax.legend(fontsize=6, loc="lower right")
     axes[-1, 0].set_xlabel("server cost ratio over the baseline (> 1: "
@@ -225,7 +221,7 @@ def chart(result: dict[str, Any], path: str) -> str:
 
 # --- a probe site ----------------------------------------------------------
 
-def probe_bound(row: Row, results_dir: str, site: str, family: str,
+def probe_bound(row: ValidationRow, results_dir: str, site: str, family: str,
                 group: Optional[str] = None) -> dict[str, Any]:
     """The site's exchange rate and passes per unit from the probe's rounds
     (counting: the baseline at 0 ns; the controls at d and 2d), and the
@@ -238,7 +234,7 @@ def probe_bound(row: Row, results_dir: str, site: str, family: str,
         out["why"] = "no round with a clean baseline and a slope"
         return out
     mc = micro.micro_costs(results_dir, family, group,
-                           int(row.get("blocksize") or 0), False)
+                           int(row.blocksize or 0), False)
     costs = mc.confirm or mc.sweep
     med = {x: sorted(v.values())[len(v) // 2] for x, v in costs.items() if v}
     if len(med) < 2:

@@ -21,6 +21,7 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
+from pick.records import RunFigures, ValidationRow
 from validation import (cases, metric, micro, user_server, whatif,
                         whatif_report)
 
@@ -93,17 +94,25 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(user_server.last_number("ok 12 of 3400\n"), 3400.0)
         self.assertIsNone(user_server.last_number("done\n"))
 
-    def test_the_words_replaced_at_a_set_rate_are_metrics(self) -> None:
-        run = dict(value=1.0, cpu_per_unit=1e-6, client_bound=True,
-                   server_cpus="1", client_cpus="0")
-        row = dict(rounds=[dict(baseline=run)], work="request")
-        why = metric.metric_choice(row)[1]
-        self.assertIn(whatif.CEILING, why)
-        result = dict(rows=[dict(metric_why=why, sentence="x: " + why)])
-        whatif.paced(result, "the load set the pace (10 requests/s)")
-        self.assertNotIn(whatif.CEILING, str(result))
-        self.assertIn("the load set the pace (10 requests/s)",
-                      result["rows"][0]["sentence"])
+    def test_at_a_set_rate_the_load_sets_the_pace(self) -> None:
+        """A run whose client looks bound: closed loop, the client's
+        ceiling; at a set rate (the row's paced), the load's pace."""
+        run = RunFigures(value=1.0, cpu_per_unit=1e-6, client_bound=True,
+                         server_cpus="1", client_cpus="0")
+        row = ValidationRow(component="logger", work="request",
+                            rounds=[dict(baseline=run)])
+        self.assertEqual(metric.metric_choice(row), (
+            True, "server CPU per request: the client reached its CPU "
+            "ceiling in some run"))
+        row.paced = "the load set the pace (10 requests/s)"
+        self.assertEqual(metric.metric_choice(row), (
+            True, "server CPU per request: the load set the pace (10 "
+            "requests/s)"))
+        # Cores shared: that is the reason, whatever the pace.
+        shared = run.copy()
+        shared["server_cpus"] = shared["client_cpus"] = "0"
+        row.rounds = [dict(baseline=shared)]
+        self.assertIn("shared cores 0", metric.metric_choice(row)[1])
 
 
 class CandidateTest(unittest.TestCase):

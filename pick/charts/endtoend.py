@@ -30,16 +30,15 @@ def validation_chart(entries: list[ValidationRow], out_dir: str
     import numpy as np
     rows = []
     for e in entries:
-        micro = _as_float(e.get("micro_ratio"))
-        e2e = _as_float(e.get("e2e_ratio"))
+        micro = _as_float(e.micro_ratio)
+        e2e = _as_float(e.e2e_ratio)
         label = "%s%s\n%s vs %s" % (
-            e.get("component"), " " + e["case"] if e.get("case") not in
-            (None, "-") else "", e.get("winner", "?"), e.get("baseline", "?"))
-        ctrl = e.get("control_e2e")
+            e.component, " " + e.case if e.case != "-" else "",
+            e.winner or "?", e.baseline or "?")
+        ctrl = e.control_e2e
         control = _as_float(ctrl.get("ratio") if isinstance(ctrl, dict)
                             else None)
-        rows.append((label, micro, e2e, control,
-                     str(e.get("verdict", ""))))
+        rows.append((label, micro, e2e, control, e.verdict or ""))
     if not rows:
         return None
     x = np.arange(len(rows))

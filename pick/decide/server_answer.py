@@ -77,11 +77,11 @@ class Answer:
 def workload_of(row: ValidationRow) -> str:
     """The server workload a validation case ran: chat, HTTP (with the
     access log when the logger is what it compares), else ping-pong."""
-    proto = str(row.get("protocol") or "")
+    proto = row.protocol or ""
     if proto == "chat":
         return "chat"
     if proto == "http":
-        return "http-log" if row.get("component") == "logger" else "http"
+        return "http-log" if row.component == "logger" else "http"
     return "pingpong"
 
 
@@ -96,7 +96,7 @@ def candidate_of(entry: ReactorEntry) -> Optional[str]:
 
 
 def _case(row: ValidationRow) -> str:
-    return str(row.get("case") or row.get("name") or "?")
+    return row.case or "?"
 
 
 def _interval(x: Any) -> str:
@@ -117,26 +117,24 @@ def _measured(rows: list[ValidationRow], base: str
     by = {o: [r for r in rows if outcome_of(r) is o] for o in Outcome}
 
     def also(r: ValidationRow) -> str:
-        others = [_case(x) + " " + x.get("outcome", "")
+        others = [_case(x) + " " + (x.outcome or "")
                   for x in rows if x is not r]
         return "; also " + ", ".join(others) if others else ""
 
     if by[Outcome.REFUTED]:
         r = by[Outcome.REFUTED][0]
         why = "%s refuted end to end (%s: %s, %s)%s" % (
-            r.get("winner"), _case(r), _interval(r.get("e2e")),
-            r.get("verdict", ""), also(r))
-        return base, why, str(r.get("winner"))
+            r.winner, _case(r), _interval(r.e2e), r.verdict or "", also(r))
+        return base, why, str(r.winner)
     if by[Outcome.HELD]:
         r = by[Outcome.HELD][0]
         why = "held end to end (%s: %s, %s)%s" % (
-            _case(r), _interval(r.get("e2e")), r.get("verdict", ""), also(r))
-        return str(r.get("winner")), why, None
+            _case(r), _interval(r.e2e), r.verdict or "", also(r))
+        return str(r.winner), why, None
     if by[Outcome.EQUIVALENT]:
         r = by[Outcome.EQUIVALENT][0]
         why = ("%s equivalent end to end (%s: %s): the change buys nothing, "
-               "keep %s" % (r.get("winner"), _case(r), _interval(r.get("e2e")),
-                            base))
+               "keep %s" % (r.winner, _case(r), _interval(r.e2e), base))
         return base, why, None
     return None
 
@@ -145,7 +143,7 @@ def _predicted(rows: list[ValidationRow], base: str, m: float
                ) -> Optional[tuple[str, str]]:
     """(choice, why) from a prediction whose check is consistent."""
     for r in rows:
-        model = r.get("model")
+        model = r.model
         if not isinstance(model, dict):
             continue
         check, pred = model.get("check"), model.get("predicted")
@@ -153,14 +151,14 @@ def _predicted(rows: list[ValidationRow], base: str, m: float
                 check.get("outcome") != "consistent":
             continue
         s = standing(pred.get("low"), pred.get("high"), m)
-        cand = str(r.get("winner"))
+        cand = str(r.winner)
         choice = cand if s is Standing.AHEAD_BEYOND else base
         gamma = check.get("gamma") or {}
         return choice, (
             "%s predicted %s over %s at %s, its check consistent (γ %s); "
             "measured %s: %s" % (
                 cand, _interval(pred), base, _case(r), _interval(gamma),
-                r.get("outcome"),
+                r.outcome,
                 "ahead by more than the margin" if choice == cand else
                 "not ahead by more than %.0f%%, keep %s" % (100 * m, base)))
     return None
@@ -246,8 +244,8 @@ def answers(picked: Picked, rows: list[ValidationRow],
             continue
         base = str(entry.get("baseline") or "")
         cand = candidate_of(entry)
-        mine = [r for r in rows if r.get("component") == comp and
-                str(r.get("baseline")) == base]
+        mine = [r for r in rows if r.component == comp and
+                r.baseline == base]
         refuted = [r for r in mine if outcome_of(r) is Outcome.REFUTED]
         map_wl, map_words = MAP_WORKLOAD.get(comp, ("pingpong", "echo"))
         comp_map = lm.get(comp) if lm else None
@@ -269,11 +267,11 @@ def answers(picked: Picked, rows: list[ValidationRow],
                                   base, None, load))
                 continue
             choice, why = _micro(entry)
-            gone = [r for r in refuted if r.get("winner") == choice]
+            gone = [r for r in refuted if r.winner == choice]
             if gone:
                 choice = base
                 why = "%s refuted end to end at %s (%s), not decided " \
-                    "here: keep %s" % (gone[0].get("winner"),
+                    "here: keep %s" % (gone[0].winner,
                                        _workload_label(workload_of(gone[0])),
                                        _case(gone[0]), base)
             harmful = None
@@ -286,7 +284,7 @@ def answers(picked: Picked, rows: list[ValidationRow],
                            why, map_words, base, 100 * m, hurts[1], hurts[2],
                            hurts[0], _map_check(comp_map), base))
             if here:
-                ran = ", ".join("%s %s" % (_case(r), r.get("outcome"))
+                ran = ", ".join("%s %s" % (_case(r), r.outcome)
                                 for r in here)
                 why = why.replace(MICRO_ONLY, "micro only: the validation "
                                   "here did not decide (%s)" % ran, 1)

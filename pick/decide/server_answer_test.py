@@ -27,12 +27,10 @@ from pick.testutil import BASIC
 def row(case: str, outcome: str, winner: str = "async",
         baseline: str = "sync", comp: str = "logger",
         protocol: str = "echo", **extra: Any) -> ValidationRow:
-    r: dict[str, Any] = dict(component=comp, case=case, outcome=outcome,
-                             winner=winner, baseline=baseline,
-                             protocol=protocol, verdict=outcome,
-                             e2e=dict(ratio=0.9, low=0.85, high=0.95))
-    r.update(extra)
-    return r  # type: ignore[return-value]
+    return ValidationRow(component=comp, case=case, outcome=outcome,
+                         winner=winner, baseline=baseline,
+                         protocol=protocol, verdict=outcome,
+                         e2e=dict(ratio=0.9, low=0.85, high=0.95), **extra)
 
 
 def picked(adopted: bool = True) -> Any:

@@ -13,9 +13,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, cast
 
 from pick.margin import MARGIN
+from pick.read.validation_rows import ValidationFormatError, validation_entries
+from pick.records import PingpongDoc, ValidationRow
 
 RERUN = "bazel run -c opt //bench:pingpong -- --validate"
 
@@ -61,25 +63,26 @@ def _validation(pp: Any) -> Any:
     return pp.get("validation") if isinstance(pp, dict) else None
 
 
-def rows(pp: Any) -> list[dict[str, Any]]:
-    """The validation's rows that ran a case (case not "-"), as written;
-    [] when there are none or they cannot be read."""
-    v = _validation(pp)
-    if isinstance(v, dict):
-        v = v.get("rows")
-    if not isinstance(v, list):
+def rows(pp: Any) -> list[ValidationRow]:
+    """The validation's rows that ran a case (case not "-"); [] when there
+    are none or they cannot be read (validation_rows says why)."""
+    try:
+        entries = validation_entries(
+            cast(PingpongDoc, pp) if isinstance(pp, dict) else None)
+    except ValidationFormatError:
         return []
-    return [r for r in v if isinstance(r, dict) and r.get("case") != "-"]
+    return [r for r in entries if r.case != "-"]
 
 
 def has_models(pp: Any) -> bool:
-    """Whether the file carries predictions at all: some row with a
-    "model" or "model_note" key (a file written before them has none)."""
-    return any("model" in r or "model_note" in r for r in rows(pp))
+    """Whether the file carries predictions at all: some row with a model
+    or a note of why it has none (a file written before them has none)."""
+    return any(r.model is not None or r.model_note is not None
+               for r in rows(pp))
 
 
-def model(row: dict[str, Any]) -> Optional[dict[str, Any]]:
-    m = row.get("model")
+def model(row: ValidationRow) -> Optional[dict[str, Any]]:
+    m = row.model
     return m if isinstance(m, dict) else None
 
 

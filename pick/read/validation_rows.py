@@ -25,10 +25,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, cast
+from typing import Any, Optional
 
 from pick.outcome import FIELD, Outcome, OutcomeError, parse_outcome
-from pick.records import PingpongDoc, ValidationRow
+from pick.records import PingpongDoc, RowFormatError, ValidationRow
 
 RERUN = ("rerun the validation: bazel run -c opt //bench:pingpong -- "
          "--validate")
@@ -38,7 +38,7 @@ class ValidationFormatError(ValueError):
     """pingpong.json's "validation" rows that pick cannot read."""
 
 
-def _rows(v: Any) -> list[ValidationRow]:
+def _rows(v: Any) -> list[dict[str, Any]]:
     """The rows of a "validation" value: a list of entries, a {component:
     entry} mapping, or either under "rows" or "components"."""
     if isinstance(v, dict):
@@ -46,32 +46,31 @@ def _rows(v: Any) -> list[ValidationRow]:
             if key in v:
                 v = v[key]
                 break
-    entries: list[ValidationRow] = []
+    entries: list[dict[str, Any]] = []
     if isinstance(v, dict):
         for k, e in v.items():
             if isinstance(e, dict):
-                row = cast(ValidationRow, dict(e))
-                row.setdefault("component", k)
-                entries.append(row)
+                entries.append(dict(e))
+                entries[-1].setdefault("component", k)
     elif isinstance(v, list):
-        entries = [cast(ValidationRow, dict(e)) for e in v
-                   if isinstance(e, dict)]
+        entries = [dict(e) for e in v if isinstance(e, dict)]
     for e in entries:
-        e.setdefault("component", e.get("name", "?"))
+        name = e.pop("name", "?")   # an early file's name for it
+        e.setdefault("component", name)
     return entries
 
 
 def validation_entries(pingpong: Optional[PingpongDoc]
                        ) -> list[ValidationRow]:
-    """The "validation" key of pingpong.json as a list of dicts with at least
-    component, micro_ratio, e2e_ratio, verdict and outcome (its value as
-    written, one of outcome.VALUES); [] when absent. Raises
-    ValidationFormatError for a row without "outcome" or with an unknown
-    one."""
+    """The "validation" key of pingpong.json as ValidationRows (the one
+    type the validation writes), their outcome checked (one of
+    outcome.VALUES); [] when absent. Raises ValidationFormatError for a
+    row without "outcome", with an unknown one, or with a field this
+    version does not know."""
     if not pingpong or "validation" not in pingpong:
         return []
-    entries = _rows(pingpong["validation"])
-    for k, e in enumerate(entries):
+    out = []
+    for k, e in enumerate(_rows(pingpong["validation"])):
         where = "validation row %d (%s/%s)" % (
             k + 1, e["component"], e.get("case", "?"))
         if FIELD not in e:
@@ -80,14 +79,15 @@ def validation_entries(pingpong: Optional[PingpongDoc]
                 "%s" % (where, FIELD, RERUN))
         try:
             parse_outcome(e[FIELD])
-        except OutcomeError as err:
+            out.append(ValidationRow.from_json(e))
+        except (OutcomeError, RowFormatError) as err:
             raise ValidationFormatError("%s: %s; %s" % (where, err, RERUN))
-    return entries
+    return out
 
 
 def outcome_of(entry: ValidationRow) -> Outcome:
     """The row's outcome (validation_entries() checked it)."""
-    return parse_outcome(entry.get(FIELD))
+    return parse_outcome(entry.outcome)
 
 
 def held(entry: ValidationRow) -> bool:
@@ -104,7 +104,7 @@ COUNTED = ((Outcome.HELD, "held"), (Outcome.EQUIVALENT, "equivalent"),
 def metric_of(entry: ValidationRow) -> str:
     """"cpu" (the server's CPU per unit of work), "throughput", "latency"
     (the chat round's time), or "-" (no verdict ran)."""
-    kind = entry.get("metric_kind")
+    kind = entry.metric_kind
     if not isinstance(kind, str) or not kind:
         return "-"
     if kind.startswith("server CPU"):
@@ -155,11 +155,11 @@ def validation_summary(pingpong: Optional[PingpongDoc]
     if any(n for n, _ in used):
         line += "; metric: %s" % ", ".join(
             "%s in %d" % (words, n) for n, words in used if n)
-    alt = sum(1 for e in cases if e.get("question") == "alternative")
+    alt = sum(1 for e in cases if e.question == "alternative")
     if alt:
         line += "; %d case%s asked whether leaving the baseline matters " \
             "(the micro pick kept it)" % (alt, "" if alt == 1 else "s")
-    default = sum(1 for e in cases if e.get("origin") == "default")
+    default = sum(1 for e in cases if e.origin == "default")
     if default:
         line += "; %d case%s ran a default pair, not a micro pick" % (
             default, "" if default == 1 else "s")

@@ -20,7 +20,11 @@ from pick.testutil import BASIC
 from pick import outcome
 from pick.read import validation_rows
 from pick.report.endtoend import validation_section
-from pick.records import PingpongDoc
+from pick.records import PingpongDoc, ValidationRow
+
+# The validation rows of a whole make bench (2026-11-28, its second run:
+# every field the writer had then; records and rounds cut to the first few).
+ROWS = os.path.join(os.path.dirname(BASIC), "rows", "pingpong.json")
 
 
 def fixture() -> PingpongDoc:
@@ -67,7 +71,7 @@ class OutcomeTest(unittest.TestCase):
 class ValidationTest(unittest.TestCase):
     def test_fixture_rows(self) -> None:
         entries = validation_rows.validation_entries(fixture())
-        self.assertEqual([(e["component"], e["outcome"]) for e in entries], [
+        self.assertEqual([(e.component, e.outcome) for e in entries], [
             ("task_queue", "held"), ("task_queue", "too-weak"),
             ("buffer", "held"), ("buffer", "refuted"),
             ("logger", "nothing-to-validate")])
@@ -204,6 +208,57 @@ class ValidationTest(unittest.TestCase):
         self.assertEqual(validation_rows.validation_problem(pp), msg)
         self.assertEqual(validation_rows.validation_summary(pp),
                          ("validation unreadable: " + msg, []))
+
+
+
+class RowTypeTest(unittest.TestCase):
+    """One row type: the previous turn's rows load as ValidationRows and
+    write back what they held; a field this version does not know is
+    refused with the rerun command."""
+
+    def doc(self) -> PingpongDoc:
+        with open(ROWS) as f:
+            doc: PingpongDoc = json.load(f)
+        return doc
+
+    def test_the_previous_files_rows_load_and_write_back(self) -> None:
+        doc = self.doc()
+        written = doc["validation"]["rows"]
+        entries = validation_rows.validation_entries(doc)
+        self.assertEqual(len(entries), 6)
+        self.assertEqual([(e.component, e.case, e.outcome)
+                          for e in entries][:2], [
+            ("task_queue", "reply-via-queue-10", "not-told-apart"),
+            ("task_queue", "reply-via-queue-1", "too-weak")])
+        for e, w in zip(entries, written):
+            back = e.to_json()
+            self.assertEqual({k: back[k] for k in w}, w)
+            # The fields the file lacked are the ones added since, unset.
+            self.assertEqual({k: back[k] for k in back if k not in w},
+                             dict(model_note=None, error=None, paced=None,
+                                  rates=None))
+            self.assertEqual(ValidationRow.from_json(back), e)
+        self.assertEqual(entries[0].runs("control2"),
+                         written[0]["control2_runs"])
+        with self.assertRaises(KeyError):
+            entries[0].runs("nobody")
+
+    def test_an_unknown_field_is_refused_with_the_rerun(self) -> None:
+        doc = self.doc()
+        doc["validation"]["rows"][2]["sides"] = {}
+        msg = validation_rows.validation_problem(doc)
+        assert msg is not None
+        self.assertIn("validation row 3 (buffer/header-growing): unknown "
+                      "key sides; rerun the validation: bazel run -c opt "
+                      "//bench:pingpong -- --validate", msg)
+        self.assertEqual(validation_rows.validation_summary(doc)[1], [])
+
+    def test_an_early_files_null_takes_the_default(self) -> None:
+        r = ValidationRow.from_json(dict(component="buffer", case=None,
+                                         rounds=None, blocks=None))
+        self.assertEqual((r.case, r.rounds, r.blocks), ("-", [], 1))
+        with self.assertRaises(ValueError):
+            ValidationRow.from_json(dict(case="c"))
 
 
 if __name__ == "__main__":

@@ -39,17 +39,13 @@ def validation_section(pp: Optional[PingpongDoc]) -> list[str]:
     rows = []
     for e in entries:
         rows.append([
-            str(e.get("component", "-")), str(e.get("case", "-")),
-            _question(e),
-            "%s -> %s" % (e.get("baseline", "?"), e.get("winner", "?")),
-            _ratio(e.get("micro_ratio")),
-            _comparison(e.get("e2e"), e.get("e2e_ratio")),
-            _comparison(e.get("control_e2e"), None), _cost(e),
-            "%d (%s)" % (len(e["rounds"]), e.get("stop") or "-")
-            if isinstance(e.get("rounds"), list) and e["rounds"] else "-",
-            "%.1f%%" % (100 * e["mde"]) if isinstance(
-                e.get("mde"), (int, float)) else "-",
-            _metric(e), str(e.get("verdict", "-"))])
+            e.component, e.case, _question(e),
+            "%s -> %s" % (e.baseline or "?", e.winner or "?"),
+            _ratio(e.micro_ratio), _comparison(e.e2e, e.e2e_ratio),
+            _comparison(e.control_e2e, None), _cost(e),
+            "%d (%s)" % (len(e.rounds), e.stop or "-") if e.rounds else "-",
+            "%.1f%%" % (100 * e.mde) if isinstance(e.mde, (int, float))
+            else "-", _metric(e), e.verdict or "-"])
     lines.append(md_table(head, rows))
     v = pp.get("validation")
     if not isinstance(v, dict):
@@ -104,20 +100,19 @@ def _band(m: Any) -> str:
 
 
 def _question(e: ValidationRow) -> str:
-    q = e.get("question")
-    if e.get("origin") == "default" or q == "default":
+    q = e.question
+    if e.origin == "default" or q == "default":
         return "default pair, not a micro pick"
     return {"pick": "micro pick", "alternative": "best alternative (pick "
             "kept the baseline)"}.get(str(q), "-")
 
 
 def _metric(e: ValidationRow) -> str:
-    kind = e.get("metric_kind")
-    return str(kind) if isinstance(kind, str) and kind else "-"
+    return e.metric_kind or "-"
 
 
 def _cost(e: ValidationRow) -> str:
-    c = e.get("control_cost")
+    c = e.control_cost
     if not isinstance(c, dict) or not isinstance(
             c.get("injected_ns"), (int, float)):
         return "-"

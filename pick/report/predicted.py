@@ -22,6 +22,7 @@ from pick.read import predictions
 from pick.margin import Standing, short, standing
 from pick.report.tables import md_table, ns
 from pick.read.predictions import Interval
+from pick.records import ValidationRow
 
 HEADING = ("## Predict, then check: why a micro winner does or does not "
            "matter end to end")
@@ -76,12 +77,12 @@ def _linearity(iv: Optional[Interval]) -> str:
                          else ": not linear")
 
 
-def _candidate(row: dict[str, Any], m: dict[str, Any]) -> str:
+def _candidate(row: ValidationRow, m: dict[str, Any]) -> str:
     c = predictions.mapping(m.get("candidate"))
     iv = predictions.interval(c)
     if iv is None:
         return "-"
-    return "`%s` %s (%s)" % (predictions.text(row.get("winner"), "?"),
+    return "`%s` %s (%s)" % (predictions.text(row.winner, "?"),
                              ratio(iv),
                              predictions.text(c.get("source"), "?"))
 
@@ -104,7 +105,7 @@ def _old(c: dict[str, Any]) -> str:
         " (the replaced interval rule; rerun for the joint check)"
 
 
-def _check(row: dict[str, Any], m: dict[str, Any]) -> str:
+def _check(row: ValidationRow, m: dict[str, Any]) -> str:
     c = m.get("check")
     if isinstance(c, dict):
         if _outcome(c) is None and isinstance(c.get("holds"), bool):
@@ -118,17 +119,17 @@ def _check(row: dict[str, Any], m: dict[str, Any]) -> str:
     return "not checked: no measured interval"
 
 
-def _unit(row: dict[str, Any]) -> str:
-    return predictions.text(row.get("work"), "unit")
+def _unit(row: ValidationRow) -> str:
+    return predictions.text(row.work, "unit")
 
 
-def _model_row(row: dict[str, Any]) -> list[str]:
-    head = [predictions.text(row.get("component"), "?"),
-            predictions.text(row.get("case"), "?")]
-    measured = _measured(row.get("e2e"))
+def _model_row(row: ValidationRow) -> list[str]:
+    head = [predictions.text(row.component, "?"),
+            predictions.text(row.case, "?")]
+    measured = _measured(row.e2e)
     m = predictions.model(row)
     if m is None:
-        note = predictions.text(row.get("model_note"), "no model in this row")
+        note = predictions.text(row.model_note, "no model in this row")
         return head + ["-"] * 6 + ["-", measured, "no prediction: " + note]
     what = predictions.text(m.get("metric_what"),
                             predictions.text(m.get("metric"), "?"))
@@ -138,11 +139,11 @@ def _model_row(row: dict[str, Any]) -> list[str]:
     if cost is not None:
         share += " of %s ns per %s" % (ns(cost.est), _unit(row))
     op = predictions.text(
-        predictions.mapping(row.get("control_cost")).get("op"), "op")
+        predictions.mapping(row.control_cost).get("op"), "op")
     ops = predictions.interval(m.get("ops_per_unit"))
     return head + [
         what + (" (%s)" % src if src else ""),
-        "`%s`: %s" % (predictions.text(row.get("baseline"), "?"), share),
+        "`%s`: %s" % (predictions.text(row.baseline, "?"), share),
         _plain(predictions.interval(m.get("exchange_rate"))),
         "-" if ops is None else "%s %s per %s" % (_plain(ops), op,
                                                   _unit(row)),
@@ -158,7 +159,7 @@ MODEL_HEAD = ["component", "case", "micro metric (costs from)",
               "measured end to end", "check"]
 
 
-def _models(rows: list[dict[str, Any]]) -> list[str]:
+def _models(rows: list[ValidationRow]) -> list[str]:
     lines = [
         "The model: the server's cost per unit of work is C = C0 + k c, "
         "with c the component's cost per operation and k the exchange "
@@ -196,7 +197,7 @@ def _models(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _tally(rows: list[dict[str, Any]]) -> list[str]:
+def _tally(rows: list[ValidationRow]) -> list[str]:
     """'**Checks: 3 consistent, 1 inconsistent, 2 uninformative** ...'
     over the rows that were checked."""
     checks = [predictions.mapping(m.get("check"))
@@ -214,7 +215,7 @@ def _tally(rows: list[dict[str, Any]]) -> list[str]:
     return [line, ""]
 
 
-def _other_lines(rows: list[dict[str, Any]]) -> list[str]:
+def _other_lines(rows: list[ValidationRow]) -> list[str]:
     """For a row with a second micro metric (the logger's), which one
     applies on this machine and what the other would have predicted."""
     out = []
@@ -227,28 +228,28 @@ def _other_lines(rows: list[dict[str, Any]]) -> list[str]:
         out.append(
             "- %s/%s: on this machine the micro metric is %s (%s); on %s "
             "(%s) the candidate `%s` would %s." % (
-                predictions.text(r.get("component"), "?"),
-                predictions.text(r.get("case"), "?"),
+                predictions.text(r.component, "?"),
+                predictions.text(r.case, "?"),
                 predictions.text(m.get("metric_what"), "?"),
                 predictions.text(m.get("metric_why"), "no reason given"),
                 predictions.text(o.get("metric_what"),
                                  predictions.text(o.get("metric"), "?")),
                 predictions.text(o.get("why_not"), "no reason given"),
-                predictions.text(r.get("winner"), "?"),
+                predictions.text(r.winner, "?"),
                 "be predicted at %s" % ratio(cand) if cand
                 else "have no prediction"))
     return ["", "Which micro metric applies:", ""] + out if out else []
 
 
-def _predicted_table(rows: list[dict[str, Any]]) -> Optional[str]:
+def _predicted_table(rows: list[ValidationRow]) -> Optional[str]:
     body = []
     for r in rows:
         m = predictions.model(r)
         for name, iv, src, micro in predictions.predicted(m) if m else []:
-            mark = " (candidate)" if name == r.get("winner") else \
-                " (baseline)" if name == r.get("baseline") else ""
-            body.append([predictions.text(r.get("component"), "?"),
-                         predictions.text(r.get("case"), "?"),
+            mark = " (candidate)" if name == r.winner else \
+                " (baseline)" if name == r.baseline else ""
+            body.append([predictions.text(r.component, "?"),
+                         predictions.text(r.case, "?"),
                          "`%s`%s" % (name, mark), ratio(iv),
                          "-" if micro is None else ns(micro), src])
     if not body:
