@@ -23,8 +23,7 @@ from build import python_layers
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Folders the tree must show, so that a runfiles tree missing one fails
 # rather than passing on less.
-EXPECTED = {"pick", "pick.read", "pick.decide", "pick.decide.paired",
-            "pick.report", "pick.charts",
+EXPECTED = {"pick", "pick.read", "pick.decide", "pick.report", "pick.charts",
             "servers.driver", "servers.pingpong", "servers.chat",
             "servers.http", "servers.loadgen", "servers.soak",
             "validation", "build"}

@@ -19,7 +19,7 @@
 #                          margin
 #   decide/paired_rounds_test  paired rounds: interval, sign test, host
 #                          states, ties, budgets, the reactor's baseline kept
-#   decide/paired/         paired statistics (sign, signed rank, processes)
+#   decide/paired_test     paired statistics (signed rank, processes)
 #   decide/winners_test    winners.json's reactor contract, floor and drift
 #   decide/server_answer_test  what to put in a server, per component
 #   decide/error_rates_test  the decision rule's error rates

@@ -36,9 +36,9 @@ from pick.read.sweeps import CONFIRMS, run_identity
 
 # The confirmation's fresh processes and rounds in each: rounds inside one
 # process share its heap, placement and host state, so the interval is
-# taken over the processes' medians (decide/paired/process.py), and more
-# processes of fewer rounds buy more of it: t(3) is 3.18 where t(2) is
-# 4.30 (docs/methods.md, "Processes"). bench.sh runs process K of every
+# taken over the processes' medians (decide/paired.py, process_paired),
+# and more processes of fewer rounds buy more of it: t(3) is 3.18 where
+# t(2) is 4.30 (docs/methods.md, "Processes"). bench.sh runs process K of every
 # family before process K + 1, so the processes sit minutes apart.
 CONFIRM_PROCESSES = 4
 CONFIRM_ROUNDS = 3

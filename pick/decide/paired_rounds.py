@@ -15,10 +15,10 @@
 # and the baseline run again in several fresh processes), those give every
 # margin, so that no margin is estimated on the rounds that selected it
 # (the winner's curse). summary() reads them at the process level (a t
-# interval over the processes' medians, decide/paired/process.py) when
+# interval over the processes' medians, decide/paired.py) when
 # MIN_PROCESSES ran them, so the interval carries the spread between
 # processes; else by the rounds' median, sign-test interval and p
-# (decide/paired/sign.py). The interval decides, in margin.py's words against
+# (decide/paired.py). The interval decides, in margin.py's words against
 # the margin m:
 #   above     the interval's lower end > 1: the leader is "ahead" (by more
 #             than m when the lower end clears 1 + m); the reactor adopts it

@@ -245,7 +245,7 @@ def drift_veto(fr: sweeps.FamilyResults,
 
 
 # Mid-ranks for the rank tests: pick's U-test (stats.utest) and the
-# validation's signed-rank test (pick/decide/paired/signed_rank.py), which
+# validation's signed-rank test (pick/decide/paired.py), which
 # imports it as pick.ranks. At pick's bottom layer, standard library only.
 
 def doubled_midranks(values: Sequence[float]) -> list[int]:

@@ -9,7 +9,7 @@
 # points and repetitions are then one sample, summarised by the
 # Hodges-Lehmann estimate with its exact 95% interval and signed-rank p
 # (servers/driver/side_by_side.py,
-# pick/decide/paired/signed_rank.py). That is the
+# pick/decide/paired.py). That is the
 # "median over the points" of a claim like "ours costs 0.9x Asio's CPU per
 # MiB", with the noise of the run around it; a single point's ratio from one
 # run carries little on a shared host (docs/servers.md).
