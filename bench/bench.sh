@@ -55,7 +55,7 @@ merge_all() {
   for f in "${families[@]}"; do bench/sweep.sh --merge "$f" || return 1; done
 }
 
-# The confirmation (pick/decide/confirm.py): each family's leaders, runners-up and
+# The confirmation (pick/decide/paired_rounds.py): each family's leaders, runners-up and
 # baselines once more, in several fresh processes of a few rounds each
 # (process K of every family before process K + 1, then one merge per
 # family); pick takes every margin from these rounds, not from those that

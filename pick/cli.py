@@ -21,7 +21,8 @@
 # shows against the margin (decide/ranking.py, decide/paired_rounds.py,
 # margin.py); the margins
 # come from results/confirm/<family>.json when bench.sh's confirmation
-# wrote it (decide/confirm.py; --confirm-filter prints its sweep flags). All of
+# wrote it (decide/paired_rounds.py; --confirm-filter prints its sweep
+# flags). All of
 # that is one Analysis (analysis.py), built once from the arguments; one
 # reporter per output reads it (analysis.py, Google Benchmark's
 # BenchmarkReporter), in this order: results/winners.json (the reactor
@@ -59,7 +60,7 @@ from pick.read import sweeps
 from pick.analysis import Analysis, Settings, analyse
 from pick.charts.draw import ChartFiles
 from pick.report.compare import compare_dirs
-from pick.decide.confirm import confirm_flags
+from pick.decide.paired_rounds import confirm_flags
 from pick.report.outputs import ConsoleSummary
 from pick.read.merge import MergeError, merge_parts
 from pick.report.document import ReportFile

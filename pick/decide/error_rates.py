@@ -46,10 +46,11 @@ import sys
 from typing import Optional, cast
 
 from pick.read import sweeps
-from pick.decide.confirm import CONFIRM_PROCESSES, CONFIRM_ROUNDS
 from pick.margin import MARGIN, Standing
 from pick.decide.ranking import decide, rank_groups
-from pick.decide.paired_rounds import over_baseline
+from pick.decide.paired_rounds import (CONFIRM_PROCESSES,
+                                       CONFIRM_ROUNDS,
+                                       over_baseline)
 from pick.records import ResultContext
 from pick import records
 

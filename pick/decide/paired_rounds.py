@@ -39,6 +39,27 @@
 # a state too short for an interval claims nothing and splits nothing, so
 # one more round cannot withdraw a verdict every state supports. The floor
 # never vetoes on its own here (stats.drift() is for files without rounds).
+#
+# The confirmation plan (confirm_filter(), confirm_flags()): which runs
+# confirm the choices of a family's sweep. A class's leader is the best of
+# up to 15 implementations, so its margin, estimated on the rounds that
+# chose it, is biased up (the winner's curse). bench.sh therefore runs,
+# after the first pick, each family once more in CONFIRM_PROCESSES fresh
+# processes: the leader, the runner-up and the baseline of every class and
+# of the reactor's classes, over the class's groups, for CONFIRM_ROUNDS
+# rounds each, merged into results/confirm/<family>.json, whose rounds give
+# every margin above, with an interval over the processes.
+#
+#   confirm_filter(picked, family)   the sweep's --benchmark_filter: one
+#                                    POSIX extended regular expression
+#                                    (the harness's std::regex), or None
+#                                    when the family has nothing to confirm
+#   confirm_flags(picked, family)    the processes, then the sweep flags
+#                                    bench.sh passes: the rounds (one
+#                                    process of one round in the smoke
+#                                    profile), the sweep run confirmed
+#                                    (--benchmark_context=confirms=ID) and
+#                                    the filter; "" when nothing to confirm
 
 from __future__ import annotations
 
@@ -59,10 +80,19 @@ from pick.decide.paired import (MIN_PROCESSES,
                                 process_paired,
                                 processes_for_equivalence,
                                 two_means_split)
-from pick.records import ClassPick, HostStatesDict, PairedStats
+from pick.records import ClassPick, HostStatesDict, PairedStats, Picked
 from pick.margin import Standing, conflict
 from pick.decide.stats import better_ratio, geomean, utest
 from pick import records
+
+# The confirmation's fresh processes and rounds in each: rounds inside one
+# process share its heap, placement and host state, so the interval is
+# taken over the processes' medians (summary(), process_paired), and more
+# processes of fewer rounds buy more of it: t(3) is 3.18 where t(2) is
+# 4.30 (docs/methods.md, "Processes"). bench.sh runs process K of every
+# family before process K + 1, so the processes sit minutes apart.
+CONFIRM_PROCESSES = 4
+CONFIRM_ROUNDS = 3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -390,3 +420,77 @@ def rounds_text(res: ClassPick) -> str:
         else ""
     return "%d%s%s" % (n, " (budget ended)" if res.get("budget_ended") else
                        "", conf)
+
+
+_SPECIAL = set(".[]()*+?{}|^$\\")
+
+
+def _escape(text: str) -> str:
+    """text as a literal in a POSIX extended regular expression."""
+    return "".join("\\" + c if c in _SPECIAL else c for c in text)
+
+
+def _impls(res: ClassPick) -> set[str]:
+    """The class's leading pair (as its rounds chose it) and baseline."""
+    out: set[str] = set()
+    chosen = res.get("selection_paired") or res.get("paired")
+    if chosen:
+        out |= {chosen["a"], chosen["b"]}
+    else:
+        out |= {i for i in (res.get("winner"), res.get("runner_up")) if i}
+    if res.get("baseline"):
+        out.add(str(res["baseline"]))
+    return out
+
+
+def _alternatives(family: str, groups: list[str], impls: set[str]
+                  ) -> list[str]:
+    """One alternative per group name (family/scenario[/params]): the
+    benchmark names family/scenario/IMPL[/params] for impls."""
+    out = []
+    which = "(%s)" % "|".join(_escape(i) for i in sorted(impls))
+    for g in groups:
+        parts = g.split("/")
+        if len(parts) < 2 or parts[0] != family:
+            continue
+        rest = "/".join(parts[2:])
+        out.append("%s/%s/%s%s" % (_escape(parts[0]), _escape(parts[1]),
+                                   which, "/" + _escape(rest) if rest else ""))
+    return out
+
+
+def confirm_filter(picked: Picked, family: str) -> Optional[str]:
+    """The filter that runs the family's confirmation (the header)."""
+    fam = picked["families"].get(family)
+    if not fam or fam.get("missing"):
+        return None
+    alts: list[str] = []
+    for res in fam.get("classes", []):
+        impls = _impls(res)
+        if len(impls) >= 2 and res.get("groups"):
+            alts += _alternatives(family, res["groups"], impls)
+    for entry in picked["reactor"].values():
+        impls = {i for i in (entry.get("leader"), entry.get("runner_up"),
+                             entry.get("baseline")) if i}
+        if len(impls) >= 2 and entry.get("groups"):
+            alts += _alternatives(family, entry["groups"], impls)
+    alts = sorted(set(alts))
+    return "^(%s)$" % "|".join(alts) if alts else None
+
+
+def confirm_flags(picked: Picked, family: str) -> str:
+    """The confirmation's processes, then its sweep flags (the header):
+    '4 --min_rounds=3 --max_rounds=3 --benchmark_filter=...'; "" when
+    none. The smoke profile runs one process of one round."""
+    flt = confirm_filter(picked, family)
+    if flt is None:
+        return ""
+    fam = picked["families"][family]
+    smoke = fam.get("profile") == "smoke"
+    procs, n = (1, 1) if smoke else (CONFIRM_PROCESSES, CONFIRM_ROUNDS)
+    # The file names the sweep run it confirms (sweeps.run_identity), so
+    # that pick matches the two by content, not by file times.
+    ident = sweeps.run_identity(fam["file"]) if fam.get("file") else ""
+    return "%d --min_rounds=%d --max_rounds=%d%s --benchmark_filter=%s" % (
+        procs, n, n, " --benchmark_context=%s=%s" % (sweeps.CONFIRMS, ident)
+        if ident else "", flt)

@@ -18,7 +18,7 @@ from pick.testutil import cls
 from pick.read import sweeps
 from pick.report import tables
 from pick.decide import winners
-from pick.decide.confirm import confirm_flags
+from pick.decide.paired_rounds import confirm_flags
 from pick.read.sweeps import CONFIRMS, run_identity
 from pick.decide.workloads import Workload
 from pick.testdata import roundsfix as F

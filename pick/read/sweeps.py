@@ -399,7 +399,7 @@ def _attach_confirmation(fr: FamilyResults, directory: str) -> None:
 
 
 # Which sweep run a confirmation file confirms. bench.sh's confirmation
-# passes --benchmark_context=confirms=ID (decide/confirm.py), and Google
+# passes --benchmark_context=confirms=ID (decide/paired_rounds.py), and Google
 # Benchmark
 # writes it into the file's context; read/sweeps.py attaches the confirmation
 # only to the sweep file whose identity is ID. A hash of the file's bytes:

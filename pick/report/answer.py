@@ -14,7 +14,7 @@ from typing import Sequence
 from pick.report.tables import md_table
 from pick.decide.server_answer import BASES, COMPONENTS, WORKLOADS, Answer
 from pick.records import Picked
-from pick.decide.confirm import CONFIRM_PROCESSES
+from pick.decide.paired_rounds import CONFIRM_PROCESSES
 from pick.decide.stats import MIN_MARGIN, fmt_ratio
 
 HEADER = ["Component", "Server workload", "Put in", "Basis", "Why"]
