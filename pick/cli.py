@@ -35,8 +35,7 @@
 # --drift-threshold: replaces every file's drift threshold (stats.drift()),
 # passed down explicitly to pick_all() and repro(), never through a global.
 # Workload flags (--producers, --consumers, --payload, --latency-bound):
-# spec.Workload. --compare A B: report/compare.py. --repro RUN1 RUN2:
-# report/repro.py.
+# spec.Workload. --compare A B and --repro RUN1 RUN2: report/two_runs.py.
 # --merge OUT PART...: read/merge.py, joins the files of one sweep run as N
 # processes (--part=K/N) into OUT.
 #
@@ -59,13 +58,12 @@ from typing import Optional
 from pick.read import sweeps
 from pick.analysis import Analysis, Settings, analyse
 from pick.charts.draw import ChartFiles
-from pick.report.compare import compare_dirs
 from pick.decide.paired_rounds import confirm_flags
 from pick.report.outputs import ConsoleSummary
 from pick.read.merge import MergeError, merge_parts
 from pick.report.document import ReportFile
 from pick.analysis import run
-from pick.report.repro import repro
+from pick.report.two_runs import compare_dirs, repro
 from pick.decide.workloads import Workload
 from pick.decide.stats import MIN_MARGIN
 from pick.report.outputs import WinnersFile

@@ -24,10 +24,10 @@
 #   decide/server_answer_test  what to put in a server, per component
 #   decide/error_rates_test  the decision rule's error rates
 #   analysis_test          the one analysis value and the reporters over it
-#   report/document_test   REPORT.md and the charts, --compare, no matplotlib
+#   report/document_test   REPORT.md and the charts, no matplotlib
 #   report/predicted_test  predict, then check: the section and the load map
 #   report/latency_test    latency at set rates: the section and the charts
-#   report/repro_test      --repro
+#   report/two_runs_test   --repro and --compare
 #
 # Each file also runs on its own, as a module from the workspace root
 # (`/usr/bin/python3 -m pick.read.sweeps_test`).

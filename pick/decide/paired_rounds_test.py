@@ -27,7 +27,7 @@ from pick.testutil import cls
 
 from pick import cli
 from pick.decide import paired
-from pick.report import repro
+from pick.report import two_runs
 from pick.read import sweeps
 from pick.decide import paired_rounds
 from pick.report import tables
@@ -355,7 +355,7 @@ class PairedReproTest(unittest.TestCase):
         p1 = F.write_doc(self.tmp, "run1", d1)
         p2 = F.write_doc(self.tmp, "run2", d2)
         out = io.StringIO()
-        rc = repro.repro(p1, p2, out=out, err=out)
+        rc = two_runs.repro(p1, p2, out=out, err=out)
         return rc, out.getvalue()
 
     def test_half_disagreement_is_counted_not_failed(self) -> None:

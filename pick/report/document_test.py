@@ -5,10 +5,8 @@
 #
 # REPORT.md and the charts from a small fixed result set
 # (report/document.py, charts/draw.py, through __main__.py), without validation
-# or results, --compare; and the chart script and pick when matplotlib is
-# missing.
+# or results; and the chart script and pick when matplotlib is missing.
 
-import io
 import json
 import os
 import shutil
@@ -19,7 +17,6 @@ from typing import Any, Optional, Sequence
 
 from pick.testutil import BASIC, HERE, PICK, PY, SMOKE
 
-from pick.report.compare import compare_dirs
 from pick.report.tables import paired_table
 from pick.report.servers import pingpong_section
 from pick.report.servers import chat_section, http_section
@@ -142,15 +139,6 @@ class ReportTest(unittest.TestCase):
         p = self.run_pick(d)
         self.assertEqual(p.returncode, 2)
         self.assertIn("no family results", p.stderr)
-
-    def test_compare(self) -> None:
-        buf = io.StringIO()
-        self.assertEqual(compare_dirs(BASIC, BASIC, 0.05, out=buf), 0)
-        text = buf.getvalue()
-        self.assertIn("queues/throughput/producers:1/consumers:1 mutex", text)
-        self.assertIn("1.00x", text)
-        self.assertEqual(compare_dirs(BASIC, SMOKE, 0.05,
-                                      out=io.StringIO()), 2)
 
 
 class PingpongSectionTest(unittest.TestCase):

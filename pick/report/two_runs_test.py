@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 # -----------------------------------------------------------------------------
-# pick/report/repro_test.py
+# pick/report/two_runs_test.py
 # -----------------------------------------------------------------------------
 #
-# --repro (report/repro.py): two runs that contradict each other, two that
-# agree,
-# a run whose host drifted, bad inputs; in-process and through __main__.py.
+# report/two_runs.py. --repro: two runs that contradict each other, two
+# that agree, a run whose host drifted, bad inputs; in-process and through
+# __main__.py. --compare: a directory against itself, and two with no
+# family file in common.
 
 import io
 import json
@@ -14,15 +15,15 @@ import subprocess
 import tempfile
 import unittest
 
-from pick.testutil import BASIC, OLD, PICK, REPRO, RUN1, RUN2, RUN3
+from pick.testutil import BASIC, OLD, PICK, REPRO, RUN1, RUN2, RUN3, SMOKE
 
-from pick.report import repro
+from pick.report import two_runs
 
 
 class ReproTest(unittest.TestCase):
     def repro(self, a: str, b: str) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
-        rc = repro.repro(a, b, out=out, err=err)
+        rc = two_runs.repro(a, b, out=out, err=err)
         return rc, out.getvalue(), err.getvalue()
 
     def test_contradicting_runs(self) -> None:
@@ -103,6 +104,18 @@ class ReproTest(unittest.TestCase):
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("no such file", p.stderr)
+
+
+class CompareTest(unittest.TestCase):
+    def test_compare(self) -> None:
+        buf = io.StringIO()
+        self.assertEqual(two_runs.compare_dirs(BASIC, BASIC, 0.05, out=buf),
+                         0)
+        text = buf.getvalue()
+        self.assertIn("queues/throughput/producers:1/consumers:1 mutex", text)
+        self.assertIn("1.00x", text)
+        self.assertEqual(two_runs.compare_dirs(BASIC, SMOKE, 0.05,
+                                               out=io.StringIO()), 2)
 
 
 if __name__ == "__main__":
