@@ -101,7 +101,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shlex
 import signal
 import sys
@@ -239,19 +238,6 @@ def servers_of(args: argparse.Namespace) -> list[Server]:
     return servers
 
 
-def raise_fd_limit() -> int:
-    """Raises the soft descriptor limit to the hard one (children inherit
-    it); returns the soft limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-        except (ValueError, OSError):
-            pass
-    return soft
-
-
 def failed_cases(v: dict[str, Any]) -> list[ValidationRow]:
     """The validation's rows that did not run (or ran unclean)."""
     return [r for r in v["rows"] if r.outcome == Outcome.ERROR.value]
@@ -314,7 +300,7 @@ def main(argv: list[str]) -> int:
     except SweepError as e:
         print("sweep: %s" % e, file=sys.stderr)
         return 2
-    soft = raise_fd_limit()
+    soft = procs.raise_fd_limit()
 
     out = results_path(args.out)
     started = time.monotonic()

@@ -122,25 +122,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def fd_limit(need: int) -> int:
-    """Raises the soft descriptor limit to the hard one, and the hard one
-    to `need` when allowed; returns the soft limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and hard < need:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
-            soft, hard = need, need
-        except (ValueError, OSError):
-            pass
-    if soft != hard:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
-        except (ValueError, OSError):
-            pass
-    return soft
-
-
 def plan(prof: dict[str, Any], servers: list[ChatServer], limit: int,
          message_size: int) -> tuple[list[Point], list[str]]:
     """The runs in order (repetitions interleaved, each block of
@@ -254,7 +235,7 @@ def main(argv: list[str]) -> int:
     except procs.SweepError as e:
         print("chat_bench: %s" % e, file=sys.stderr)
         return 2
-    limit = fd_limit(max(prof["clients"]) + FD_MARGIN)
+    limit = procs.raise_fd_limit(max(prof["clients"]) + FD_MARGIN)
     cores = sorted(os.sched_getaffinity(0))
     out = args.out or os.path.join(procs.WORKSPACE or os.getcwd(),
                                    "results", "chat.json")

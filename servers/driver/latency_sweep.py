@@ -35,7 +35,7 @@
 # median's interval is the distribution-free one from the rounds' order
 # statistics (at least 95%; from 6 clean rounds). One run is
 # latency_point.py's; standard library, side_by_side and
-# pick.decide.paired.signed_rank besides.
+# pick.decide.paired besides.
 
 from __future__ import annotations
 

@@ -8,8 +8,9 @@
 # label (resolve, Server), starting one in its own process group that dies with
 # the driver (spawn, PR_SET_PDEATHSIG) and stopping it with its whole group
 # (stop, stop_all), a free loopback port, waiting until a server accepts,
-# a process's CPU seconds from /proc, and one point: a server with the
-# client against it (run_point, a Point).
+# a process's CPU seconds from /proc, the descriptor limit the children
+# inherit (raise_fd_limit), and one point: a server with the client
+# against it (run_point, a Point).
 #
 # Every server is started as
 #     PATH 127.0.0.1 <free port> <threads> --protocol=echo|header [flags...]
@@ -26,6 +27,7 @@ import ctypes
 import dataclasses
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -136,6 +138,26 @@ class Server:
     def __init__(self, name: str, spec: str, extra: list[str]) -> None:
         self.name, self.spec, self.extra = name, spec, extra
         self.path = resolve(spec)
+
+
+def raise_fd_limit(need: int = 0) -> int:
+    """Raises the hard descriptor limit to `need` where allowed (root), and
+    the soft one to the hard one, for this process and its children;
+    returns the soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < need:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, need))
+            soft, hard = need, need
+        except (ValueError, OSError):
+            pass
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    return soft
 
 
 # --- one point ---------------------------------------------------------------

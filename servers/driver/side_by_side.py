@@ -4,7 +4,7 @@
 #
 # Two servers from a side-by-side driver's records (the ping-pong sweep, the
 # chat and the HTTP benchmarks), in the paired statistics of
-# pick/decide/paired/signed_rank.py, and the order they run in:
+# pick/decide/paired.py, and the order they run in:
 #
 #   williams(t)           the orders of a Williams design for t servers
 #   order(items, k)       items in the design's order for block k (the k-th
@@ -13,7 +13,7 @@
 #                         log(A / B) at each point (the same point and
 #                         repetition: runs made back to back) where both ran
 #                         clean; the d that
-#                         pick.decide.paired.signed_rank.rank_paired() takes
+#                         pick.decide.paired.rank_paired() takes
 #   compare(records, a, b, metric, point, value, lower_better, margin)
 #                         -> SideBySide: A over B on one metric, at every
 #                         clean point and at the server-bound ones
@@ -38,7 +38,7 @@
 # cycle, so no order repeats before all have run.
 #
 # Records are dicts with "server", "ok" and "client_bound". Standard library
-# only, pick.decide.paired.signed_rank and pick.margin.
+# only, pick.decide.paired and pick.margin.
 
 from __future__ import annotations
 
