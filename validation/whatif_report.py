@@ -228,7 +228,8 @@ def probe_bound(row: ValidationRow, results_dir: str, site: str, family: str,
     family's Amdahl bound: were the site's component as costly per pass as
     the family's slowest implementation, its share, and the ratio the
     fastest would give; group: the micro class (winners.json's source).
-    "why" where it cannot be made."""
+    "why" where it cannot be made. The row's rates come from the same fit,
+    so that the table and the bound quote one interval."""
     out: dict[str, Any] = dict(site=site, family=family)
     if _fit(row, {}, "-") is None:
         out["why"] = "no round with a clean baseline and a slope"
@@ -251,6 +252,7 @@ def probe_bound(row: ValidationRow, results_dir: str, site: str, family: str,
         out["why"] = "the controls gave no slope"
         return out
     j = model.model_json(fit)
+    row.rates = dict(j, share=None, predicted={})
     out.update(exchange_rate=j["exchange_rate"],
                passes_per_unit=j["ops_per_unit"],
                amplification=j["amplification"],

@@ -15,15 +15,16 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import statistics
 import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-from pick.records import RunFigures, ValidationRow
-from validation import (cases, metric, micro, user_server, whatif,
-                        whatif_report)
+from pick.records import Round, RunFigures, ValidationRow
+from validation import (cases, metric, micro, predict_test, user_server,
+                        whatif, whatif_report)
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata",
                     "whatif")
@@ -142,6 +143,41 @@ class CandidateTest(unittest.TestCase):
         entries, _ = whatif.entries_for(
             args, os.path.join(HERE, "winners.json"))
         self.assertEqual(entries["logger"]["winner"], "slow")
+
+
+class ProbeFitTest(unittest.TestCase):
+    def test_the_table_and_the_bound_quote_one_fit(self) -> None:
+        """A probe row's rates (the table) come from the bound's fit, micro
+        rounds and all: two fits resample differently, and their
+        intervals differed ([0.93, 1.46] against [0.93, 1.53])."""
+        row = predict_test.row()
+        noise = random.Random(5)
+        rounds: list[Round] = []
+        for rnd in row.rounds * 2:
+            rounds.append({})
+            for side, x in rnd.items():
+                y = (x or RunFigures()).copy()
+                y["cpu_per_unit"] = (y.get("cpu_per_unit") or 0) * \
+                    noise.uniform(0.9, 1.1)
+                rounds[-1][side] = y
+        row.rounds = rounds
+        with tempfile.TemporaryDirectory() as d:
+            predict_test.write(os.path.join(d, "queues.json"),
+                               predict_test.queue_runs({
+                                   "swap-vector": 500.0, "mutex": 900.0,
+                                   "bounded-mpmc": 100.0}, rounds=7))
+            row.rates = whatif_report.rates_only(row)
+            alone = row.rates
+            probe = whatif_report.probe_bound(
+                row, d, "pop", "task_queue", predict_test.GROUP)
+        assert row.rates is not None and alone is not None
+        self.assertEqual(row.rates["exchange_rate"], probe["exchange_rate"])
+        self.assertIsNone(row.rates["share"])
+        self.assertEqual(row.rates["predicted"], {})
+        # The fit the bound used resampled the family's 7 micro rounds
+        # with the server's; the rounds alone, none.
+        self.assertEqual((row.rates["micro_rounds"], alone["micro_rounds"]),
+                         (7, 0))
 
 
 class EndToEndTest(unittest.TestCase):
