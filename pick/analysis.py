@@ -99,9 +99,9 @@ def _loadmap(pingpong: Optional[PingpongDoc]) -> object:
 
 
 # What every output of pick is: a Reporter (Google Benchmark's
-# BenchmarkReporter), one per output: winners.json (report/outputs.py), the
+# BenchmarkReporter), one per output: winners.json (cli.py), the
 # charts (charts/draw.py), REPORT.md (report/document.py) and the console
-# summary (report/outputs.py). Each reads the one Analysis (analysis.py); run()
+# summary (cli.py). Each reads the one Analysis (analysis.py); run()
 # calls them in order, and Written carries what an earlier one wrote that a
 # later one cites (REPORT.md links the charts; the console names the
 # files), so that no reporter calls another.

@@ -21,11 +21,10 @@ from pick.testutil import BASIC
 from pick.read import sweeps
 from pick.analysis import Analysis, Settings, analyse
 from pick.charts.draw import ChartFiles
-from pick.report.outputs import ConsoleSummary
 from pick.report.document import ReportFile, render
 from pick.analysis import Reporter, Written, run
 from pick.decide.workloads import Workload
-from pick.report.outputs import WinnersFile
+from pick.cli import ConsoleSummary, WinnersFile
 
 
 def analysis_of(out: str, margin: float = 0.05, charts: bool = True

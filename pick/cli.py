@@ -2,7 +2,9 @@
 # pick/cli.py
 # -----------------------------------------------------------------------------
 #
-# pick's command line (__main__.py runs main()): `bazel run //bench:pick`.
+# pick's command line (__main__.py runs main()): `bazel run //bench:pick`,
+# with the reporters of its two plain outputs, winners.json (WinnersFile)
+# and the console summary (ConsoleSummary).
 #
 #   bazel run //bench:pick -- [--results=DIR] [--out=DIR]
 #       [--producers=N] [--consumers=N] [--payload=BYTES] [--latency-bound]
@@ -27,9 +29,9 @@
 # reporter per output reads it (analysis.py, Google Benchmark's
 # BenchmarkReporter), in this order: results/winners.json (the reactor
 # policy the ping-pong validation runs: the "reactor" object;
-# report/outputs.py), the charts (results/*.png, drawn with matplotlib:
+# WinnersFile, below), the charts (results/*.png, drawn with matplotlib:
 # charts/draw.py), results/REPORT.md (report/document.py) and the console
-# summary (report/outputs.py).
+# summary (ConsoleSummary, below).
 #
 # --alpha; --margin (alias --min-margin): the margin m of every answer.
 # --drift-threshold: replaces every file's drift threshold (stats.drift()),
@@ -56,17 +58,17 @@ import sys
 from typing import Optional
 
 from pick.read import sweeps
-from pick.analysis import Analysis, Settings, analyse
+from pick.analysis import Analysis, Reporter, Settings, Written, analyse
 from pick.charts.draw import ChartFiles
 from pick.decide.paired_rounds import confirm_flags
-from pick.report.outputs import ConsoleSummary
 from pick.read.merge import MergeError, merge_parts
 from pick.report.document import ReportFile
 from pick.analysis import run
 from pick.report.two_runs import compare_dirs, repro
 from pick.decide.workloads import Workload
-from pick.decide.stats import MIN_MARGIN
-from pick.report.outputs import WinnersFile
+from pick.decide.stats import MIN_MARGIN, fmt_ratio
+from pick.decide.winners import winners_json
+from pick.report.tables import recommendation_rows, text_table
 from pick import records
 
 
@@ -205,6 +207,59 @@ def _policy_changes(out_dir: str, analysis: Analysis) -> list[str]:
                        "validation reads this file)" % (
                            comp, before, e.get("winner")))
     return out
+
+
+# The reporter of results/winners.json (winners.winners_json() builds the
+# document): the reactor policy the ping-pong validation runs, with every
+# class decided. Written first, so that the validation finds its policy even
+# where the charts or the report fail.
+
+class WinnersFile(Reporter):
+    """Writes winners.json into the output directory."""
+
+    def report(self, analysis: Analysis, written: Written) -> None:
+        s = analysis.settings
+        doc = winners_json(analysis.picked, analysis.workload, s.results_dir,
+                           analysis.loaded, analysis.pingpong,
+                           analysis.answers)
+        path = os.path.join(s.out_dir, "winners.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        written.winners = path
+
+
+# The console summary, run last: the recommendation table, the reactor
+# policy, the validation's headline, and where winners.json and
+# REPORT.md were written (with why the charts were not drawn, on
+# stderr).
+
+class ConsoleSummary(Reporter):
+    """Prints the summary to stdout."""
+
+    def report(self, analysis: Analysis, written: Written) -> None:
+        picked = analysis.picked
+        print("Recommendation (workload: %s)\n" %
+              analysis.workload.describe())
+        print(text_table(recommendation_rows(picked)))
+        print("'*': some of the class's groups ran more threads than cores "
+              "(oversubscribed).")
+        print("\nReactor policy: " + ", ".join(
+            ["%s %s (%s vs %s)" % (k, e["winner"],
+                                   fmt_ratio(e["micro_ratio"]), e["baseline"])
+             if e["measured"] and e.get("adopted", True) else
+             "%s %s (baseline kept: a tie or no verdict)" % (k, e["winner"])
+             if e["measured"] else
+             "%s %s (baseline, not measured)" % (k, e["winner"])
+             for k, e in picked["reactor"].items()] +
+            ["%s not chosen (%s)" % (k, why)
+             for k, why in picked["reactor_missing"].items()]))
+        print(analysis.validation.summary)
+        print("winners: %s" % written.winners)
+        if written.chart_error:
+            print("pick: charts not drawn: %s" % written.chart_error,
+                  file=sys.stderr)
+        print("report: %s" % os.path.abspath(written.report or ""))
 
 
 def main(argv: list[str]) -> int:
