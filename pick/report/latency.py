@@ -203,9 +203,11 @@ def mdr(d: dict[str, Any]) -> Optional[float]:
 
 
 def mdr_cell(d: dict[str, Any]) -> str:
-    """'1.84x'; 'n/a' without an MDR."""
+    """'1.84x', '23x', '> 1000x' (6 rounds of a wide spread give 10^5);
+    'n/a' without an MDR."""
     r = mdr(d)
-    return "n/a" if r is None else "%.2fx" % r
+    return "n/a" if r is None else "%.2fx" % r if r < 10 else \
+        "%.0fx" % r if r < 1000 else "> 1000x"
 
 
 def mdr_line(entries: list[dict[str, Any]]) -> str:
@@ -214,8 +216,9 @@ def mdr_line(entries: list[dict[str, Any]]) -> str:
     have = sorted(r for r in (mdr(mapping(e.get("every"))) for e in entries)
                   if r is not None)
     span = "n/a (no row has one: too few rounds, or a file from before " \
-        "the MDR)" if not have else "%.2fx to %.2fx over %d of %d rows" % (
-            have[0], have[-1], len(have), len(entries))
+        "the MDR)" if not have else "%s to %s over %d of %d rows" % (
+            mdr_cell(dict(mde=have[0] - 1)), mdr_cell(dict(mde=have[-1] - 1)),
+            len(have), len(entries))
     return ("MDR, the minimum detectable ratio: the smallest p99 ratio, "
             "either way (x or 1/x), that the exact signed-rank test at the "
             "row's rounds detects (p < 0.05) with 80%% power, from the "

@@ -131,6 +131,13 @@ class SectionTest(unittest.TestCase):
             "In this table: 1.08x to 1.10x over 2 of 5 rows."), line[0])
         self.assertIn("In this table: 1.04x to 1.04x over 1 of 1 rows.",
                       self.pp)
+        wide = fixture("http")
+        wide["latency"]["paired"][0]["every"]["mde"] = 125217.9
+        wide["latency"]["paired"][3]["every"]["mde"] = 22.4
+        md = lines(wide, None)
+        self.assertIn("In this table: 23x to > 1000x over 2 of 5 rows.",
+                      "\n".join(md))
+        self.assertIn("| > 1000x |", "\n".join(md))
 
     def test_a_file_from_before_the_mdr(self) -> None:
         old = fixture("http")

@@ -287,7 +287,8 @@ def mdr_text(mde: Optional[float]) -> str:
     few rounds, no spread)."""
     if mde is None or not math.isfinite(mde) or mde < 0:
         return "n/a"
-    return "%.2fx" % (1.0 + mde)
+    r = 1.0 + mde
+    return "%.2fx" % r if r < 10 else "%.0fx" % r if r < 1000 else "> 1000x"
 
 
 def lines(b: dict[str, Any]) -> list[str]:

@@ -213,6 +213,8 @@ class SummaryTest(unittest.TestCase):
 
     def test_the_mdr_is_one_plus_the_mde(self) -> None:
         self.assertEqual(latency_sweep.mdr_text(0.84), "1.84x")
+        self.assertEqual(latency_sweep.mdr_text(22.4), "23x")
+        self.assertEqual(latency_sweep.mdr_text(125217.9), "> 1000x")
         for none in (None, math.inf, math.nan, -0.1):
             self.assertEqual(latency_sweep.mdr_text(none), "n/a")
         # twelve rounds of the same spread detect a ratio nearer 1 than six
