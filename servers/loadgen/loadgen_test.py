@@ -33,7 +33,8 @@ from servers.loadgen import harness
 KEYS = {"ok", "void", "void_reason", "protocol", "rate", "arrivals", "mode",
         "connections", "threads", "duration_s", "warmup_s", "scheduled",
         "sent", "completed", "errors", "unanswered", "unsent", "held",
-        "achieved_rate", "latency_us", "uncorrected_us", "lag_us", "error"}
+        "achieved_rate", "latency_us", "uncorrected_us", "lag_us",
+        "read_lag_us", "error"}
 LATENCY_KEYS = {"p50", "p90", "p99", "p999", "p9999", "max", "mean", "count"}
 LOOSE = "--max_lag_us=50000"
 SHORT = ["--warmup=0.2", "--duration=0.5", LOOSE]

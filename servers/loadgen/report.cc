@@ -54,6 +54,7 @@ void MergeInto(Report* report, const WorkerResult& w) {
   t.latency.Merge(w.latency);
   t.uncorrected.Merge(w.uncorrected);
   t.lag.Merge(w.lag);
+  t.read_lag.Merge(w.read_lag);
   t.scheduled += w.scheduled;
   t.sent += w.sent;
   t.completed += w.completed;
@@ -129,6 +130,10 @@ std::string ToJson(const Report& r) {
   j += Format("\"lag_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}, ",
               Us(t.lag.Percentile(0.5)), Us(t.lag.Percentile(0.99)),
               Us(static_cast<double>(t.lag.max())));
+  j +=
+      Format("\"read_lag_us\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}, ",
+             Us(t.read_lag.Percentile(0.5)), Us(t.read_lag.Percentile(0.99)),
+             Us(static_cast<double>(t.read_lag.max())));
   if (o.count_above_us > 0) {
     const auto ns = static_cast<std::uint64_t>(o.count_above_us) * 1000;
     j += Format("\"above_us\": {\"threshold\": %" PRId64
@@ -161,6 +166,9 @@ std::string Summary(const Report& r) {
   s += Format("  send lag     p50 %.1f  p99 %.1f  max %.1f us\n",
               Us(t.lag.Percentile(0.5)), Us(t.lag.Percentile(0.99)),
               Us(static_cast<double>(t.lag.max())));
+  s += Format("  read lag     p50 %.1f  p99 %.1f  max %.1f us\n",
+              Us(t.read_lag.Percentile(0.5)), Us(t.read_lag.Percentile(0.99)),
+              Us(static_cast<double>(t.read_lag.max())));
   if (o.count_above_us > 0) {
     const auto ns = static_cast<std::uint64_t>(o.count_above_us) * 1000;
     s += Format("  at or above %" PRId64 " us: %" PRIu64 " corrected, %" PRIu64

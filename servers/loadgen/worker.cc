@@ -3,6 +3,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,27 @@ constexpr std::int64_t kMaxWaitNs = 100'000'000;
 
 using HeapEntry = std::pair<std::int64_t, std::size_t>;
 constexpr auto kLater = std::greater<HeapEntry>();
+
+std::int64_t Ns(const timespec& ts) {
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// How long ago the kernel received the bytes of the last read: its
+// SO_TIMESTAMPNS stamp (CLOCK_REALTIME) against the real clock now; 0
+// without a stamp.
+std::int64_t ReceivedAgo(msghdr* msg) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(msg); c != nullptr; c = CMSG_NXTHDR(msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) {
+      continue;
+    }
+    timespec stamp{};
+    std::memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    return std::max<std::int64_t>(Ns(now) - Ns(stamp), 0);
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -167,16 +189,17 @@ void Worker::SendDue(std::int64_t now) {
     result_.scheduled += measured ? 1 : 0;
     if (c.open) {
       const std::int64_t got = Now();
+      const std::int64_t release = ReleaseTime(mode, intended, c.released_by);
+      const std::int64_t lag = std::max<std::int64_t>(got - release, 0);
       if (measured) {
-        const std::int64_t release = ReleaseTime(mode, intended, c.last_reply);
-        result_.lag.Record(static_cast<std::uint64_t>(got - release));
+        result_.lag.Record(static_cast<std::uint64_t>(lag));
         ++result_.sent;
         // The previous reply came after this request was due: it was held.
         result_.held += release > intended ? 1 : 0;
       }
       if (c.out.size() == c.out_off) dirty_.push_back(ci);
       c.out.append(plan_.request);
-      c.pending.push_back({intended, got, measured});
+      c.pending.push_back({intended, got, lag, measured});
       ++outstanding_;
     } else if (measured) {
       ++result_.errors;  // its connection was closed earlier
@@ -213,23 +236,40 @@ void Worker::Complete(Connection& c, std::size_t n, std::int64_t t) {
     const Pending p = c.pending.front();
     c.pending.pop_front();
     --outstanding_;
+    // Never before its own send: the two clocks' mapping may err by a few
+    // microseconds.
+    const std::int64_t done = std::max(t, p.sent);
     if (p.measured) {
-      result_.latency.Record(static_cast<std::uint64_t>(t - p.intended));
+      result_.latency.Record(static_cast<std::uint64_t>(done - p.intended));
       result_.uncorrected.Record(
-          static_cast<std::uint64_t>(t - std::max(p.sent, c.last_reply)));
+          static_cast<std::uint64_t>(done - std::max(p.sent, c.last_reply)));
       ++result_.completed;
     }
-    c.last_reply = t;
+    c.last_reply = done;
+    c.released_by = done - p.lag;
   }
   if (c.held && c.pending.empty()) Release(c);
 }
 
 void Worker::OnReadable(Connection& c) {
   static thread_local char buf[kReadSize];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
   for (int reads = 0; reads < 4 && c.open; ++reads) {
-    const ssize_t r = ::read(c.fd, buf, sizeof buf);
+    iovec iov{buf, sizeof buf};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t r = ::recvmsg(c.fd, &msg, 0);
     if (r > 0) {
-      const std::int64_t t = Now();
+      // A reply is timed when the kernel received it, not when this thread
+      // got to it: a generator that was not running reads late, and that
+      // wait is its own (in serial mode it shows as send lag instead).
+      const std::int64_t now = Now();
+      const std::int64_t ago = ReceivedAgo(&msg);
+      result_.read_lag.Record(static_cast<std::uint64_t>(ago));
+      const std::int64_t t = now - ago;
       const auto n = static_cast<std::size_t>(r);
       FeedResult f = c.reader.Feed(std::string_view(buf, n));
       Complete(c, f.completed, t);
@@ -261,6 +301,10 @@ void Worker::Run() {
     return;
   }
   for (std::size_t i = 0; i < conns_.size(); ++i) {
+    // Replies stamped with the kernel's receive time (OnReadable); without
+    // it they are timed when read.
+    const int one = 1;
+    ::setsockopt(conns_[i].fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = i;

@@ -8,14 +8,19 @@
 // (ReleaseTime; pipelined sends whether or not earlier replies came back),
 // and times every reply:
 //
-//   - latency     reply complete - intended send time (corrected);
+//   - latency     reply complete - intended send time (corrected); a reply
+//                 completes when the kernel received its last bytes
+//                 (SO_TIMESTAMPNS), not when this thread read them;
 //   - uncorrected reply complete - max(actual send, previous reply on the
 //                 connection): what a closed-loop client, which waits for
 //                 each reply before sending the next, would have timed;
 //   - lag         when the thread got to a request - its release time
 //                 (ReleaseTime), read before the write (a socket buffer
 //                 that is full, or a reply that is late, is the server's
-//                 doing and shows in latency, not in lag).
+//                 doing and shows in latency, not in lag). Serial mode
+//                 releases a request from the previous reply less that
+//                 request's own lag, so the generator's delay carries down
+//                 a backlog it made instead of passing for the server's.
 //
 // Only requests whose intended time falls in the measured window
 // [warmup, warmup + duration) are recorded and counted; warm-up requests
@@ -76,6 +81,9 @@ struct WorkerResult {
   Histogram latency;
   Histogram uncorrected;
   Histogram lag;
+  // How long after the kernel received a reply's bytes this thread read
+  // them (SO_TIMESTAMPNS): the generator's own delay, kept out of latency.
+  Histogram read_lag;
   std::uint64_t scheduled = 0;
   std::uint64_t sent = 0;
   std::uint64_t completed = 0;
@@ -107,6 +115,7 @@ class Worker {
   struct Pending {
     std::int64_t intended;
     std::int64_t sent;
+    std::int64_t lag;  // the generator's delay of this send
     bool measured;
   };
   struct Connection {
@@ -130,6 +139,11 @@ class Worker {
     std::size_t out_off = 0;
     std::deque<Pending> pending;  // sent, reply not complete, in order
     std::int64_t last_reply = 0;
+    // When the previous reply would have come had the generator sent that
+    // request on time: its reply less its send lag. Serial mode releases
+    // the next request from it, so a backlog the generator made (it was
+    // not running) stays the generator's lag, request after request.
+    std::int64_t released_by = 0;
   };
 
   std::int64_t Now() const;
