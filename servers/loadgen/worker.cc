@@ -267,7 +267,10 @@ void Worker::OnReadable(Connection& c) {
       // got to it: a generator that was not running reads late, and that
       // wait is its own (in serial mode it shows as send lag instead).
       const std::int64_t now = Now();
-      const std::int64_t ago = ReceivedAgo(&msg);
+      std::int64_t ago = ReceivedAgo(&msg);
+      // A stamp from before the oldest outstanding request was sent is not
+      // this reply's (a clock other than CLOCK_REALTIME): time it as read.
+      if (c.pending.empty() || ago > now - c.pending.front().sent) ago = 0;
       result_.read_lag.Record(static_cast<std::uint64_t>(ago));
       const std::int64_t t = now - ago;
       const auto n = static_cast<std::size_t>(r);
