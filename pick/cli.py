@@ -38,8 +38,8 @@
 # passed down explicitly to pick_all() and repro(), never through a global.
 # Workload flags (--producers, --consumers, --payload, --latency-bound):
 # spec.Workload. --compare A B and --repro RUN1 RUN2: report/two_runs.py.
-# --merge OUT PART...: read/merge.py, joins the files of one sweep run as N
-# processes (--part=K/N) into OUT.
+# --merge OUT PART...: read/sweeps.py's merge_parts(), joins the files of
+# one sweep run as N processes (--part=K/N) into OUT.
 #
 # Exit status: 0; 2 on bad arguments, no results at all, or ranking rules
 # that contradict a class; 3 when the charts could not be drawn (winners.json
@@ -61,7 +61,7 @@ from pick.read import sweeps
 from pick.analysis import Analysis, Reporter, Settings, Written, analyse
 from pick.charts.draw import ChartFiles
 from pick.decide.paired_rounds import confirm_flags
-from pick.read.merge import MergeError, merge_parts
+from pick.read.sweeps import MergeError, merge_parts
 from pick.report.document import ReportFile
 from pick.analysis import run
 from pick.report.two_runs import compare_dirs, repro

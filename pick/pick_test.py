@@ -10,9 +10,9 @@
 # stage:
 #
 #   read/sweeps_test       names, aggregates, the vocabulary read from the
-#                          files
+#                          files; --merge, a winner not ahead in every
+#                          process
 #   read/identity_test     which sweep a confirmation confirms
-#   read/merge_test        --merge, a winner not ahead in every process
 #   read/validation_rows_test  the validation's exact outcome field, old
 #                          files refused
 #   decide/ranking_test    the classes decided, the noise rule's minimum

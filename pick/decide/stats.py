@@ -12,10 +12,10 @@
 # noise" in a group when p < alpha, the margin exceeds the larger of the two
 # coefficients of variation, and it exceeds MIN_MARGIN (5%; --min-margin).
 # With one repetition (--profile=smoke) the noise is unknown and the table
-# says so. A file merged from a sweep run as N processes (read/merge.py) adds
-# one
-# condition: the winner's median must be ahead in every process, so that a
-# process-level effect makes a tie, never a confident winner.
+# says so. A file merged from a sweep run as N processes
+# (read/sweeps.py, merge_parts()) adds one condition: the winner's median
+# must be ahead in every process, so that a process-level effect makes a
+# tie, never a confident winner.
 #
 # The floor and drift: every family file has a reference row
 # <family>/floor/cache-line (two pinned threads bouncing cache lines, the
