@@ -78,6 +78,12 @@ class EventLoop {
   // or null where channels read and write on readiness (epoll, or io_uring
   // without them). Fixed for the loop's life. Any thread.
   CompletionIo* completion_io() const { return completion_io_; }
+  // The poller's counts (reactor/poller_stats.h). Loop thread: they are
+  // plain integers that the loop writes.
+  PollerStats poller_stats() const {
+    assert_in_loop_thread();
+    return poller_->stats();
+  }
 
   // Runs until `quit()`. Loop thread.
   void loop();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "reactor/callbacks.h"
+#include "reactor/poller_stats.h"
 
 namespace serverkit::reactor {
 
@@ -44,6 +45,8 @@ class Poller {
   // null where channels read and write on readiness. The same for the
   // poller's life: a loop asks once.
   virtual CompletionIo* completion_io() = 0;
+  // What it counted so far (reactor/poller_stats.h), `loops` 1.
+  virtual PollerStats stats() const = 0;
 };
 
 // "epoll" / "uring"; nullopt for anything else.

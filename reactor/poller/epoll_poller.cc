@@ -25,11 +25,17 @@ EpollPoller::EpollPoller(EventLoop* loop)
     reactor_internal::ReportErrno("reactor: epoll_create1 failed");
     std::abort();
   }
+  stats_.loops = 1;
 }
 
 EpollPoller::~EpollPoller() { ::close(epoll_fd_); }
 
 Clock::time_point EpollPoller::poll(int timeout_ms, ChannelList* active) {
+  // The iteration's busy time, as the io_uring poller counts it.
+  if (last_return_ != Clock::time_point{}) {
+    ++stats_.busy_us[PollerStats::TimeBucket(Clock::now() - last_return_)];
+  }
+  ++stats_.polls;
   const int n = ::epoll_wait(epoll_fd_, events_.data(),
                              static_cast<int>(events_.size()), timeout_ms);
   const int saved = errno;
@@ -46,6 +52,7 @@ Clock::time_point EpollPoller::poll(int timeout_ms, ChannelList* active) {
   } else if (n < 0 && saved != EINTR) {
     reactor_internal::ReportErrno(saved, "reactor: epoll_wait failed");
   }
+  last_return_ = now;
   return now;
 }
 

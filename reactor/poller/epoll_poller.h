@@ -30,6 +30,7 @@ class EpollPoller final : public Poller {
   PollerBackend backend() const override { return PollerBackend::kEpoll; }
   // Channels read and write on readiness themselves.
   CompletionIo* completion_io() override { return nullptr; }
+  PollerStats stats() const override { return stats_; }
 
  private:
   void ctl(int op, Channel* channel);
@@ -38,6 +39,8 @@ class EpollPoller final : public Poller {
   const int epoll_fd_;
   std::vector<struct epoll_event> events_;
   std::unordered_map<int, Channel*> channels_;
+  PollerStats stats_;
+  Clock::time_point last_return_{};  // of the last poll(); epoch: none yet
 };
 
 }  // namespace serverkit::reactor

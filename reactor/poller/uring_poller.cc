@@ -3,6 +3,7 @@
 #include <liburing.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -35,6 +36,25 @@ std::size_t RoomBudget(std::size_t fallback) {
   return static_cast<std::size_t>(n);
 }
 
+// SERVERKIT_URING_FLUSH_SENDS=N: the sends that make the send path submit
+// before the poll (reactor/poller/internal/uring_sends.h); 0: never, as
+// before that submit existed (for comparisons).
+std::size_t FlushSends() {
+  constexpr std::size_t kDefault = reactor_internal::UringSends::kFlushSends;
+  const char* v = std::getenv("SERVERKIT_URING_FLUSH_SENDS");
+  if (v == nullptr || *v == '\0') return kDefault;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (*end != '\0') {
+    std::fprintf(stderr,
+                 "reactor: SERVERKIT_URING_FLUSH_SENDS=%s is not a count; "
+                 "ignored\n",
+                 v);
+    return kDefault;
+  }
+  return n == 0 ? SIZE_MAX : static_cast<std::size_t>(n);
+}
+
 bool RecvDisabledByEnvironment() {
   const char* v = std::getenv("SERVERKIT_URING_RECV");
   return v != nullptr && std::string_view(v) == "0";
@@ -59,7 +79,8 @@ UringPoller::UringPoller(EventLoop* loop,
                          std::unique_ptr<reactor_internal::UringRing> ring)
     : loop_(loop),
       ring_(std::move(ring)),
-      sends_(std::make_unique<reactor_internal::UringSends>(ring_.get())) {}
+      sends_(std::make_unique<reactor_internal::UringSends>(ring_.get(),
+                                                            FlushSends())) {}
 
 UringPoller::~UringPoller() {
   // The kernel lets go of the provided buffers and the sends' bytes (and
@@ -79,6 +100,11 @@ void UringPoller::activate(Channel* channel, State* state,
 }
 
 Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
+  const auto start = Clock::now();
+  if (last_return_ != Clock::time_point{}) {
+    ++stats_.busy_us[PollerStats::TimeBucket(start - last_return_)];
+  }
+  ++stats_.polls;
   ring_->enable_once();
   // Buffers handed out in the last iteration: their channels' callbacks
   // have run (or the channels are gone), so the kernel may fill them again.
@@ -96,14 +122,27 @@ Clock::time_point UringPoller::poll(int timeout_ms, ChannelList* active) {
     timeout_ms = 0;
   }
   ++iteration_;
+  stats_.sends_late += sends_->waiting_count();
+  ++stats_.sends_per_submit[PollerStats::CountBucket(sends_since_submit_)];
+  const auto before = sends_since_submit_ > 0 ? Clock::now() : start;
+  if (sends_since_submit_ > 0) {
+    ++stats_.send_wait_us[PollerStats::TimeBucket(before - first_send_)];
+    sends_since_submit_ = 0;
+  }
   const int rc = ring_->submit_and_wait(timeout_ms);
   const auto now = Clock::now();
+  ++stats_.enters;
+  stats_.enter_ns += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - before)
+          .count());
+  ++stats_.enter_us[PollerStats::TimeBucket(now - before)];
   if (rc < 0 && rc != -ETIME && rc != -EINTR) {
     reactor_internal::ReportErrno(-rc,
                                   "reactor: io_uring_submit_and_wait failed");
   }
   reap(active);
   ring_->submit_leftovers();
+  last_return_ = now;
   return now;
 }
 
@@ -136,6 +175,16 @@ void UringPoller::reap(ChannelList* active) {
     }
   }
   io_uring_cq_advance(ring, seen);
+  ++stats_.completions[PollerStats::CountBucket(seen)];
+}
+
+PollerStats UringPoller::stats() const {
+  PollerStats s = stats_;
+  s.loops = 1;
+  s.sq_full = ring_->sq_full();
+  s.sq_refused = ring_->sq_refused();
+  s.send_flushes = sends_->flushes();
+  return s;
 }
 
 BufferStorage UringPoller::send_buffer() { return sends_->spare_buffer(); }
@@ -146,8 +195,16 @@ void UringPoller::recycle(BufferStorage storage) {
 
 void UringPoller::send(Channel* channel, BufferStorage data) {
   const std::uint64_t token = ++next_token_;
+  if (sends_since_submit_++ == 0) first_send_ = Clock::now();
+  ++stats_.sends;
   state_of(channel)->send_token = token;
+  const std::uint64_t flushes = sends_->flushes();
   sends_->start(token, channel, channel->fd(), std::move(data));
+  if (sends_->flushes() != flushes) {  // handed over now, not at the poll
+    ++stats_.send_wait_us[PollerStats::TimeBucket(Clock::now() - first_send_)];
+    ++stats_.sends_per_submit[PollerStats::CountBucket(sends_since_submit_)];
+    sends_since_submit_ = 0;
+  }
 }
 
 void UringPoller::on_send(std::uint64_t token, int res, ChannelList* active) {

@@ -36,10 +36,13 @@
 // with its bytes, until it completes; a short send continues where it
 // stopped, and the channel hears once, when all was sent or it failed.
 // Sends queued in an iteration go to the kernel in the same
-// submit-and-wait as everything else, so a loop that echoes to many
-// connections makes no write system call per message. A send's submission
-// entry, which names the socket by number, is made by that poll() just
-// before the submit, never earlier, so no entry can outlive its fd. A
+// submit-and-wait as everything else, or, every UringSends::kFlushSends
+// sends, in an io_uring_submit of their own made there and then (so a
+// reply waits behind at most that many callbacks, not the whole
+// iteration's): a loop that echoes to many connections makes one system
+// call per that many messages, not one per message. A send's submission
+// entry, which names the socket by number, is made just before its
+// submit, never earlier, so no entry can outlive its fd. A
 // removed channel's send is dropped if the kernel has not taken it yet,
 // else cancelled; its bytes live until the kernel is done with them.
 //
@@ -75,6 +78,13 @@
 // submission entries and cancels), reactor/poller/internal/uring_buffers.h (the
 // provided-buffer ring), reactor/poller/internal/uring_sends.h (the send path);
 // the poll-and-receive path is reactor/poller/uring_poller_reads.cc.
+//
+// Counts (reactor/poller_stats.h, stats()): the busy time per iteration,
+// io_uring_enter calls and their time, completions per enter, sends per
+// submit and the oldest's wait to its submit, early submits, ENOBUFS,
+// receive re-arms, full and refused submission queues. Plain integers and
+// a few clock reads a poll; SERVERKIT_URING_FLUSH_SENDS=N changes the
+// early submit's count (0: never, for comparisons).
 //
 // Loop thread only.
 
@@ -136,6 +146,7 @@ class UringPoller final : public CompletionIo, public Poller {
   void remove_channel(Channel* channel) override;
   bool has_channel(Channel* channel) const override;
   PollerBackend backend() const override { return PollerBackend::kUring; }
+  PollerStats stats() const override;
 
   // Itself where reads and sends are completion-based here (buffers
   // registered; one switch for both), else null: readiness, as over epoll.
@@ -219,6 +230,12 @@ class UringPoller final : public CompletionIo, public Poller {
   std::size_t room_budget_ = kRoomBudgetBytes;
   std::vector<Channel*> to_arm_;
   std::atomic<std::uint64_t> room_receives_{0};  // written by the loop only
+
+  // The counts of stats() (reactor/poller_stats.h), in the loop thread.
+  PollerStats stats_;
+  Clock::time_point last_return_{};       // of the last poll(); epoch: none yet
+  Clock::time_point first_send_{};        // the oldest send() not submitted
+  std::uint64_t sends_since_submit_ = 0;  // send()s since the last submit
 };
 
 }  // namespace serverkit::reactor

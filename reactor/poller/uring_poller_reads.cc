@@ -135,6 +135,7 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
   } else {
     more = on_ring_recv(channel, &st, cqe, active);
   }
+  if (res == -ENOBUFS) ++stats_.enobufs;
   bool stream_ended = false;
   if (res == 0) {  // the peer's EOF
     activate(channel, &st, active);
@@ -152,7 +153,10 @@ void UringPoller::on_recv(Channel* channel, const ::io_uring_cqe* cqe,
   std::erase(st.live_recvs, token);
   if (st.recv_token == token) {
     st.recv_token = 0;
-    if (!stream_ended && wants_recv(channel)) queue(channel, &st);
+    if (!stream_ended && wants_recv(channel)) {
+      ++stats_.recv_rearms;
+      queue(channel, &st);
+    }
   }
 }
 

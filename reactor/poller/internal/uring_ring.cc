@@ -70,11 +70,13 @@ struct io_uring_sqe* UringRing::sqe() {
   if (sqe_fail_every_ == 0 || ++sqe_requests_ % sqe_fail_every_ != 0) {
     s = io_uring_get_sqe(&ring_);
     if (s == nullptr) {  // the submission queue is full: hand it over first
+      ++sq_full_;
       io_uring_submit(&ring_);
       s = io_uring_get_sqe(&ring_);
     }
   }
   if (s == nullptr) {
+    ++sq_refused_;
     // The kernel did not take the queue (io_uring_submit failed: EBUSY,
     // EAGAIN). The caller keeps the operation for the next poll().
     static std::once_flag said;
@@ -124,12 +126,22 @@ void UringRing::enable_once() {
 }
 
 int UringRing::submit_and_wait(int timeout_ms) {
+  // liburing enters without IORING_ENTER_GETEVENTS when a completion is
+  // already there, and under DEFER_TASKRUN the receives' work then waits
+  // for a later poll(): ask for the events explicitly.
+  if (io_uring_cq_ready(&ring_) > 0) {
+    return io_uring_submit_and_get_events(&ring_);
+  }
   struct io_uring_cqe* cqe = nullptr;
   struct __kernel_timespec ts {};
   ts.tv_sec = timeout_ms / 1000;
   ts.tv_nsec = static_cast<long long>(timeout_ms % 1000) * 1000000;
   return io_uring_submit_and_wait_timeout(
       &ring_, &cqe, 1, timeout_ms >= 0 ? &ts : nullptr, nullptr);
+}
+
+void UringRing::submit_now() {
+  if (io_uring_sq_ready(&ring_) > 0) io_uring_submit(&ring_);
 }
 
 // Entries the kernel did not take (it stops early on EBUSY, EAGAIN or

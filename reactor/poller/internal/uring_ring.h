@@ -63,12 +63,23 @@ class UringRing {
   void enable_once();
 
   // Submits everything and waits up to `timeout_ms` (-1: no limit) for a
-  // completion. Returns io_uring_submit_and_wait_timeout's result.
+  // completion. Returns io_uring_submit_and_wait_timeout's result. Where
+  // completions already wait in the queue (of a submit_now()), it does not
+  // sleep, but still has the kernel run the deferred receive work.
   int submit_and_wait(int timeout_ms);
+
+  // Submits what is queued now, without waiting (a send path's early
+  // submit); entries the kernel refuses go with the next submit.
+  void submit_now();
 
   // Hands over entries the kernel did not take in submit_and_wait(), and
   // reports those it still refuses.
   void submit_leftovers();
+
+  // Entries asked for on a full submission queue (each one an extra
+  // io_uring_submit), and those the kernel would not take.
+  std::uint64_t sq_full() const { return sq_full_; }
+  std::uint64_t sq_refused() const { return sq_refused_; }
 
  private:
   struct Cancel {
@@ -83,6 +94,8 @@ class UringRing {
   bool disabled_ = false;  // enabled by the first poll(), in the loop thread
   unsigned sqe_fail_every_ = 0;  // tests: SERVERKIT_URING_TEST_SQE_FAIL_EVERY
   std::uint64_t sqe_requests_ = 0;
+  std::uint64_t sq_full_ = 0;
+  std::uint64_t sq_refused_ = 0;
   std::vector<Cancel> unsubmitted_cancels_;
 };
 

@@ -34,6 +34,13 @@ void UringSends::start(std::uint64_t token, reactor::Channel* channel, int fd,
                        BufferStorage data) {
   auto [it, _] = sends_.emplace(token, Send{channel, fd, std::move(data), 0});
   queue(token, it->second);
+  if (++since_submit_ >= flush_sends_) {
+    // The entries are made and handed over in one go, while every fd they
+    // name is open (see the header).
+    prep_waiting();
+    ring_->submit_now();
+    ++flushes_;
+  }
 }
 
 // One that finds no entry waits for the next poll(), never dropped: the
@@ -54,6 +61,7 @@ bool UringSends::prep(std::uint64_t token, const Send& send) {
 
 // A token no longer in sends_ was a removed channel's: dropped.
 void UringSends::prep_waiting() {
+  since_submit_ = 0;
   ErasePrefixWhile(unsubmitted_, [this](std::uint64_t token) {
     auto it = sends_.find(token);
     if (it == sends_.end()) return true;

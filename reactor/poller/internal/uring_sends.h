@@ -6,8 +6,17 @@
 // Each send is one IORING_OP_SEND that owns its bytes until it completes;
 // a short send continues where it stopped, and the channel hears once,
 // when all was sent or it failed. A send's submission entry is made only
-// by prep_waiting(), which poll() calls just before its submit: the entry
-// names the socket by number, and between poll()s the owner may close it.
+// where it is handed to the kernel at once: by prep_waiting(), which poll()
+// calls just before its submit, or by start() when kFlushSends sends wait
+// (it then submits them): the entry names the socket by number, and
+// between poll()s the owner may close it.
+//
+// Why the early submit: the sends an iteration's callbacks queue would
+// otherwise all wait for the next poll(), so a reply waited behind every
+// callback and task after its own (a whole batch at a high rate), where
+// over epoll it leaves in its callback. Every kFlushSends sends, one
+// io_uring_submit sends them: a reply waits behind at most that many
+// callbacks, for one more system call per kFlushSends messages.
 //
 // Loop thread only.
 
@@ -38,7 +47,11 @@ class UringSends {
     int error = 0;                        // 0, or why the rest was not
   };
 
-  explicit UringSends(UringRing* ring) : ring_(ring) {}
+  // Sends queued since the last submit that make start() submit them.
+  static constexpr std::size_t kFlushSends = 8;
+
+  explicit UringSends(UringRing* ring, std::size_t flush_sends = kFlushSends)
+      : ring_(ring), flush_sends_(flush_sends) {}
 
   // Storage for the next send's bytes (or for a buffer that gave its own
   // to a send): a finished send's where there is one.
@@ -48,8 +61,10 @@ class UringSends {
   // over 256 KiB).
   void keep(BufferStorage storage);
 
-  // Queues `data`'s bytes for `channel`'s socket, `fd`, under `token`.
-  // The channel is only named back in Done, never called.
+  // Queues `data`'s bytes for `channel`'s socket, `fd`, under `token`;
+  // the flush_sends-th since the last submit submits every queued send
+  // (as prep_waiting() then io_uring_submit). The channel is only named
+  // back in Done, never called.
   void start(std::uint64_t token, reactor::Channel* channel, int fd,
              BufferStorage data);
 
@@ -68,6 +83,9 @@ class UringSends {
   // there are entries.
   void prep_waiting();
   bool waiting() const { return !unsubmitted_.empty(); }
+  // Submits start() made early, in all.
+  std::uint64_t flushes() const { return flushes_; }
+  std::size_t waiting_count() const { return unsubmitted_.size(); }
 
  private:
   struct Send {
@@ -82,6 +100,9 @@ class UringSends {
   bool prep(std::uint64_t token, const Send& send);
 
   UringRing* const ring_;
+  const std::size_t flush_sends_;
+  std::size_t since_submit_ = 0;  // start()s since the last submit
+  std::uint64_t flushes_ = 0;
   std::unordered_map<std::uint64_t, Send> sends_;  // in flight, by token
   std::vector<BufferStorage> spare_;               // finished sends' storage
   std::size_t spare_bytes_ = 0;                    // their capacity, summed
