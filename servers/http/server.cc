@@ -62,6 +62,7 @@
 #include "components/by_name.h"
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
+#include "servers/common/poller_stats_line.h"
 #include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
 #include "servers/http/http_handler.h"
@@ -448,6 +449,7 @@ int Serve(const Args& args, const Options& po, WorkRoute& route,
   servers::LoopUntilStopped(base.get());
   // Every accepted task runs and posts its reply before the loops end.
   if (pool) pool->shutdown(ShutdownMode::kDrain);
+  servers::PrintPollerStats(server->loops(), base.get());
   const std::vector<LoopCounts> loop_counts = CountLoops(server->loops());
   server.reset();  // connections still open report their counters on the way
   base.reset();

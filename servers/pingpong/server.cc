@@ -39,6 +39,8 @@
 // SIGINT / SIGTERM stop it cleanly; it then prints its counters to stderr:
 //   server: stopped; messages N, closed for oversized body N, refused for
 //   descriptors N, loop wake-ups N, tasks run N, bytes in N
+// after one line of the pollers' counts, "serverkit uring: ..." or
+// "serverkit epoll: ..." (servers/common/poller_stats_line.h);
 // messages: replies (one log line each when a logger is on); tasks run: the
 // tasks popped by every loop, the --reply_via_queue worker's included (one
 // --task_queue_slowdown_ns each); bytes in: the bytes of every message the
@@ -57,6 +59,7 @@
 #include "components/by_name.h"
 #include "reactor/event_loop.h"
 #include "reactor/tcp_server.h"
+#include "servers/common/poller_stats_line.h"
 #include "servers/common/server_main.h"
 #include "servers/common/server_policy.h"
 #include "servers/pingpong/common.h"
@@ -279,6 +282,7 @@ int Serve(const ServerOptions& so, const Options& po, bool reply_via_queue,
       std::string(reactor::PollerBackendName(base.backend())).c_str());
   servers::LoopUntilStopped(&base);
 
+  servers::PrintPollerStats(server->loops(), &base);
   PrintStopped(base, *server, reply_via_queue ? worker.load() : nullptr,
                counters);
   server.reset();
