@@ -228,7 +228,7 @@ class RoundsInfo:
     max_rounds: Optional[int]
     elapsed_s: Optional[float]
     units: dict[str, RoundsUnit]
-    processes: int           # parts merged (merge.py), else 1
+    processes: int           # parts merged (read/sweeps.py), else 1
 
     def units_for(self, scenarios: Any) -> list[RoundsUnit]:
         """The units that ran any of the scenarios, in name order."""
@@ -346,7 +346,8 @@ BenchmarkRow = dict[str, Json]
 
 
 class ResultDoc(TypedDict, total=False):
-    """A result file (Google Benchmark's JSON) as merge.py reads it."""
+    """A result file (Google Benchmark's JSON) as read/sweeps.py reads
+    it."""
 
     context: ResultContext
     benchmarks: list[BenchmarkRow]
@@ -613,7 +614,7 @@ class HttpDoc(TypedDict, total=False):
 # records.py's.
 #
 #   Noise           one group's noise verdict (stats.noise())
-#   PairedStats, HostStatesDict   paired rounds' statistics (decide/paired/,
+#   PairedStats, HostStatesDict   paired rounds' statistics (decide/paired.py,
 #                   decide/paired_rounds.py) as ClassPick holds them
 #   Ranked          one implementation's place in a class's ranking
 #   ClassPick       one workload class decided (picking.pick_class(); the

@@ -210,7 +210,6 @@ class ValidationTest(unittest.TestCase):
                          ("validation unreadable: " + msg, []))
 
 
-
 class RowTypeTest(unittest.TestCase):
     """One row type: the previous turn's rows load as ValidationRows and
     write back what they held; a field this version does not know is
