@@ -6,10 +6,10 @@
 # next to REPORT.md, each by the module named beside it:
 #
 #   queues_throughput.png  throughput vs thread count per queue (1:N, N:1,
-#                          N:N; micro.py)
-#   latency.png            p50 / p99 / p99.9 per queue and per logger (micro)
+#                          N:N; sweeps.py)
+#   latency.png            p50 / p99 / p99.9 per queue and per logger (sweeps)
 #   buffer_ratios.png      buffer throughput / the baseline the sweep's rule
-#                          names (micro)
+#                          names (sweeps)
 #   pingpong.png           ping-pong MiB/s by sessions: ours, Asio, libevent
 #                          (pingpong.py)
 #   validation.png         micro-benchmark ratio vs end-to-end ratio per
@@ -39,7 +39,7 @@ from typing import Optional
 from pick.read import sweeps
 from pick.analysis import Analysis
 from pick.charts.latency import latency_chart
-from pick.charts.micro import buffer_ratios, latency, queues_throughput
+from pick.charts.sweeps import buffer_ratios, latency, queues_throughput
 from pick.charts.servers import pingpong_chart
 from pick.charts.plotting import ChartsUnavailable, pyplot
 from pick.charts.endtoend import loadmap_chart

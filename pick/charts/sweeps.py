@@ -1,5 +1,5 @@
 # -----------------------------------------------------------------------------
-# pick/charts/micro.py
+# pick/charts/sweeps.py
 # -----------------------------------------------------------------------------
 #
 # The report's charts of the micro-benchmark sweeps (draw.py draws them
