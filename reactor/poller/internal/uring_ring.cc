@@ -144,6 +144,10 @@ void UringRing::submit_now() {
   if (io_uring_sq_ready(&ring_) > 0) io_uring_submit(&ring_);
 }
 
+bool UringRing::may_submit_early() const {
+  return io_uring_cq_ready(&ring_) <= ring_.cq.ring_entries / 2;
+}
+
 // Entries the kernel did not take (it stops early on EBUSY, EAGAIN or
 // ENOMEM) may name sockets by number, and the callbacks that run next may
 // close them: they are handed over as soon as the completions are reaped.

@@ -71,6 +71,10 @@ class UringRing {
   // Submits what is queued now, without waiting (a send path's early
   // submit); entries the kernel refuses go with the next submit.
   void submit_now();
+  // Whether an early submit may go now: not while half the completion
+  // queue waits to be reaped, since its completions pile up until the
+  // next poll and an overflowing queue makes the kernel refuse entries.
+  bool may_submit_early() const;
 
   // Hands over entries the kernel did not take in submit_and_wait(), and
   // reports those it still refuses.

@@ -34,9 +34,10 @@ void UringSends::start(std::uint64_t token, reactor::Channel* channel, int fd,
                        BufferStorage data) {
   auto [it, _] = sends_.emplace(token, Send{channel, fd, std::move(data), 0});
   queue(token, it->second);
-  if (++since_submit_ >= flush_sends_) {
-    // The entries are made and handed over in one go, while every fd they
-    // name is open (see the header).
+  // The entries are made and handed over in one go, while every fd they
+  // name is open (see the header); where the ring declines, they wait for
+  // the poll as before.
+  if (++since_submit_ >= flush_sends_ && ring_->may_submit_early()) {
     prep_waiting();
     ring_->submit_now();
     ++flushes_;

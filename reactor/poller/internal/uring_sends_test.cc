@@ -137,6 +137,27 @@ TEST_F(UringSendsTest, TheFlushSendsThSendHandsTheQueuedOnesOverAtOnce) {
   EXPECT_TRUE(sends_->waiting());
 }
 
+// Early submits' completions wait for the next poll's reap: none while
+// half the completion queue is still unreaped, so it cannot overflow.
+TEST_F(UringSendsTest, NoEarlySubmitWhileHalfTheCompletionQueueWaits) {
+  if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
+  const unsigned half = ring_->get()->cq.ring_entries / 2;
+  for (unsigned i = 0; i <= half; ++i) {
+    io_uring_sqe* s = ring_->sqe();
+    ASSERT_NE(s, nullptr);
+    io_uring_prep_nop(s);
+    io_uring_sqe_set_data64(s, kIgnoreToken);
+  }
+  ring_->submit_now();
+  ASSERT_GT(io_uring_cq_ready(ring_->get()), half);
+  for (std::size_t i = 0; i < UringSends::kFlushSends; ++i) {
+    sends_->start(i + 1, &channel_, sv_[0], Bytes("x"));
+  }
+  EXPECT_EQ(sends_->flushes(), 0u);
+  EXPECT_EQ(ReadAvailable(), "") << "submitted early on a crowded queue";
+  EXPECT_TRUE(sends_->waiting());
+}
+
 TEST_F(UringSendsTest, AShortSendContinuesAndTheChannelHearsOnce) {
   if (ring_ == nullptr) GTEST_SKIP() << "io_uring is not available here";
   const int small = 4096;
