@@ -270,8 +270,8 @@ def us(v: Optional[float]) -> str:
 
 def add_flags(ap: argparse.ArgumentParser) -> None:
     """The drivers' flags for the latency sweep: --no_latency,
-    --latency_rounds, --latency_seconds (0: the profile's; check_flags
-    refuses a negative one)."""
+    --latency_rounds, --latency_seconds (0: the profile's) and
+    --latency_fractions (empty: FRACTIONS); check_flags checks them."""
     ap.add_argument("--no_latency", action="store_true",
                     help="skip latency at set rates (the open-loop "
                          "generator after the closed-loop runs)")
@@ -281,12 +281,35 @@ def add_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--latency_seconds", type=float, default=0.0,
                     help="measured seconds per latency run (default: the "
                          "profile's)")
+    ap.add_argument("--latency_fractions", default="",
+                    help="the rates, comma-separated fractions of the "
+                         "slowest server's capacity, each in (0, 1.5] "
+                         "(default: %s)" % ",".join(
+                             "%g" % f for f in FRACTIONS))
+
+
+def fractions_of(text: str) -> tuple[float, ...]:
+    """--latency_fractions as a tuple (FRACTIONS when empty); ValueError
+    for anything but fractions in (0, 1.5], each once."""
+    if not text:
+        return FRACTIONS
+    got = tuple(float(x) for x in text.split(","))
+    if not all(0 < f <= 1.5 for f in got) or len(set(got)) != len(got):
+        raise ValueError(text)
+    return got
 
 
 def check_flags(ap: argparse.ArgumentParser, args: argparse.Namespace
                 ) -> None:
     """Exits through ap.error on a negative --latency_rounds or
-    --latency_seconds."""
+    --latency_seconds, or fractions outside (0, 1.5]; sets
+    args.latency_fractions to the tuple."""
     if args.latency_rounds < 0 or args.latency_seconds < 0:
         ap.error("--latency_rounds and --latency_seconds take a number "
                  ">= 0 (0: the profile's)")
+    try:
+        args.latency_fractions = fractions_of(args.latency_fractions)
+    except ValueError:
+        ap.error("--latency_fractions takes comma-separated fractions in "
+                 "(0, 1.5], each once, e.g. 0.25,0.5,0.75,0.9: %r"
+                 % args.latency_fractions)

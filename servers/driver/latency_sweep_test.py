@@ -121,6 +121,17 @@ class RatesAndPlanTest(unittest.TestCase):
         self.assertEqual(latency_sweep.mode(st), "pipelined")
 
 
+class FractionsFlagTest(unittest.TestCase):
+    def test_the_rates_flag(self) -> None:
+        self.assertEqual(latency_point.fractions_of(""),
+                         latency_point.FRACTIONS)
+        self.assertEqual(latency_point.fractions_of("0.25,0.5,0.75,0.9"),
+                         (0.25, 0.5, 0.75, 0.9))
+        for bad in ("0", "1.6", "0.5,0.5", "half", "0.5,", "-0.2"):
+            with self.subTest(bad=bad), self.assertRaises(ValueError):
+                latency_point.fractions_of(bad)
+
+
 class FillTest(unittest.TestCase):
     def test_clean(self) -> None:
         pt = latency_point.LatencyPoint("a", 0.5, 5000.0, 0)

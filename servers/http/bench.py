@@ -282,7 +282,8 @@ def latency(args: argparse.Namespace, prof: Profile,
     data["_latency"])."""
     st = http_latency.settings(prof.latency_rounds, prof.latency_seconds,
                                args.margin, http_latency.CONNECTIONS,
-                               prof.connections)
+                               prof.connections,
+                               fractions=args.latency_fractions)
     chosen = http_latency.chosen(args.servers.split(","), specs)
     b = http_latency.run(st, chosen, data["points"], args.threads, pin,
                          tmp, lambda line: print(line, flush=True))

@@ -42,7 +42,9 @@ def capacity(points: Sequence[dict[str, Any]], connections: int
 
 def settings(rounds: int, seconds: float, margin: float,
              connections: int, wrk_connections: Sequence[int],
-             mode: str = MODE) -> latency_point.Settings:
+             mode: str = MODE,
+             fractions: tuple[float, ...] = latency_point.FRACTIONS
+             ) -> latency_point.Settings:
     at = latency_point.nearest(wrk_connections, connections)
     return latency_point.Settings(
         workload="http", unit="requests/s", reference=REFERENCE,
@@ -50,7 +52,7 @@ def settings(rounds: int, seconds: float, margin: float,
         seconds=seconds, warmup_s=min(0.2, seconds),
         capacity_source="wrk -c%d requests/s, median over the "
                         "repetitions" % at,
-        path=http_run.PATH, margin=margin, mode=mode)
+        path=http_run.PATH, margin=margin, mode=mode, fractions=fractions)
 
 
 def chosen(names: Sequence[str], specs: Sequence[http_run.ServerSpec]
