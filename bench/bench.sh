@@ -31,14 +31,15 @@ export PROFILE BAZEL  # bench/sweep.sh reads them
 # project's 2-core VM, bazel's start-up included and the first build not.
 # The last entry is the confirmation. smoke: measured with `make
 # bench-quick`; default: every step as `make bench` took it on
-# 2026-11-27 (27:36 in all, against 27:46; a sweep ends within one round
-# of its time budget; the ping-pong step is its sweep plus the
-# validation's budget and its load map's); full:
+# 2026-11-28 (its fourth run: 30:38, the HTTP step 6:24 of which 1:37 was
+# retrying void latency runs, now capped at a quarter of the sweep's
+# plan; a sweep ends within one round of its time budget; the ping-pong
+# step is its sweep plus the validation's budget and its load map's); full:
 # extrapolated from the default's rounds (at least 10 rounds of the full
 # sizes; not measured end to end).
 case "$PROFILE" in
   smoke)   est=(1 1 1 1 5 28 1 22 3 3) ;;
-  default) est=(110 95 75 55 5 895 92 282 6 104) ;;
+  default) est=(105 75 74 55 5 905 108 287 8 100) ;;
   full)    est=(1270 990 1420 380 20 3500 600 700 20 300) ;;
   *) echo "bench: PROFILE must be smoke, default or full (got '$PROFILE')" >&2
      exit 2 ;;

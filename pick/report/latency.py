@@ -126,7 +126,22 @@ def _context(lat: dict[str, Any], workload: str,
             ", ".join(latency_rates.pct(f) for f, _ in cols) or "-", slowest,
             num(number(cap.get(slowest))), u,
             text(lat.get("capacity_source"), "source not given"), u,
-            caps or "-", text(lat.get("reference"), "-")))
+            caps or "-", text(lat.get("reference"), "-"))) + _retries(lat)
+
+
+def _retries(lat: dict[str, Any]) -> str:
+    """The void retries' budget, where the file has one (from 2026-11-28):
+    how many void runs it left void."""
+    budget = number(lat.get("retry_budget_s"))
+    if budget is None:
+        return ""
+    left = number(lat.get("not_retried")) or 0
+    share = number(lat.get("retry_share"))
+    return (" Void runs are run again within a budget of %s s of retries%s"
+            "%s." % (num(budget), "" if share is None else
+                     " (%g%% of the sweep's planned time)" % (100 * share),
+                     "; %d void run(s) were not, the budget spent" % left
+                     if left else ""))
 
 
 def _load(f: float, rate: Optional[float]) -> str:

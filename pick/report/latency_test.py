@@ -72,6 +72,19 @@ class SectionTest(unittest.TestCase):
                       "send). Open loop, uniform arrivals", md)
         self.assertNotIn("Serial load", self.md)  # the fixture names none
 
+    def test_the_retry_budget_when_the_file_has_one(self) -> None:
+        http = copy.deepcopy(fixture("http"))
+        self.assertNotIn("budget", self.http)  # the fixture predates it
+        http["latency"].update(retry_share=0.25, retry_budget_s=28.8,
+                               not_retried=17)
+        self.assertIn("Ratios are to nginx. Void runs are run again within "
+                      "a budget of 28.8 s of retries (25% of the sweep's "
+                      "planned time); 17 void run(s) were not, the budget "
+                      "spent.", "\n".join(lines(http, None)))
+        http["latency"]["not_retried"] = 0
+        self.assertIn("(25% of the sweep's planned time).",
+                      "\n".join(lines(http, None)))
+
     def test_p99_table(self) -> None:
         self.assertIn("| server (requests/s) | 25% (12.8k/s) | 50% "
                       "(25.6k/s) | 90% (46.1k/s) |", self.lines)

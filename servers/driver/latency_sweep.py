@@ -44,6 +44,7 @@ import math
 import os
 import statistics
 import subprocess
+import time
 from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
                     cast)
 
@@ -56,8 +57,9 @@ from servers.driver.latency_point import (FLOOR, START_STOP_S,
 
 
 # A void run is run again at once, in its block, up to this many times
-# (the generator's lag is the machine's doing, not the server's); the void
-# attempts stay in the record.
+# (the generator's lag is the machine's doing, not the server's), within
+# the retries' budget (Settings.retry_share); the void attempts stay in
+# the record.
 VOID_RETRIES = 2
 
 
@@ -202,17 +204,29 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
         return start(name, pointdir)
 
     points = []
+    budget = st.retry_share * planned_s(st, len(servers))
+    spent, not_retried = 0.0, 0
     for i, (r, k, s) in enumerate(todo, 1):
         for attempt in range(VOID_RETRIES + 1):
+            if attempt and spent >= budget:
+                not_retried += 1
+                break
+            started = time.monotonic()
             pt = LatencyPoint(s, st.fractions[k], rates[k], r, attempt)
             run_point(st, pt, starter, tools.generator, tools.generator_cpus,
                       os.path.join(tmp, "latency-%03d-%s-%d" % (i, s,
                                                                 attempt)))
+            if attempt:
+                spent += time.monotonic() - started
             points.append(pt)
             log(progress(i, len(todo), pt, st.unit))
             if not pt.void:
                 break
-    return block(st, servers, capacity, slowest, rates, points)
+    if not_retried:
+        log("latency at set rates: %d void run(s) not run again: the "
+            "retries' %.0f s budget was spent" % (not_retried, budget))
+    return block(st, servers, capacity, slowest, rates, points,
+                 round(budget, 1), not_retried)
 
 
 def mode(st: Settings) -> str:
@@ -228,7 +242,9 @@ def mode_words(st: Settings) -> str:
 
 def block(st: Settings, servers: Sequence[str], capacity: dict[str, float],
           slowest: str, rates: Sequence[float],
-          points: Sequence[LatencyPoint]) -> dict[str, Any]:
+          points: Sequence[LatencyPoint],
+          retry_budget_s: Optional[float] = None,
+          not_retried: int = 0) -> dict[str, Any]:
     """The "latency" JSON block of the driver's results."""
     rows = paired(points, servers, st.reference, st.fractions, rates,
                   st.margin)
@@ -245,6 +261,8 @@ def block(st: Settings, servers: Sequence[str], capacity: dict[str, float],
         connections=st.connections, rounds=st.rounds, seconds=st.seconds,
         warmup_s=st.warmup_s, arrivals=st.arrivals, mode=mode(st),
         max_lag_us=st.max_lag_us, size=st.size, margin=st.margin,
+        retry_share=st.retry_share, retry_budget_s=retry_budget_s,
+        not_retried=not_retried,
         servers=list(servers), points=[p.to_json() for p in points],
         summary=summary(points, list(servers) + [FLOOR], st.fractions,
                         rates),

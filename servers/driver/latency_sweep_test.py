@@ -279,7 +279,8 @@ class RunTest(unittest.TestCase):
     def setUpClass(cls) -> None:
         cls.floor = procs.resolve(latency_point.FLOOR_SERVER)
 
-    def run_with(self, name: str, rc: int, start_ok: bool = True
+    def run_with(self, name: str, rc: int, start_ok: bool = True,
+                 retry_share: float = latency_point.RETRY_SHARE
                  ) -> tuple[dict[str, Any], list[str]]:
         said: list[str] = []
         started: list[subprocess.Popen[bytes]] = []
@@ -297,7 +298,8 @@ class RunTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             tools = latency_sweep.Tools(fake_generator(tmp, name, rc),
                                         self.floor, None, None)
-            b = latency_sweep.run(settings(rounds=1, fractions=(0.5, 0.9)),
+            b = latency_sweep.run(settings(rounds=1, fractions=(0.5, 0.9),
+                                           retry_share=retry_share),
                                   ["nginx", "a"],
                                   {"nginx": 2000.0, "a": 1000.0},
                                   start, tools, tmp, said.append)
@@ -347,6 +349,14 @@ class RunTest(unittest.TestCase):
                       "p99", text)
         self.assertNotIn("failed runs", text)
         self.assertTrue(all(r["p99_us"] is None for r in b["summary"]))
+
+    def test_void_runs_past_the_retry_budget_stay_void(self) -> None:
+        b, said = self.run_with("void", latency_point.VOID_RC,
+                                retry_share=0.0)
+        self.assertEqual(len(b["points"]), 6)   # no attempt but the first
+        self.assertEqual((b["retry_budget_s"], b["not_retried"]), (0.0, 6))
+        self.assertIn("6 void run(s) not run again: the retries' 0 s "
+                      "budget was spent", said[-1])
 
     def test_a_void_run_is_run_again(self) -> None:
         b, said = self.run_with("void-once", 0)
