@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <utility>
 
+#include "base/parse_number.h"
 #include "reactor/channel.h"
 #include "reactor/internal/report_errno.h"
 #include "reactor/poller/internal/uring_buffers.h"
@@ -20,39 +22,34 @@ namespace {
 
 constexpr unsigned kEntries = 1024;
 
+// The environment variable `name` as a count (base/parse_number.h's
+// spelling), or nullopt where it is unset or empty; one that is not a count
+// is said on stderr and ignored.
+std::optional<std::size_t> EnvCount(const char* name, const char* what) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  const std::optional<std::size_t> n = ParseNumber<std::size_t>(v);
+  if (!n) {
+    std::fprintf(stderr, "reactor: %s=%s is not a %s; ignored\n", name, v,
+                 what);
+  }
+  return n;
+}
+
 // SERVERKIT_URING_ROOM_BUDGET=BYTES (tests only): the rooms' budget.
 std::size_t RoomBudget(std::size_t fallback) {
-  const char* v = std::getenv("SERVERKIT_URING_ROOM_BUDGET");
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  if (*end != '\0') {
-    std::fprintf(stderr,
-                 "reactor: SERVERKIT_URING_ROOM_BUDGET=%s is not a byte "
-                 "count; ignored\n",
-                 v);
-    return fallback;
-  }
-  return static_cast<std::size_t>(n);
+  return EnvCount("SERVERKIT_URING_ROOM_BUDGET", "byte count")
+      .value_or(fallback);
 }
 
 // SERVERKIT_URING_FLUSH_SENDS=N: the sends that make the send path submit
 // before the poll (reactor/poller/internal/uring_sends.h); 0: never, as
 // before that submit existed (for comparisons).
 std::size_t FlushSends() {
-  constexpr std::size_t kDefault = reactor_internal::UringSends::kFlushSends;
-  const char* v = std::getenv("SERVERKIT_URING_FLUSH_SENDS");
-  if (v == nullptr || *v == '\0') return kDefault;
-  char* end = nullptr;
-  const unsigned long long n = std::strtoull(v, &end, 10);
-  if (*end != '\0') {
-    std::fprintf(stderr,
-                 "reactor: SERVERKIT_URING_FLUSH_SENDS=%s is not a count; "
-                 "ignored\n",
-                 v);
-    return kDefault;
-  }
-  return n == 0 ? SIZE_MAX : static_cast<std::size_t>(n);
+  const std::size_t n =
+      EnvCount("SERVERKIT_URING_FLUSH_SENDS", "count")
+          .value_or(reactor_internal::UringSends::kFlushSends);
+  return n == 0 ? SIZE_MAX : n;
 }
 
 bool RecvDisabledByEnvironment() {
