@@ -506,11 +506,9 @@ class ValidationRow:
                     control=self.control, control2=self.control2)[side]
         return name or "-"
 
-    def runs(self, side: str) -> list[float]:
-        """A side's values on the metric, one per clean round."""
-        return dict(baseline=self.baseline_runs, winner=self.winner_runs,
-                    control=self.control_runs,
-                    control2=self.control2_runs)[side]
+    def injected_ns(self, side: str) -> Optional[int]:
+        """A control's injected ns per operation (None until sized)."""
+        return dict(control=self.control_ns, control2=self.control2_ns)[side]
 
     def set_side(self, side: str, what: str, value: Any) -> None:
         """<side>_runs, _cpu, _flags or _median, by the side's name."""

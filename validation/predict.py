@@ -24,9 +24,15 @@ from validation import check
 from validation import micro
 from validation import model
 
-# The controls' sides and the row fields of their injected ns per
-# operation: the cost d, and 2d for the slope's second size.
-CONTROL_SIDES = (("control", "control_ns"), ("control2", "control2_ns"))
+# The controls' sides: the cost d, and 2d for the slope's second size.
+CONTROL_NAMES = ("control", "control2")
+
+
+def injected(row: ValidationRow) -> dict[str, float]:
+    """Each control's injected ns per operation, 0 where unsized: what
+    model_rounds takes."""
+    return {side: float(row.injected_ns(side) or 0)
+            for side in CONTROL_NAMES}
 
 
 def cost_of(x: Optional[RunFigures], use_cpu: bool,
@@ -166,9 +172,7 @@ def predict_row(row: ValidationRow, results_dir: str, use_cpu: bool
     if row.component not in micro.FAMILY:  # a probe site: no family
         row.model_note = "no micro family for %s" % row.component
         return
-    injected = {"control": float(row.control_ns or 0),
-                "control2": float(row.control2_ns or 0)}
-    rounds = model_rounds(row.rounds, injected, use_cpu,
+    rounds = model_rounds(row.rounds, injected(row), use_cpu,
                           row.higher_is_better)
     if not rounds:
         row.model_note = "no round with a clean baseline and control"

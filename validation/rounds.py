@@ -30,14 +30,10 @@ from validation.cases import (CONTROL_FRACTION, CONTROLS, MARGIN, Outcome,
 from validation.decide import BLOCKS, decide, set_dependence, stop_rule
 from validation.metric import (blocked_log_ratios, control_measured_ns,
                                metric_choice)
-from validation.predict import CONTROL_SIDES, model_sentence, predict_row
+from validation.predict import CONTROL_NAMES, model_sentence, predict_row
 from validation.report import sentence
 
 Case = dict[str, Any]
-
-# The controls' sides; "control2" is the control at twice the cost, the
-# second injected size that the exchange rate's slope needs (model.py).
-CONTROL_NAMES = tuple(side for side, _ in CONTROL_SIDES)
 
 
 # --- one run -----------------------------------------------------------------
@@ -94,7 +90,7 @@ def side_flags(row: ValidationRow, side: str, log_file: str) -> list[str]:
     """The server flags of a side; the control's cost once it is sized."""
     comp = row.component
     if side in CONTROL_NAMES:
-        ns = row.control_ns if side == "control" else row.control2_ns
+        ns = row.injected_ns(side)
         extra = CONTROLS[comp].flags(ns) if ns else []
         return component_flags(comp, row.baseline, log_file, extra) + \
             row.flags

@@ -76,9 +76,8 @@ def _fit(row: ValidationRow, micro_costs: model.Micro, baseline: str
          ) -> Optional[model.Model]:
     """The model from the row's rounds (CPU per unit; the controls' d and
     2d) with micro_costs; None without a clean round or a slope."""
-    injected = {"control": float(row.control_ns or 0),
-                "control2": float(row.control2_ns or 0)}
-    rounds = predict.model_rounds(row.rounds, injected, True, True)
+    rounds = predict.model_rounds(row.rounds, predict.injected(row), True,
+                                  True)
     return model.fit(rounds, micro_costs, baseline) if rounds else None
 
 

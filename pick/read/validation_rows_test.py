@@ -237,10 +237,12 @@ class RowTypeTest(unittest.TestCase):
                              dict(model_note=None, error=None, paced=None,
                                   rates=None))
             self.assertEqual(ValidationRow.from_json(back), e)
-        self.assertEqual(entries[0].runs("control2"),
-                         written[0]["control2_runs"])
+        self.assertEqual(entries[0].injected_ns("control2"),
+                         written[0]["control2_ns"])
         with self.assertRaises(KeyError):
-            entries[0].runs("nobody")
+            entries[0].injected_ns("winner")
+        with self.assertRaises(KeyError):
+            entries[0].set_side("nobody", "runs", [])
 
     def test_an_unknown_field_is_refused_with_the_rerun(self) -> None:
         doc = self.doc()
