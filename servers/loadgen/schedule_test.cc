@@ -82,6 +82,43 @@ std::vector<Timed> Simulate(Mode mode, int n) {
   return out;
 }
 
+TEST(ScheduleTest, SendLagIsFromTheReleaseTime) {
+  // Pipelined, or serial and not held: from the intended time, never
+  // negative.
+  EXPECT_EQ(SendLag(Mode::kPipelined, 1000, 1300, 5000, 900), 300);
+  EXPECT_EQ(SendLag(Mode::kSerial, 1000, 1300, 800, 900), 300);
+  EXPECT_EQ(SendLag(Mode::kSerial, 1000, 900, 800, 0), 0);
+  // Held: from the reply, or the previous request's lag where larger, but
+  // never more than from its own intended time.
+  EXPECT_EQ(SendLag(Mode::kSerial, 1000, 5030, 5000, 0), 30);
+  EXPECT_EQ(SendLag(Mode::kSerial, 1000, 5030, 5000, 2000), 2000);
+  EXPECT_EQ(SendLag(Mode::kSerial, 4000, 5030, 5000, 2000), 1030);
+}
+
+// A chain of held requests behind a busy server, the generator getting to
+// each 30 us after the reply before: its lag stays 30 us (it was summed to
+// 100 x 30 us = 3 ms before 2026-11-28). A chain the generator started
+// late (it was stopped for 300 ms) stays 300 ms late, request after
+// request.
+TEST(ScheduleTest, SendLagAlongAHeldChainIsTheLargestNotTheSum) {
+  for (const std::int64_t first_lag :
+       {std::int64_t{0}, std::int64_t{300'000'000}}) {
+    std::int64_t previous_reply = 1'000'000'000, previous_lag = first_lag;
+    std::int64_t worst = 0;
+    for (int i = 0; i < 100; ++i) {
+      const std::int64_t intended = 1000 * i;  // long due: every one held
+      const std::int64_t got = previous_reply + 30'000;
+      const std::int64_t lag =
+          SendLag(Mode::kSerial, intended, got, previous_reply, previous_lag);
+      worst = std::max(worst, lag);
+      previous_lag = lag;
+      previous_reply = got + 500'000;  // the server's turn
+    }
+    EXPECT_EQ(worst, std::max<std::int64_t>(first_lag, 30'000)) << first_lag;
+    EXPECT_EQ(previous_lag, std::max<std::int64_t>(first_lag, 30'000));
+  }
+}
+
 TEST(ScheduleTest, SerialHoldsTheNextRequestUntilTheReply) {
   const auto serial = Simulate(Mode::kSerial, 10);
   const std::int64_t t0 = serial[0].intended;  // the random phase

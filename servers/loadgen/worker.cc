@@ -189,13 +189,14 @@ void Worker::SendDue(std::int64_t now) {
     result_.scheduled += measured ? 1 : 0;
     if (c.open) {
       const std::int64_t got = Now();
-      const std::int64_t release = ReleaseTime(mode, intended, c.released_by);
-      const std::int64_t lag = std::max<std::int64_t>(got - release, 0);
+      const std::int64_t lag =
+          SendLag(mode, intended, got, c.previous_reply, c.previous_lag);
       if (measured) {
         result_.lag.Record(static_cast<std::uint64_t>(lag));
         ++result_.sent;
         // The previous reply came after this request was due: it was held.
-        result_.held += release > intended ? 1 : 0;
+        result_.held +=
+            ReleaseTime(mode, intended, c.previous_reply) > intended ? 1 : 0;
       }
       if (c.out.size() == c.out_off) dirty_.push_back(ci);
       c.out.append(plan_.request);
@@ -246,7 +247,8 @@ void Worker::Complete(Connection& c, std::size_t n, std::int64_t t) {
       ++result_.completed;
     }
     c.last_reply = done;
-    c.released_by = done - p.lag;
+    c.previous_reply = done;
+    c.previous_lag = p.lag;
   }
   if (c.held && c.pending.empty()) Release(c);
 }

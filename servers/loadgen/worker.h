@@ -17,10 +17,11 @@
 //   - lag         when the thread got to a request - its release time
 //                 (ReleaseTime), read before the write (a socket buffer
 //                 that is full, or a reply that is late, is the server's
-//                 doing and shows in latency, not in lag). Serial mode
-//                 releases a request from the previous reply less that
-//                 request's own lag, so the generator's delay carries down
-//                 a backlog it made instead of passing for the server's.
+//                 doing and shows in latency, not in lag). In serial mode
+//                 a request held behind a reply carries the previous
+//                 request's lag where it is larger (SendLag), so the
+//                 generator's delay carries down a backlog it made instead
+//                 of passing for the server's.
 //
 // Only requests whose intended time falls in the measured window
 // [warmup, warmup + duration) are recorded and counted; warm-up requests
@@ -139,11 +140,12 @@ class Worker {
     std::size_t out_off = 0;
     std::deque<Pending> pending;  // sent, reply not complete, in order
     std::int64_t last_reply = 0;
-    // When the previous reply would have come had the generator sent that
-    // request on time: its reply less its send lag. Serial mode releases
-    // the next request from it, so a backlog the generator made (it was
-    // not running) stays the generator's lag, request after request.
-    std::int64_t released_by = 0;
+    // The previous reply's time and its request's send lag: serial mode
+    // releases the next request from the reply, and a held request carries
+    // that lag where it is larger (SendLag), so a backlog the generator
+    // made (it was not running) stays its lag, request after request.
+    std::int64_t previous_reply = 0;
+    std::int64_t previous_lag = 0;
   };
 
   std::int64_t Now() const;
