@@ -126,7 +126,8 @@ def _context(lat: dict[str, Any], workload: str,
             ", ".join(latency_rates.pct(f) for f, _ in cols) or "-", slowest,
             num(number(cap.get(slowest))), u,
             text(lat.get("capacity_source"), "source not given"), u,
-            caps or "-", text(lat.get("reference"), "-"))) + _retries(lat)
+            caps or "-", text(lat.get("reference"), "-"))) + \
+        _retries(lat) + _sched(lat)
 
 
 def _retries(lat: dict[str, Any]) -> str:
@@ -142,6 +143,13 @@ def _retries(lat: dict[str, Any]) -> str:
                      " (%g%% of the sweep's planned time)" % (100 * share),
                      "; %d void run(s) were not, the budget spent" % left
                      if left else ""))
+
+
+def _sched(lat: dict[str, Any]) -> str:
+    """How the runs were scheduled, where the file says (from 2026-11-28
+    on, servers/driver/latency_point.py's sched_of)."""
+    note = text(lat.get("sched_note"), "")
+    return " Scheduling: %s." % note if note else ""
 
 
 def _load(f: float, rate: Optional[float]) -> str:

@@ -85,6 +85,14 @@ class SectionTest(unittest.TestCase):
         self.assertIn("(25% of the sweep's planned time).",
                       "\n".join(lines(http, None)))
 
+    def test_the_scheduling_when_the_file_says(self) -> None:
+        http = copy.deepcopy(fixture("http"))
+        self.assertNotIn("Scheduling", self.http)  # the fixture predates it
+        http["latency"].update(sched="fifo", fifo_priority=10,
+                               sched_note="servers under SCHED_FIFO")
+        self.assertIn("Ratios are to nginx. Scheduling: servers under "
+                      "SCHED_FIFO.", "\n".join(lines(http, None)))
+
     def test_p99_table(self) -> None:
         self.assertIn("| server (requests/s) | 25% (12.8k/s) | 50% "
                       "(25.6k/s) | 90% (46.1k/s) |", self.lines)

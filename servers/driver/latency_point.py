@@ -76,6 +76,10 @@ class Settings:
     # The generator's --mode, "serial" (one request in flight per
     # connection) or "pipelined"; "" leaves its default (the protocol's).
     mode: str = ""
+    # The servers' and the generator's SCHED_FIFO priority (0: ordinary
+    # scheduling), and why it is what it is (sched_of).
+    fifo: int = 0
+    sched_note: str = ""
 
 
 @dataclasses.dataclass
@@ -230,7 +234,7 @@ def run_point(st: Settings, pt: LatencyPoint, start: Starter,
             g = procs.spawn(generator_argv(generator, st, port, pt.rate,
                                            pt.round + 1, out_json,
                                            pt.server == FLOOR),
-                            cpus, lf, lf)
+                            cpus, lf, lf, st.fifo)
             try:
                 rc = g.wait(timeout=budget)
             except subprocess.TimeoutExpired:
@@ -276,8 +280,9 @@ def us(v: Optional[float]) -> str:
 
 def add_flags(ap: argparse.ArgumentParser) -> None:
     """The drivers' flags for the latency sweep: --no_latency,
-    --latency_rounds, --latency_seconds (0: the profile's) and
-    --latency_fractions (empty: FRACTIONS); check_flags checks them."""
+    --latency_rounds, --latency_seconds (0: the profile's),
+    --latency_fractions (empty: FRACTIONS) and --latency_sched;
+    check_flags checks them."""
     ap.add_argument("--no_latency", action="store_true",
                     help="skip latency at set rates (the open-loop "
                          "generator after the closed-loop runs)")
@@ -287,11 +292,23 @@ def add_flags(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--latency_seconds", type=float, default=0.0,
                     help="measured seconds per latency run (default: the "
                          "profile's)")
-    ap.add_argument("--latency_fractions", default="",
+    ap.add_argument("--latency_fractions", default=FRACTIONS,
+                    type=fractions_arg,
                     help="the rates, comma-separated fractions of the "
                          "slowest server's capacity, each in (0, 1.5] "
                          "(default: %s)" % ",".join(
                              "%g" % f for f in FRACTIONS))
+    ap.add_argument("--latency_sched", default="auto", choices=SCHED,
+                    help="how the servers and the generator are scheduled "
+                         "on their pinned cores: fifo (SCHED_FIFO, "
+                         "priority %d, so that no other thread holds the "
+                         "core for milliseconds), other (ordinary), auto "
+                         "(fifo where the kernel throttles real-time "
+                         "threads and allows it; default)"
+                         % procs.FIFO_PRIORITY)
+
+
+SCHED = ("auto", "fifo", "other")
 
 
 def fractions_of(text: str) -> tuple[float, ...]:
@@ -305,17 +322,43 @@ def fractions_of(text: str) -> tuple[float, ...]:
     return got
 
 
+def fractions_arg(text: str) -> tuple[float, ...]:
+    """fractions_of for argparse: the error says what it takes."""
+    try:
+        return fractions_of(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "takes comma-separated fractions in (0, 1.5], each once, e.g. "
+            "0.25,0.5,0.75,0.9: %r" % text) from None
+
+
+def sched_of(choice: str, refused: Callable[[], str] = procs.fifo_refused
+             ) -> tuple[int, str]:
+    """--latency_sched as (SCHED_FIFO priority, 0 for ordinary; the words
+    the report gives); ValueError, saying why, for fifo where it is
+    refused."""
+    if choice == "other":
+        return 0, "ordinary scheduling (--latency_sched=other)"
+    why = refused()
+    if not why:
+        return procs.FIFO_PRIORITY, (
+            "servers, floor and generator under SCHED_FIFO at priority %d "
+            "on their pinned cores" % procs.FIFO_PRIORITY)
+    if choice == "fifo":
+        raise ValueError(why)
+    return 0, "ordinary scheduling: " + why
+
+
 def check_flags(ap: argparse.ArgumentParser, args: argparse.Namespace
                 ) -> None:
     """Exits through ap.error on a negative --latency_rounds or
-    --latency_seconds, or fractions outside (0, 1.5]; sets
-    args.latency_fractions to the tuple."""
+    --latency_seconds, or --latency_sched=fifo where it is refused; sets
+    args.latency_fifo and args.latency_sched_note (sched_of)."""
     if args.latency_rounds < 0 or args.latency_seconds < 0:
         ap.error("--latency_rounds and --latency_seconds take a number "
                  ">= 0 (0: the profile's)")
     try:
-        args.latency_fractions = fractions_of(args.latency_fractions)
-    except ValueError:
-        ap.error("--latency_fractions takes comma-separated fractions in "
-                 "(0, 1.5], each once, e.g. 0.25,0.5,0.75,0.9: %r"
-                 % args.latency_fractions)
+        args.latency_fifo, args.latency_sched_note = sched_of(
+            args.latency_sched)
+    except ValueError as e:
+        ap.error("--latency_sched=fifo: %s" % e)

@@ -48,7 +48,7 @@ import time
 from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
                     cast)
 
-from servers.driver import side_by_side
+from servers.driver import procs, side_by_side
 from pick.decide import paired as pick_paired
 from servers.driver.latency_point import (FLOOR, START_STOP_S,
                                           LatencyPoint, Settings, Starter,
@@ -195,13 +195,24 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
             format(base, ",.0f"), st.unit, st.rounds, st.seconds,
             st.connections, st.arrivals, mode_words(st),
             planned_s(st, len(servers))))
+    if st.sched_note:
+        log("latency at set rates: " + st.sched_note)
     todo = plan(list(servers) + [FLOOR], len(rates), st.rounds)
 
     def starter(name: str, pointdir: str
                 ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
         if name == FLOOR:
-            return start_floor(tools.floor, st, tools.server_cpus, pointdir)
-        return start(name, pointdir)
+            srv, port, why = start_floor(tools.floor, st, tools.server_cpus,
+                                         pointdir)
+        else:
+            srv, port, why = start(name, pointdir)
+        if srv is not None and st.fifo:
+            try:
+                procs.set_fifo(srv.pid, st.fifo)
+            except OSError as e:
+                procs.stop(srv)
+                return None, 0, "SCHED_FIFO refused for the server: %s" % e
+        return srv, port, why
 
     points = []
     budget = st.retry_share * planned_s(st, len(servers))
@@ -261,8 +272,9 @@ def block(st: Settings, servers: Sequence[str], capacity: dict[str, float],
         connections=st.connections, rounds=st.rounds, seconds=st.seconds,
         warmup_s=st.warmup_s, arrivals=st.arrivals, mode=mode(st),
         max_lag_us=st.max_lag_us, size=st.size, margin=st.margin,
-        retry_share=st.retry_share, retry_budget_s=retry_budget_s,
-        not_retried=not_retried,
+        sched="fifo" if st.fifo else "other", fifo_priority=st.fifo,
+        sched_note=st.sched_note, retry_share=st.retry_share,
+        retry_budget_s=retry_budget_s, not_retried=not_retried,
         servers=list(servers), points=[p.to_json() for p in points],
         summary=summary(points, list(servers) + [FLOOR], st.fractions,
                         rates),

@@ -12,6 +12,9 @@
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -130,6 +133,36 @@ class FractionsFlagTest(unittest.TestCase):
         for bad in ("0", "1.6", "0.5,0.5", "half", "0.5,", "-0.2"):
             with self.subTest(bad=bad), self.assertRaises(ValueError):
                 latency_point.fractions_of(bad)
+
+
+class SchedFlagTest(unittest.TestCase):
+    def test_the_sched_flag(self) -> None:
+        allowed, refused = (lambda: ""), (lambda: "no CAP_SYS_NICE")
+        fifo = latency_point.sched_of("auto", allowed)
+        self.assertEqual(fifo[0], procs.FIFO_PRIORITY)
+        self.assertIn("SCHED_FIFO at priority", fifo[1])
+        self.assertEqual(latency_point.sched_of("fifo", allowed), fifo)
+        self.assertEqual(latency_point.sched_of("auto", refused),
+                         (0, "ordinary scheduling: no CAP_SYS_NICE"))
+        self.assertEqual(latency_point.sched_of("other", allowed)[0], 0)
+        with self.assertRaisesRegex(ValueError, "no CAP_SYS_NICE"):
+            latency_point.sched_of("fifo", refused)
+
+    def test_the_drivers_flags(self) -> None:
+        ap = argparse.ArgumentParser()
+        latency_point.add_flags(ap)
+        args = ap.parse_args(["--latency_sched=other"])
+        latency_point.check_flags(ap, args)
+        self.assertEqual((args.latency_fractions, args.latency_fifo),
+                         (latency_point.FRACTIONS, 0))
+        args = ap.parse_args(["--latency_fractions=0.5,0.9"])
+        self.assertEqual(args.latency_fractions, (0.5, 0.9))
+        for bad in (["--latency_fractions=2"], ["--latency_sched=rr"]):
+            with self.subTest(bad=bad), \
+                    contextlib.redirect_stderr(io.StringIO()) as err, \
+                    self.assertRaises(SystemExit):
+                ap.parse_args(bad)
+            self.assertIn(bad[0].split("=")[0], err.getvalue())
 
 
 class FillTest(unittest.TestCase):
@@ -280,10 +313,12 @@ class RunTest(unittest.TestCase):
         cls.floor = procs.resolve(latency_point.FLOOR_SERVER)
 
     def run_with(self, name: str, rc: int, start_ok: bool = True,
-                 retry_share: float = latency_point.RETRY_SHARE
+                 retry_share: float = latency_point.RETRY_SHARE,
+                 fifo: int = 0
                  ) -> tuple[dict[str, Any], list[str]]:
         said: list[str] = []
         started: list[subprocess.Popen[bytes]] = []
+        self.started = started
 
         def start(server: str, pointdir: str
                   ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
@@ -299,7 +334,9 @@ class RunTest(unittest.TestCase):
             tools = latency_sweep.Tools(fake_generator(tmp, name, rc),
                                         self.floor, None, None)
             b = latency_sweep.run(settings(rounds=1, fractions=(0.5, 0.9),
-                                           retry_share=retry_share),
+                                           retry_share=retry_share,
+                                           fifo=fifo,
+                                           sched_note="why" if fifo else ""),
                                   ["nginx", "a"],
                                   {"nginx": 2000.0, "a": 1000.0},
                                   start, tools, tmp, said.append)
@@ -334,6 +371,52 @@ class RunTest(unittest.TestCase):
         self.assertEqual(
             json.loads(json.dumps(latency_sweep.to_json(b)))["paired"][0]
             ["b"], "nginx")
+
+    def test_fifo_reaches_every_server_and_the_generator(self) -> None:
+        set_for: list[tuple[int, int]] = []
+        spawned: list[int] = []
+        real_set, real_spawn = procs.set_fifo, procs.spawn
+
+        def fake_set(pgid: int, priority: int = 0) -> int:
+            set_for.append((pgid, priority))
+            return 1
+
+        def fake_spawn(argv: list[str], cpus: Any, out: Any, err: Any,
+                       fifo: int = 0) -> subprocess.Popen[bytes]:
+            if argv[0].endswith("gen-ok"):
+                spawned.append(fifo)
+            return real_spawn(argv, cpus, out, err)
+
+        procs.set_fifo, procs.spawn = fake_set, fake_spawn  # type: ignore
+        try:
+            b, said = self.run_with("ok", 0, fifo=7)
+        finally:
+            procs.set_fifo, procs.spawn = real_set, real_spawn
+        # Six runs (two servers and the floor, at two rates): each server
+        # set once, at 7, the test's own among them; so each generator.
+        self.assertEqual(len(set_for), 6)
+        self.assertTrue({p.pid for p in self.started} <
+                        {pgid for pgid, _ in set_for})
+        self.assertEqual({prio for _, prio in set_for}, {7})
+        self.assertEqual(spawned, [7] * 6)
+        self.assertEqual((b["sched"], b["fifo_priority"], b["sched_note"]),
+                         ("fifo", 7, "why"))
+        self.assertEqual(said[1], "latency at set rates: why")
+
+    def test_fifo_refused_stops_the_server(self) -> None:
+        real_set = procs.set_fifo
+
+        def refuse(pgid: int, priority: int = 0) -> int:
+            raise PermissionError("not permitted")
+
+        procs.set_fifo = refuse
+        try:
+            b, _ = self.run_with("ok", 0, fifo=7)
+        finally:
+            procs.set_fifo = real_set
+        self.assertTrue(all(not p["ok"] and "SCHED_FIFO refused for the "
+                            "server: not permitted" in p["error"]
+                            for p in b["points"]))
 
     def test_void_runs(self) -> None:
         b, said = self.run_with("void", latency_point.VOID_RC)

@@ -9,8 +9,9 @@
 # the driver (spawn, PR_SET_PDEATHSIG) and stopping it with its whole group
 # (stop, stop_all), a free loopback port, waiting until a server accepts,
 # a process's CPU seconds from /proc, the descriptor limit the children
-# inherit (raise_fd_limit), and one point: a server with the client
-# against it (run_point, a Point).
+# inherit (raise_fd_limit), real-time scheduling for the latency sweeps
+# (fifo_refused, set_fifo, spawn's fifo), and one point: a server with the
+# client against it (run_point, a Point).
 #
 # Every server is started as
 #     PATH 127.0.0.1 <free port> <threads> --protocol=echo|header [flags...]
@@ -55,23 +56,85 @@ _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG = 1
 
 
-def _child_setup(cpus: Optional[set[int]]) -> Callable[[], None]:
+def _child_setup(cpus: Optional[set[int]], fifo: int
+                 ) -> Callable[[], None]:
     def setup() -> None:
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if cpus:
             os.sched_setaffinity(0, cpus)
+        if fifo:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(fifo))
     return setup
 
 
 def spawn(argv: list[str], cpus: Optional[set[int]], stdout: IO[str],
-          stderr: IO[str]) -> subprocess.Popen[bytes]:
+          stderr: IO[str], fifo: int = 0) -> subprocess.Popen[bytes]:
     """Starts argv in a session of its own, on cpus (None: any), killed
-    when this process dies."""
+    when this process dies; under SCHED_FIFO at priority fifo when it is
+    not 0 (raises PermissionError where that is refused)."""
     p = subprocess.Popen(argv, stdout=stdout, stderr=stderr,
                          stdin=subprocess.DEVNULL, start_new_session=True,
-                         preexec_fn=_child_setup(cpus))
+                         preexec_fn=_child_setup(cpus, fifo))
     _live.append(p)
     return p
+
+
+# --- real-time scheduling ----------------------------------------------------
+
+# The latency sweeps' priority: above every ordinary thread, so that a
+# housekeeping thread (the kernel's DAMON scan, an agent, an idle JVM)
+# cannot hold a pinned core for milliseconds, and below the kernel's own
+# real-time threads (interrupt threads at 50, migration at 99).
+FIFO_PRIORITY = 10
+RT_RUNTIME = "/proc/sys/kernel/sched_rt_runtime_us"
+
+
+def fifo_refused(rt_runtime: str = RT_RUNTIME) -> str:
+    """'' when children may run under SCHED_FIFO here, else why not: the
+    kernel must throttle real-time threads (so that a server that spins
+    cannot starve the driver) and must let this process raise them."""
+    try:
+        with open(rt_runtime) as f:
+            runtime = int(f.read())
+    except (OSError, ValueError) as e:
+        return "%s unreadable (%s)" % (rt_runtime, e)
+    if runtime < 0:
+        return ("real-time throttling is off (%s is -1): a server that "
+                "spun could starve the driver" % rt_runtime)
+    try:
+        subprocess.run(["true"], check=True, stdin=subprocess.DEVNULL,
+                       preexec_fn=_child_setup(None, FIFO_PRIORITY))
+    except (OSError, subprocess.SubprocessError) as e:
+        return "SCHED_FIFO refused (%s): run as root or with CAP_SYS_NICE" \
+            % e
+    return ""
+
+
+def set_fifo(pgid: int, priority: int = FIFO_PRIORITY) -> int:
+    """Puts every thread of every process in process group pgid under
+    SCHED_FIFO at priority: the threads set (threads that exit meanwhile
+    are skipped; raises PermissionError where that is refused)."""
+    n = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                stat = f.read()
+            # pgrp is the third field after the command's closing bracket
+            if int(stat[stat.rindex(")") + 2:].split()[2]) != pgid:
+                continue
+            tids = os.listdir("/proc/%s/task" % entry)
+        except (OSError, ValueError, IndexError):
+            continue
+        for tid in tids:
+            try:
+                os.sched_setscheduler(int(tid), os.SCHED_FIFO,
+                                      os.sched_param(priority))
+                n += 1
+            except ProcessLookupError:
+                pass
+    return n
 
 
 def stop(p: subprocess.Popen[bytes], grace: float = 2.0) -> None:

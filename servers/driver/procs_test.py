@@ -5,12 +5,17 @@
 #
 # The descriptor limit the drivers' children inherit (procs.raise_fd_limit),
 # in a child process whose limits are set first, so that the test's own are
-# untouched.
+# untouched; real-time scheduling for the latency sweeps (fifo_refused,
+# set_fifo, spawn's fifo) on a child with two threads.
 
 import os
 import subprocess
 import sys
+import tempfile
+import time
 import unittest
+
+from servers.driver import procs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -36,6 +41,52 @@ class FdLimitTest(unittest.TestCase):
         # (root in a container may not); the others keep the hard one, and
         # the drivers skip what does not fit.
         self.assertIn(out[1], ("2048 2048 2048", "1024 1024 1024"))
+
+
+# Two threads that sleep: the process and its second thread.
+TWO_THREADS = ("import threading, time; threading.Thread(target=time.sleep, "
+               "args=(30,), daemon=True).start(); time.sleep(30)")
+
+
+class FifoTest(unittest.TestCase):
+    def test_refused_without_throttling_or_an_unreadable_file(self) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix="rt") as f:
+            f.write("-1\n")
+            f.flush()
+            self.assertIn("real-time throttling is off",
+                          procs.fifo_refused(f.name))
+        self.assertIn("unreadable", procs.fifo_refused("/nonexistent/rt"))
+
+    def test_every_thread_of_the_group(self) -> None:
+        why = procs.fifo_refused()
+        if why:  # a process without CAP_SYS_NICE: the refusal is the test
+            with open(os.devnull, "w") as null, \
+                    self.assertRaises(Exception):
+                procs.stop(procs.spawn(["true"], None, null, null, 5))
+            return
+        with open(os.devnull, "w") as null:
+            p = procs.spawn([sys.executable, "-c", TWO_THREADS], None,
+                            null, null)
+            g = procs.spawn(["sleep", "30"], None, null, null, 5)
+        try:
+            tids: list[str] = []
+            for _ in range(200):  # until the second thread exists
+                tids = os.listdir("/proc/%d/task" % p.pid)
+                if len(tids) == 2:
+                    break
+                time.sleep(0.01)
+            self.assertEqual(len(tids), 2)
+            self.assertEqual(os.sched_getscheduler(p.pid), os.SCHED_OTHER)
+            self.assertEqual(procs.set_fifo(p.pid, 5), 2)
+            for t in tids:
+                self.assertEqual(os.sched_getscheduler(int(t)),
+                                 os.SCHED_FIFO)
+                self.assertEqual(os.sched_getparam(int(t)).sched_priority, 5)
+            self.assertEqual(os.sched_getscheduler(g.pid), os.SCHED_FIFO)
+            self.assertEqual(procs.set_fifo(999999999), 0)  # no such group
+        finally:
+            procs.stop(p)
+            procs.stop(g)
 
 
 if __name__ == "__main__":

@@ -283,7 +283,9 @@ def latency(args: argparse.Namespace, prof: Profile,
     st = http_latency.settings(prof.latency_rounds, prof.latency_seconds,
                                args.margin, http_latency.CONNECTIONS,
                                prof.connections,
-                               fractions=args.latency_fractions)
+                               fractions=args.latency_fractions,
+                               fifo=args.latency_fifo,
+                               sched_note=args.latency_sched_note)
     chosen = http_latency.chosen(args.servers.split(","), specs)
     b = http_latency.run(st, chosen, data["points"], args.threads, pin,
                          tmp, lambda line: print(line, flush=True))

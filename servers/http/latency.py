@@ -43,7 +43,8 @@ def capacity(points: Sequence[dict[str, Any]], connections: int
 def settings(rounds: int, seconds: float, margin: float,
              connections: int, wrk_connections: Sequence[int],
              mode: str = MODE,
-             fractions: tuple[float, ...] = latency_point.FRACTIONS
+             fractions: tuple[float, ...] = latency_point.FRACTIONS,
+             fifo: int = 0, sched_note: str = ""
              ) -> latency_point.Settings:
     at = latency_point.nearest(wrk_connections, connections)
     return latency_point.Settings(
@@ -52,7 +53,8 @@ def settings(rounds: int, seconds: float, margin: float,
         seconds=seconds, warmup_s=min(0.2, seconds),
         capacity_source="wrk -c%d requests/s, median over the "
                         "repetitions" % at,
-        path=http_run.PATH, margin=margin, mode=mode, fractions=fractions)
+        path=http_run.PATH, margin=margin, mode=mode, fractions=fractions,
+        fifo=fifo, sched_note=sched_note)
 
 
 def chosen(names: Sequence[str], specs: Sequence[http_run.ServerSpec]

@@ -268,7 +268,8 @@ def run_latency(args: argparse.Namespace, prof: dict[str, Any],
                         "(a floor where the client was bound)"
                         % (sessions, LATENCY_BLOCK),
         size=LATENCY_BLOCK, margin=args.margin,
-        fractions=args.latency_fractions)
+        fractions=args.latency_fractions, fifo=args.latency_fifo,
+        sched_note=args.latency_sched_note)
     point = procs.Point("echo", 1, 1, LATENCY_BLOCK, sessions)
     _, server_cpus, client_cpus, _ = procs.cpu_split(args.pin, point)
     by = {s.name: s for s in servers}
