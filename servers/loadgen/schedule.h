@@ -56,15 +56,11 @@ constexpr std::int64_t ReleaseTime(Mode mode, std::int64_t intended,
   return mode == Mode::kSerial ? std::max(intended, previous_reply) : intended;
 }
 
-// The generator's delay of a request it got to at `got`: from its release
-// time. In serial mode a request held behind a reply (previous_reply >
-// intended) also carries `previous_lag`, the previous request's own send
-// lag, where that is larger, so that a backlog the generator made (it was
-// not running) stays its lag down the chain of held requests. The larger,
-// not the sum: each step's small turnaround (reading a reply, then
-// sending) summed over a long chain behind a busy server read as
-// milliseconds of lag the generator never had (evhttp at 90%, 2026-11-28).
-// Never more than `got - intended`.
+// The generator's delay of a request it got to at `got`, from its release
+// time; a held request (serial) carries `previous_lag` where larger, so a
+// backlog the generator made stays its lag. The larger, not the sum: summed,
+// each step's small turnaround read as lag along long held chains
+// (servers/loadgen/README.md). Never more than `got - intended`.
 constexpr std::int64_t SendLag(Mode mode, std::int64_t intended,
                                std::int64_t got, std::int64_t previous_reply,
                                std::int64_t previous_lag) {

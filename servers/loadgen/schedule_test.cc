@@ -96,10 +96,9 @@ TEST(ScheduleTest, SendLagIsFromTheReleaseTime) {
 }
 
 // A chain of held requests behind a busy server, the generator getting to
-// each 30 us after the reply before: its lag stays 30 us (it was summed to
-// 100 x 30 us = 3 ms before 2026-11-28). A chain the generator started
-// late (it was stopped for 300 ms) stays 300 ms late, request after
-// request.
+// each 30 us after the reply before: its lag stays 30 us (summed, it would
+// be 100 x 30 us = 3 ms). A chain the generator started late (it was
+// stopped for 300 ms) stays 300 ms late, request after request.
 TEST(ScheduleTest, SendLagAlongAHeldChainIsTheLargestNotTheSum) {
   for (const std::int64_t first_lag :
        {std::int64_t{0}, std::int64_t{300'000'000}}) {
