@@ -110,22 +110,31 @@ def fifo_refused(rt_runtime: str = RT_RUNTIME) -> str:
     return ""
 
 
-def set_fifo(pgid: int, priority: int = FIFO_PRIORITY) -> int:
-    """Puts every thread of every process in process group pgid under
-    SCHED_FIFO at priority: the threads set (threads that exit meanwhile
-    are skipped; raises PermissionError where that is refused)."""
-    n = 0
+def group_pids(pgid: int) -> list[int]:
+    """The live processes of process group pgid, from /proc."""
+    pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % entry) as f:
-                stat = f.read()
-            # pgrp is the third field after the command's closing bracket
-            if int(stat[stat.rindex(")") + 2:].split()[2]) != pgid:
-                continue
-            tids = os.listdir("/proc/%s/task" % entry)
-        except (OSError, ValueError, IndexError):
+                # pgrp is the third field after the command's last bracket
+                if f.read().rsplit(")", 1)[1].split()[2] == str(pgid):
+                    pids.append(int(entry))
+        except (OSError, IndexError):
+            continue
+    return pids
+
+
+def set_fifo(pgid: int, priority: int = FIFO_PRIORITY) -> int:
+    """Puts every thread of every process in process group pgid under
+    SCHED_FIFO at priority: the threads set (threads that exit meanwhile
+    are skipped; raises PermissionError where that is refused)."""
+    n = 0
+    for pid in group_pids(pgid):
+        try:
+            tids = os.listdir("/proc/%d/task" % pid)
+        except OSError:
             continue
         for tid in tids:
             try:

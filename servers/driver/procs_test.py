@@ -83,6 +83,7 @@ class FifoTest(unittest.TestCase):
                                  os.SCHED_FIFO)
                 self.assertEqual(os.sched_getparam(int(t)).sched_priority, 5)
             self.assertEqual(os.sched_getscheduler(g.pid), os.SCHED_FIFO)
+            self.assertEqual(procs.group_pids(g.pid), [g.pid])
             self.assertEqual(procs.set_fifo(999999999), 0)  # no such group
         finally:
             procs.stop(p)

@@ -136,18 +136,8 @@ class PointRecord:
 def group_cpu_seconds(pgid: int) -> float:
     """The CPU seconds of every live process in process group pgid
     (procs.proc_cpu_seconds: schedstat's nanoseconds where present)."""
-    total = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 12 and fields[2] == str(pgid):
-            total += procs.proc_cpu_seconds(int(entry))
-    return total
+    return sum((procs.proc_cpu_seconds(pid) for pid in procs.group_pids(pgid)),
+               0.0)
 
 
 def machine_cpu_seconds() -> float:
