@@ -126,24 +126,37 @@ def group_pids(pgid: int) -> list[int]:
     return pids
 
 
+# set_fifo walks the group again until a walk finds no thread it has not
+# set: a thread that an unset thread creates during a walk is caught by
+# the next one (threads made by a set thread inherit SCHED_FIFO).
+SET_FIFO_WALKS = 10
+
+
 def set_fifo(pgid: int, priority: int = FIFO_PRIORITY) -> int:
     """Puts every thread of every process in process group pgid under
     SCHED_FIFO at priority: the threads set (threads that exit meanwhile
     are skipped; raises PermissionError where that is refused)."""
-    n = 0
-    for pid in group_pids(pgid):
-        try:
-            tids = os.listdir("/proc/%d/task" % pid)
-        except OSError:
-            continue
-        for tid in tids:
+    done: set[int] = set()
+    for _walk in range(SET_FIFO_WALKS):
+        found = 0
+        for pid in group_pids(pgid):
             try:
-                os.sched_setscheduler(int(tid), os.SCHED_FIFO,
-                                      os.sched_param(priority))
-                n += 1
-            except ProcessLookupError:
-                pass
-    return n
+                tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)]
+            except OSError:
+                continue
+            for tid in tids:
+                if tid in done:
+                    continue
+                try:
+                    os.sched_setscheduler(tid, os.SCHED_FIFO,
+                                          os.sched_param(priority))
+                    done.add(tid)
+                    found += 1
+                except ProcessLookupError:
+                    pass
+        if not found:
+            break
+    return len(done)
 
 
 def stop(p: subprocess.Popen[bytes], grace: float = 2.0) -> None:

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from servers.driver import procs
 
@@ -88,6 +89,28 @@ class FifoTest(unittest.TestCase):
         finally:
             procs.stop(p)
             procs.stop(g)
+
+    def test_a_thread_made_during_the_walk_is_set_by_the_next(self) -> None:
+        # Thread 12 appears after the first walk listed the task folder,
+        # made by thread 11 before 11 was set: a second walk must set it,
+        # and a third find nothing new.
+        listings = [["11"], ["11", "12"], ["11", "12"]]
+        walks: list[str] = []
+        set_tids: list[int] = []
+
+        def listdir(path: str) -> list[str]:
+            walks.append(path)
+            return listings[min(len(walks), len(listings)) - 1]
+
+        def setscheduler(tid: int, policy: int, param: object) -> None:
+            set_tids.append(tid)
+
+        with mock.patch.object(procs, "group_pids", lambda pgid: [pgid]), \
+                mock.patch.object(os, "listdir", listdir), \
+                mock.patch.object(os, "sched_setscheduler", setscheduler):
+            n = procs.set_fifo(11, 5)
+        self.assertEqual((n, set_tids), (2, [11, 12]))
+        self.assertEqual(walks, ["/proc/11/task"] * 3)
 
 
 if __name__ == "__main__":
