@@ -23,6 +23,7 @@ import subprocess
 import time
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from servers.driver import host
 from servers.driver import procs
 from pick.margin import MARGIN
 
@@ -105,6 +106,12 @@ class LatencyPoint:
     unanswered: int = 0
     errors: int = 0
     wall_s: float = 0.0
+    # While the generator ran (host.During): the most steal on one of the
+    # run's CPUs and which, and the machine's TCP retransmission timeouts;
+    # None where unread.
+    steal_ms: Optional[int] = None
+    steal_cpu: Optional[int] = None
+    tcp_timeouts: Optional[int] = None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -114,6 +121,26 @@ class LatencyPoint:
 # why); the process is stopped with procs.stop after the run.
 Starter = Callable[[str, str],
                    tuple[Optional[subprocess.Popen[bytes]], int, str]]
+
+
+def fifo_starter(start: Starter, fifo: int) -> Starter:
+    """start, then every thread of the server's process group under
+    SCHED_FIFO at priority `fifo` (procs.set_fifo; 0: start as it is). A
+    refusal stops the server and says why."""
+    if not fifo:
+        return start
+
+    def started(name: str, pointdir: str
+                ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
+        srv, port, why = start(name, pointdir)
+        if srv is not None:
+            try:
+                procs.set_fifo(srv.pid, fifo)
+            except OSError as e:
+                procs.stop(srv)
+                return None, 0, "SCHED_FIFO refused for the server: %s" % e
+        return srv, port, why
+    return started
 
 
 def nearest(counts: Sequence[int], wanted: int) -> int:
@@ -215,11 +242,28 @@ def fill(pt: LatencyPoint, rc: int, doc: Optional[dict[str, Any]],
                 rc, pt.errors, pt.unanswered))
 
 
+def note_host(pt: LatencyPoint, seen: host.During) -> None:
+    """seen into pt, and into the reason of a void or failed run where
+    the host did something: '... (during the run: host steal 40 ms on
+    cpu 1)'."""
+    pt.steal_ms, pt.steal_cpu = seen.steal_ms, seen.steal_cpu
+    pt.tcp_timeouts = seen.tcp_timeouts
+    words = seen.words()
+    if not words:
+        return
+    if pt.void:
+        pt.void_reason += " (during the run: %s)" % words
+    elif not pt.ok:
+        pt.error += " (during the run: %s)" % words
+
+
 def run_point(st: Settings, pt: LatencyPoint, start: Starter,
-              generator: str, cpus: Optional[set[int]], pointdir: str
-              ) -> None:
-    """One server started fresh, the generator at pt.rate, the server
-    stopped; never raises for a failed server or generator."""
+              generator: str, cpus: Optional[set[int]], pointdir: str,
+              server_cpus: Optional[set[int]] = None) -> None:
+    """One server started fresh, the generator at pt.rate (on `cpus`),
+    the server stopped; never raises for a failed server or generator.
+    The host's steal is read on cpus and server_cpus (every CPU unless
+    both are given)."""
     os.makedirs(pointdir, exist_ok=True)
     t0 = time.monotonic()
     srv, port, why = start(pt.server, pointdir)
@@ -229,6 +273,10 @@ def run_point(st: Settings, pt: LatencyPoint, start: Starter,
     out_json = os.path.join(pointdir, "loadgen.json")
     log = os.path.join(pointdir, "loadgen.log")
     budget = st.seconds + st.warmup_s + 30
+    watched = cpus | server_cpus if cpus and server_cpus else None
+    before = host.read()
+    seen = None
+    rc = 0
     try:
         with open(log, "w") as lf:
             g = procs.spawn(generator_argv(generator, st, port, pt.rate,
@@ -239,23 +287,26 @@ def run_point(st: Settings, pt: LatencyPoint, start: Starter,
                 rc = g.wait(timeout=budget)
             except subprocess.TimeoutExpired:
                 pt.error = "the generator timed out after %.0f s" % budget
-                return
             finally:
                 procs.stop(g)
-        if srv.poll() is not None:
+                seen = host.during(before, host.read(), watched)
+        if not pt.error and srv.poll() is not None:
             pt.error = "the server exited (%s) during the run" % (
                 srv.returncode)
-            return
     finally:
         procs.stop(srv)
         pt.wall_s = round(time.monotonic() - t0, 3)
-    doc = None
-    try:
-        with open(out_json) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        pass
-    fill(pt, rc, doc if isinstance(doc, dict) else None, procs.tail(log, 3))
+    if not pt.error:
+        doc = None
+        try:
+            with open(out_json) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            pass
+        fill(pt, rc, doc if isinstance(doc, dict) else None,
+             procs.tail(log, 3))
+    if seen is not None:
+        note_host(pt, seen)
 
 
 def progress(i: int, n: int, pt: LatencyPoint, unit: str) -> str:

@@ -48,12 +48,12 @@ import time
 from typing import (Any, Callable, Hashable, Mapping, Optional, Sequence,
                     cast)
 
-from servers.driver import procs, side_by_side
+from servers.driver import side_by_side
 from pick.decide import paired as pick_paired
 from servers.driver.latency_point import (FLOOR, START_STOP_S,
                                           LatencyPoint, Settings, Starter,
-                                          floor_size, progress, run_point,
-                                          start_floor, us)
+                                          fifo_starter, floor_size, progress,
+                                          run_point, start_floor, us)
 
 
 # A void run is run again at once, in its block, up to this many times
@@ -199,20 +199,12 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
         log("latency at set rates: " + st.sched_note)
     todo = plan(list(servers) + [FLOOR], len(rates), st.rounds)
 
-    def starter(name: str, pointdir: str
-                ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
+    def with_floor(name: str, pointdir: str
+                   ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
         if name == FLOOR:
-            srv, port, why = start_floor(tools.floor, st, tools.server_cpus,
-                                         pointdir)
-        else:
-            srv, port, why = start(name, pointdir)
-        if srv is not None and st.fifo:
-            try:
-                procs.set_fifo(srv.pid, st.fifo)
-            except OSError as e:
-                procs.stop(srv)
-                return None, 0, "SCHED_FIFO refused for the server: %s" % e
-        return srv, port, why
+            return start_floor(tools.floor, st, tools.server_cpus, pointdir)
+        return start(name, pointdir)
+    starter = fifo_starter(with_floor, st.fifo)
 
     points = []
     budget = st.retry_share * planned_s(st, len(servers))
@@ -226,7 +218,8 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
             pt = LatencyPoint(s, st.fractions[k], rates[k], r, attempt)
             run_point(st, pt, starter, tools.generator, tools.generator_cpus,
                       os.path.join(tmp, "latency-%03d-%s-%d" % (i, s,
-                                                                attempt)))
+                                                                attempt)),
+                      tools.server_cpus)
             if attempt:
                 spent += time.monotonic() - started
             points.append(pt)

@@ -8,8 +8,9 @@
 # Each round runs, per rate, both modes x both servers in a fresh random
 # order, every server started fresh, pinned as the driver pins (server on
 # the upper half of the cores, the generator on the lower half), through
-# latency_point.run_point. The per-round ratio ours/nginx cancels the
-# host's state that round; the table gives its median and each side's
+# latency_point.run_point, under SCHED_FIFO as the sweeps run
+# (--sched, latency_point.sched_of). The per-round ratio ours/nginx cancels
+# the host's state that round; the table gives its median and each side's
 # median p99.
 #
 #   PYTHONPATH=. /usr/bin/python3 -m servers.http.modes \
@@ -54,10 +55,17 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=1,
                     help="server threads / nginx workers")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sched", default="auto", choices=latency_point.SCHED,
+                    help="as the drivers' --latency_sched (default auto)")
     ap.add_argument("--json", default="")
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.seconds <= 0:
         ap.error("--rounds >= 1 and --seconds > 0")
+    try:
+        args.fifo, args.sched_note = latency_point.sched_of(
+            args.sched, procs.fifo_refused)
+    except ValueError as e:
+        ap.error("--sched=fifo: %s" % e)
     return args
 
 
@@ -66,7 +74,8 @@ def settings(args: argparse.Namespace, mode: str) -> latency_point.Settings:
         workload="http", unit="requests/s", reference="nginx",
         protocol="http", connections=args.connections, rounds=args.rounds,
         seconds=args.seconds, warmup_s=0.5, capacity_source="set rates",
-        path=http_run.PATH, max_lag_us=1000, mode=mode)
+        path=http_run.PATH, max_lag_us=1000, mode=mode, fifo=args.fifo,
+        sched_note=args.sched_note)
 
 
 def table(points: Sequence[dict[str, Any]], rates: Sequence[float]
@@ -106,15 +115,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "nginx": http_run.ServerSpec("nginx", "nginx", args.nginx, (),
                                      False)}
     nginx = http_nginx.settings(args.threads, sorted(pin.server_cpus or ()))
-    print("pin: %s; nginx: %s; %d connections, %g s a run"
+    print("pin: %s; nginx: %s; %d connections, %g s a run; %s"
           % (pin.describe(), http_nginx.describe(nginx), args.connections,
-             args.seconds), flush=True)
+             args.seconds, args.sched_note), flush=True)
     rng = random.Random(args.seed)
     points: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         def start(name: str, pointdir: str) -> Any:
             return http_run.start_server(specs[name], args.threads, pin,
                                          pointdir)
+        started = latency_point.fifo_starter(start, args.fifo)
         i = 0
         for rnd in range(args.rounds):
             for rate in rates:
@@ -128,9 +138,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         pt = latency_point.LatencyPoint(server, 0.0, rate,
                                                         rnd, attempt)
                         latency_point.run_point(
-                            settings(args, mode), pt, start, args.loadgen,
+                            settings(args, mode), pt, started, args.loadgen,
                             set(pin.wrk_cpus or ()) or None,
-                            os.path.join(tmp, "run-%03d-%d" % (i, attempt)))
+                            os.path.join(tmp, "run-%03d-%d" % (i, attempt)),
+                            set(pin.server_cpus or ()) or None)
                         points.append(dict(pt.to_json(), mode=mode,
                                            loadavg=os.getloadavg()[0]))
                         print("%-9s %s" % (mode, latency_point.progress(
@@ -143,6 +154,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(pin=pin.describe(), nginx_settings=nginx,
+                           sched=args.sched_note,
                            connections=args.connections,
                            seconds=args.seconds, rounds=args.rounds,
                            loadavg_at_end=os.getloadavg(), points=points,
