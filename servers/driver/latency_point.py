@@ -310,9 +310,13 @@ def run_point(st: Settings, pt: LatencyPoint, start: Starter,
 
 
 def progress(i: int, n: int, pt: LatencyPoint, unit: str) -> str:
-    head = "[%d/%d] latency %-15s %3.0f%% (%s %s) round %d%s: " % (
-        i, n, pt.server, 100 * pt.fraction, format(pt.rate, ",.0f"), unit,
-        pt.round, " (retry %d)" % pt.attempt if pt.attempt else "")
+    """One run's line; a run at a set rate without a fraction (fraction
+    0: servers.http.modes) gives the rate alone."""
+    rate = "%s %s" % (format(pt.rate, ",.0f"), unit)
+    at = "%3.0f%% (%s)" % (100 * pt.fraction, rate) if pt.fraction else rate
+    head = "[%d/%d] latency %-15s %s round %d%s: " % (
+        i, n, pt.server, at, pt.round,
+        " (retry %d)" % pt.attempt if pt.attempt else "")
     if pt.void:
         return head + "VOID: " + pt.void_reason
     if not pt.ok:

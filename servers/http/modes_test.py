@@ -5,7 +5,8 @@
 #
 # servers.http.modes without servers: the flags (--sched read as the
 # sweeps' --latency_sched, a refusal of fifo an error) and the table of
-# each side's median p99 and the per-round ratios, from hand-made points.
+# each side's median p99 and the per-round ratios, from hand-made points;
+# a run's progress line gives the rate alone where there is no fraction.
 
 import contextlib
 import io
@@ -60,6 +61,18 @@ class TableTest(unittest.TestCase):
                                       "0.75"])
         self.assertEqual(serial[5:], ["0.50", "1.00"])
         self.assertEqual(lines[2].split()[2:], ["-", "-", "-"])
+
+
+class ProgressTest(unittest.TestCase):
+    def test_a_set_rate_without_a_fraction_gives_the_rate_alone(self) -> None:
+        pt = latency_point.LatencyPoint("nginx", 0.0, 20000.0, 3, ok=True,
+                                        p50_us=100.0, p99_us=200.0)
+        line = latency_point.progress(1, 4, pt, "requests/s")
+        self.assertIn("nginx           20,000 requests/s round 3: ", line)
+        self.assertNotIn("0%", line)
+        pt.fraction = 0.9
+        self.assertIn(" 90% (20,000 requests/s) round 3",
+                      latency_point.progress(1, 4, pt, "requests/s"))
 
 
 if __name__ == "__main__":
