@@ -13,7 +13,8 @@
 # ahead is lower latency), and its minimum detectable ratio (MDR: 1 + the
 # MDE that pick.decide.paired.rank_paired gave the drivers' paired rows;
 # "n/a" in a file without it), with a line that says what the MDR is and
-# its range over the table; the void points and failed runs; the chart. A
+# its range over the table; the void points and failed runs, and what the
+# host did during the runs (steal, TCP timeouts) where recorded; the chart. A
 # file without the block gets one line saying how to write it; a value of
 # the wrong type prints "-".
 
@@ -337,4 +338,29 @@ def _voids(lat: dict[str, Any]) -> list[str]:
              "; ".join(void) + "." if void else "No point was void."]
     if failed:
         lines += ["", "Failed runs: " + "; ".join(failed) + "."]
+    host = _host(points)
+    if host:
+        lines += ["", host]
     return lines
+
+
+def _host(points: list[dict[str, Any]]) -> str:
+    """What the host did during the runs, where the file records it (from
+    2026-11-28 on, servers/driver/host.py): the attempts with steal on
+    their CPUs, among them the void ones, and the TCP retransmission
+    timeouts; '' for an older file."""
+    read = [p for p in points if number(p.get("steal_ms")) is not None]
+    if not read:
+        return ""
+    stolen = [p for p in read if (number(p.get("steal_ms")) or 0) > 0]
+    void = [p for p in read if latency_rates.is_void(p)]
+    most = max((number(p.get("steal_ms")) or 0 for p in stolen), default=0)
+    timeouts = sum(int(number(p.get("tcp_timeouts")) or 0) for p in read)
+    return ("The host: steal on a run's CPUs (the hypervisor running "
+            "something else on them, /proc/stat in 10 ms ticks) in %d of "
+            "%d attempts, %d of the %d void ones%s; TCP retransmission "
+            "timeouts during the runs: %d." % (
+                len(stolen), len(read),
+                sum(1 for p in stolen if latency_rates.is_void(p)),
+                len(void), ", up to %g ms in one" % most if stolen else "",
+                timeouts))

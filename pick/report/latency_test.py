@@ -10,7 +10,8 @@
 # unbounded end, one unreadable, and malformed values (a word for a p50, a
 # NaN p99.9, a fraction that is not a number, a point's rate); two
 # fractions of ping-pong with a point void in every round. Also files
-# without the block (one line each, with the command), every leaf of the
+# without the block (one line each, with the command), what the host did
+# where the points record it, every leaf of the
 # fixtures replaced by a wrong type (no exception), and the section and
 # charts in pick's REPORT.md.
 
@@ -84,6 +85,33 @@ class SectionTest(unittest.TestCase):
         http["latency"]["not_retried"] = 0
         self.assertIn("(25% of the sweep's planned time).",
                       "\n".join(lines(http, None)))
+
+    def test_what_the_host_did_when_the_file_records_it(self) -> None:
+        self.assertNotIn("The host:", self.md)  # the fixtures predate it
+        http = copy.deepcopy(fixture("http"))
+        points = http["latency"]["points"]
+        for p in points:
+            p.update(steal_ms=0, steal_cpu=0, tcp_timeouts=0)
+        void = [p for p in points if p["void"]]
+        self.assertTrue(void)
+        void[0].update(steal_ms=240, steal_cpu=1, tcp_timeouts=2)
+        clean = [p for p in points if p["ok"]]
+        clean[0].update(steal_ms=10)
+        self.assertIn(
+            "The host: steal on a run's CPUs (the hypervisor running "
+            "something else on them, /proc/stat in 10 ms ticks) in 2 of "
+            "%d attempts, 1 of the %d void ones, up to 240 ms in one; TCP "
+            "retransmission timeouts during the runs: 2." % (
+                len(points), len(void)),
+            lines(http, None))
+        for p in points:
+            p.update(steal_ms=0, tcp_timeouts=0)
+        self.assertIn(
+            "The host: steal on a run's CPUs (the hypervisor running "
+            "something else on them, /proc/stat in 10 ms ticks) in 0 of "
+            "%d attempts, 0 of the %d void ones; TCP retransmission "
+            "timeouts during the runs: 0." % (len(points), len(void)),
+            lines(http, None))
 
     def test_the_scheduling_when_the_file_says(self) -> None:
         http = copy.deepcopy(fixture("http"))
