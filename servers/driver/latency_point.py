@@ -387,14 +387,15 @@ def fractions_arg(text: str) -> tuple[float, ...]:
             "0.25,0.5,0.75,0.9: %r" % text) from None
 
 
-def sched_of(choice: str, refused: Callable[[], str] = procs.fifo_refused
+def sched_of(choice: str, refused: Optional[Callable[[], str]] = None
              ) -> tuple[int, str]:
     """--latency_sched as (SCHED_FIFO priority, 0 for ordinary; the words
     the report gives); ValueError, saying why, for fifo where it is
-    refused."""
+    refused. `refused` defaults to procs.fifo_refused, looked up when
+    called."""
     if choice == "other":
         return 0, "ordinary scheduling (--latency_sched=other)"
-    why = refused()
+    why = (refused or procs.fifo_refused)()
     if not why:
         return procs.FIFO_PRIORITY, (
             "servers, floor and generator under SCHED_FIFO at priority %d "

@@ -62,8 +62,7 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     if args.rounds < 1 or args.seconds <= 0:
         ap.error("--rounds >= 1 and --seconds > 0")
     try:
-        args.fifo, args.sched_note = latency_point.sched_of(
-            args.sched, procs.fifo_refused)
+        args.fifo, args.sched_note = latency_point.sched_of(args.sched)
     except ValueError as e:
         ap.error("--sched=fifo: %s" % e)
     return args
