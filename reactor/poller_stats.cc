@@ -121,7 +121,10 @@ std::string FormatUringStats(const PollerStats& s) {
 std::string FormatEpollStats(const PollerStats& s) {
   return "serverkit epoll: loops " + std::to_string(s.loops) + ", polls " +
          std::to_string(s.polls) + ", busy per iteration " +
-         TimeSummary(s.busy_us);
+         TimeSummary(s.busy_us) + "; events per poll p50 " +
+         Quantile(s.completions, 0.5, CountLabel) + " p99 " +
+         Quantile(s.completions, 0.99, CountLabel) + " " +
+         Buckets(s.completions, CountLabel);
 }
 
 }  // namespace serverkit::reactor

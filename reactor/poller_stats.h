@@ -9,10 +9,11 @@
 //
 // Both pollers count the loop's busy time per iteration (from a poll's
 // return to the next poll: the callbacks and tasks that completions and
-// replies wait behind). The io_uring poller also counts its
-// io_uring_enter calls, completions per call, and how long a send waits
-// between `send()` and its submission (reactor/poller/uring_poller.h);
-// over epoll those stay zero.
+// replies wait behind) and what each poll returned (completions reaped,
+// or ready events), to compare their batches. The io_uring poller also
+// counts its io_uring_enter calls and how long a send waits between
+// `send()` and its submission (reactor/poller/uring_poller.h); over epoll
+// those stay zero.
 //
 // Thread-safety: a plain value; `add` and `FormatUringStats` any thread.
 
@@ -47,13 +48,14 @@ struct PollerStats {
   std::uint64_t enters = 0;  // submit-and-waits, one per poll
   std::uint64_t enter_ns = 0;
   TimeHistogram enter_us{};
-  CountHistogram completions{};  // reaped per enter
+  CountHistogram completions{};  // reaped per enter; epoll: ready events
   std::uint64_t sends = 0;       // send() calls
   // Sends handed over per submit: each poll's (0 where none waited) and
   // each early submit's.
   CountHistogram sends_per_submit{};
   // Per submit of sends: the wait of the oldest, from its send() to the
-  // submit (the longest wait of that batch; one clock read a batch).
+  // submit's start (the longest wait of that batch; two clock reads a
+  // batch).
   TimeHistogram send_wait_us{};
   // Polls that left a queued send without a submission entry (one per
   // send and poll): each is a send that waits a whole further iteration.
@@ -74,8 +76,8 @@ struct PollerStats {
 // histogram as its non-empty buckets ("<8us:123" counts [4, 8) µs).
 std::string FormatUringStats(const PollerStats& s);
 
-// The same line's busy-time part only, "serverkit epoll: ...", for
-// comparison with the io_uring line.
+// The same line's busy time and events per poll only, "serverkit epoll:
+// ...", for comparison with the io_uring line.
 std::string FormatEpollStats(const PollerStats& s);
 
 }  // namespace serverkit::reactor

@@ -71,10 +71,15 @@ TEST(PollerStatsTest, TheLineGivesQuantilesByBucket) {
   EXPECT_NE(line.find("{<4us:98 <64us:2}"), std::string::npos) << line;
   EXPECT_NE(line.find("completions per enter p50 4-7"), std::string::npos)
       << line;
-  EXPECT_EQ(FormatEpollStats(s).rfind("serverkit epoll: loops 1, polls 0, "
-                                      "busy per iteration p50 <4us",
-                                      0),
-            0u);
+  const std::string epoll = FormatEpollStats(s);
+  EXPECT_EQ(epoll.rfind("serverkit epoll: loops 1, polls 0, "
+                        "busy per iteration p50 <4us",
+                        0),
+            0u)
+      << epoll;
+  EXPECT_NE(epoll.find("; events per poll p50 4-7 p99 4-7 {4-7:1}"),
+            std::string::npos)
+      << epoll;
 }
 
 }  // namespace

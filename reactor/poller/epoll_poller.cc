@@ -40,6 +40,7 @@ Clock::time_point EpollPoller::poll(int timeout_ms, ChannelList* active) {
                              static_cast<int>(events_.size()), timeout_ms);
   const int saved = errno;
   const auto now = Clock::now();
+  if (n >= 0) ++stats_.completions[PollerStats::CountBucket(n)];
   if (n > 0) {
     for (int i = 0; i < n; ++i) {
       auto* channel = static_cast<Channel*>(events_[i].data.ptr);

@@ -192,13 +192,18 @@ void UringPoller::recycle(BufferStorage storage) {
 
 void UringPoller::send(Channel* channel, BufferStorage data) {
   const std::uint64_t token = ++next_token_;
-  if (sends_since_submit_++ == 0) first_send_ = Clock::now();
+  // Read before start(): an early submit's own system call (the kernel
+  // sending every queued reply) is not part of the oldest one's wait.
+  const bool first = sends_since_submit_++ == 0;
+  const auto now =
+      first || sends_->flush_due() ? Clock::now() : Clock::time_point{};
+  if (first) first_send_ = now;
   ++stats_.sends;
   state_of(channel)->send_token = token;
   const std::uint64_t flushes = sends_->flushes();
   sends_->start(token, channel, channel->fd(), std::move(data));
   if (sends_->flushes() != flushes) {  // handed over now, not at the poll
-    ++stats_.send_wait_us[PollerStats::TimeBucket(Clock::now() - first_send_)];
+    ++stats_.send_wait_us[PollerStats::TimeBucket(now - first_send_)];
     ++stats_.sends_per_submit[PollerStats::CountBucket(sends_since_submit_)];
     sends_since_submit_ = 0;
   }

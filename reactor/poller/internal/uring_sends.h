@@ -85,6 +85,8 @@ class UringSends {
   bool waiting() const { return !unsubmitted_.empty(); }
   // Submits start() made early, in all.
   std::uint64_t flushes() const { return flushes_; }
+  // Whether the next start() is due to submit (the ring may still decline).
+  bool flush_due() const { return since_submit_ + 1 >= flush_sends_; }
   std::size_t waiting_count() const { return unsubmitted_.size(); }
 
  private:
