@@ -107,6 +107,22 @@ class RatesAndPlanTest(unittest.TestCase):
         self.assertIn("--size=4096", echo)
         self.assertFalse(any(a.startswith("--path") for a in echo))
 
+    def test_generator_threads_follow_the_rate_within_its_cpus(self) -> None:
+        gt = latency_point.generator_threads
+        eight = set(range(8))
+        self.assertEqual(gt(120_000.0, {0}, 100), 1)  # 2 cores: one CPU
+        self.assertEqual(gt(450_000.0, None, 100), 1)  # unpinned
+        self.assertEqual(gt(100_000.0, eight, 100), 1)
+        self.assertEqual(gt(100_001.0, eight, 100), 2)
+        self.assertEqual(gt(450_000.0, eight, 100), 5)
+        self.assertEqual(gt(5e6, eight, 100), 8)  # at most one per CPU
+        self.assertEqual(gt(5e6, eight, 3), 3)  # and per connection
+        self.assertEqual(gt(10.0, eight, 100), 1)
+        self.assertIn("--threads=1", latency_point.generator_argv(
+            "/g", settings(), 1, 10.0, 1, "/o"))
+        self.assertIn("--threads=5", latency_point.generator_argv(
+            "/g", settings(), 1, 10.0, 1, "/o", threads=5))
+
     def test_mode_reaches_the_generator_and_the_block(self) -> None:
         # Unset: the generator's own default, which the block names.
         self.assertFalse(any(a.startswith("--mode") for a in
@@ -349,6 +365,7 @@ class RunTest(unittest.TestCase):
         self.assertEqual(sorted(p["server"] for p in b["points"]),
                          ["a", "a", "floor", "floor", "nginx", "nginx"])
         self.assertTrue(all(p["ok"] and p["p99_us"] == 125.695
+                            and p["generator_threads"] == 1
                             for p in b["points"]))
         self.assertEqual(b["floor"]["size"], latency_point.FLOOR_SIZE)
         self.assertEqual(len(b["summary"]), 6)
