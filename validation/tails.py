@@ -1,0 +1,536 @@
+# -----------------------------------------------------------------------------
+# validation/tails.py
+# -----------------------------------------------------------------------------
+#
+# Issue 51's checks "on 16 cores where lent" as one call that fits a lent
+# machine's few minutes (docs/methods.md, "On a lent machine"). With 12 or
+# more CPUs every server runs 4 threads on cpus 8-11 and the open-loop
+# generator 8 threads on cpus 0-7; on fewer, one thread each on the last
+# and the first CPU (a smoke run). The phases, in order:
+#
+#   capacity  the closed-loop client, twice per ping-pong server,
+#             interleaved (4 KiB, 100 sessions, 2 s);
+#   pingpong  epoll, io_uring and Asio (and the one-thread floor) at
+#             fractions of the slowest's capacity: 4 KiB echo, 100
+#             connections, pipelined, each round's servers fresh and in a
+#             random order;
+#   http      ours and nginx (reuseport and affinity, servers/http/nginx.py)
+#             at set rates, serial and pipelined, 50 connections;
+#   ceiling   the generator against our epoll server on 8 threads (cpus
+#             8-15) at rising rates and thread counts.
+#
+# Every run is one JSON line (Run) appended to --out as it ends, with the
+# server's `serverkit ...:` stop line. A phase starts no run once --budget
+# seconds are spent, so a call cut short still leaves its lines.
+# --report=FILE prints the markdown tables of such a file: medians and the
+# per-round paired ratios (pick.decide.paired).
+#
+#   tools/pack_lent.sh .lent          # -c opt binaries, nginx, their .so
+#   python3 -m validation.tails --bin=.lent --out=runs.jsonl [--budget=420]
+#   python3 -m validation.tails --report=runs.jsonl
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Optional, Sequence
+
+from pick.decide import paired
+from servers.driver import procs
+from servers.http import run as http_run
+
+PHASES = ("capacity", "pingpong", "http", "ceiling")
+PINGPONG = ("epoll", "uring", "asio", "floor")
+# The ping-pong servers: (binary in --bin, flags).
+SERVERS = {"epoll": ("server", ()), "uring": ("server", ("--backend=uring",)),
+           "asio": ("asio_server", ())}
+CEILING = ((1, 150e3), (1, 300e3), (2, 300e3), (2, 600e3), (4, 450e3),
+           (4, 700e3), (8, 450e3), (8, 700e3), (8, 900e3))
+BLOCK = 4096
+# A run's fixed cost beyond its window: the server's start and stop and the
+# generator's warm-up (1.4 s a run on the lent machine, 2026-11-28).
+RUN_OVERHEAD_S = 0.4
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Where the sides run: the servers' CPUs and threads, the generator's."""
+    server_cpus: frozenset[int]
+    server_threads: int
+    generator_cpus: frozenset[int]
+    generator_threads: int
+    window_s: float
+    warmup_s: float
+
+
+def layout(ncpu: int) -> Layout:
+    if ncpu >= 12:
+        return Layout(frozenset(range(8, 12)), 4, frozenset(range(8)), 8,
+                      1.0, 0.3)
+    return Layout(frozenset({ncpu - 1}), 1, frozenset({0}), 1, 0.3, 0.1)
+
+
+@dataclasses.dataclass
+class Run:
+    """One run: a server (or the generator alone) under one load."""
+    phase: str
+    server: str
+    round: int = 0
+    rate: float = 0.0
+    fraction: float = 0.0
+    mode: str = ""
+    generator_threads: int = 1
+    rc: int = 0
+    ok: bool = False
+    void: bool = False
+    void_reason: str = ""
+    error: str = ""
+    p50_us: Optional[float] = None
+    p99_us: Optional[float] = None
+    p999_us: Optional[float] = None
+    lag_p99_us: Optional[float] = None
+    completed: int = 0
+    unanswered: int = 0
+    messages_per_s: float = 0.0  # capacity: the closed-loop client's
+    stop_line: str = ""
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> "Run":
+        names = {f.name for f in dataclasses.fields(Run)}
+        return Run(**{k: v for k, v in d.items() if k in names})
+
+
+# --- running -----------------------------------------------------------------
+
+class Runner:
+    """The binaries of --bin, the layout, the output and the budget."""
+
+    def __init__(self, bin_dir: str, out: str, budget_s: float,
+                 lay: Layout, say: Callable[[str], None]) -> None:
+        self.bin_dir, self.lay, self.say = bin_dir, lay, say
+        self.out = open(out, "a")
+        self.deadline = time.monotonic() + budget_s
+        self.tmp = tempfile.mkdtemp(prefix="tails-")
+        lib = os.path.join(bin_dir, "lib")
+        if os.path.isdir(lib):  # the pack's libraries, for the children
+            os.environ["LD_LIBRARY_PATH"] = lib
+
+    def close(self) -> None:
+        self.out.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.bin_dir, name)
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def record(self, r: Run) -> None:
+        self.out.write(json.dumps(dataclasses.asdict(r)) + "\n")
+        self.out.flush()
+
+    def start(self, name: str, threads: int = 0,
+              cpus: Optional[frozenset[int]] = None
+              ) -> tuple[subprocess.Popen[bytes], int, str]:
+        """A ping-pong server (or the floor) accepting; raises
+        procs.SweepError when it does not start."""
+        cpus = cpus or self.lay.server_cpus
+        log = os.path.join(self.tmp, "server.log")
+        for _attempt in range(3):  # a port taken between probe and bind
+            port = procs.free_port()
+            if name == "floor":
+                argv = [self.path("stall_echo_server"), "--port=%d" % port,
+                        "--size=%d" % BLOCK]
+            else:
+                binary, flags = SERVERS[name]
+                argv = [self.path(binary), "127.0.0.1", str(port),
+                        str(threads or self.lay.server_threads),
+                        "--protocol=echo", *flags]
+            with open(log, "w") as lf:
+                p = procs.spawn(argv, set(cpus), lf, lf)
+            if procs.wait_accepting(p, port):
+                return p, port, log
+            procs.stop(p)
+        raise procs.SweepError("%s did not start: %s" % (name,
+                                                         procs.tail(log)))
+
+    def generate(self, r: Run, port: int, extra: Sequence[str],
+                 connections: int) -> None:
+        """The generator at r.rate against port, its figures into r."""
+        out_json = os.path.join(self.tmp, "loadgen.json")
+        if os.path.exists(out_json):
+            os.unlink(out_json)
+        argv = [self.path("loadgen"), "--port=%d" % port,
+                "--connections=%d" % connections,
+                "--threads=%d" % r.generator_threads, "--rate=%g" % r.rate,
+                "--duration=%g" % self.lay.window_s,
+                "--warmup=%g" % self.lay.warmup_s,
+                "--seed=%d" % (r.round + 1), "--json=" + out_json, *extra]
+        log = os.path.join(self.tmp, "loadgen.log")
+        with open(log, "w") as lf:
+            g = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf)
+            try:
+                r.rc = g.wait(timeout=self.lay.window_s + 30)
+            except subprocess.TimeoutExpired:
+                procs.stop(g)
+                r.rc, r.error = -1, "the generator timed out"
+                return
+        try:
+            with open(out_json) as f:
+                d = json.load(f)
+        except (OSError, ValueError):
+            r.error = "no JSON from the generator: " + procs.tail(log, 3)
+            return
+        lat = d.get("latency_us") or {}
+        r.p50_us, r.p99_us, r.p999_us = (lat.get("p50"), lat.get("p99"),
+                                         lat.get("p999"))
+        r.lag_p99_us = (d.get("lag_us") or {}).get("p99")
+        r.completed = int(d.get("completed") or 0)
+        r.unanswered = int(d.get("unanswered") or 0)
+        r.void = bool(d.get("void"))
+        r.void_reason = str(d.get("void_reason") or "")
+        r.ok = r.rc == 0 and bool(d.get("ok")) and not r.void
+        if not r.ok and not r.void:
+            r.error = str(d.get("error") or "exit %d" % r.rc)
+
+    def stop(self, p: subprocess.Popen[bytes], log: str) -> str:
+        """Stops a server; its `serverkit ...:` stop line, if any."""
+        procs.stop(p)
+        try:
+            with open(log) as f:
+                lines = [x for x in f.read().splitlines()
+                         if x.startswith("serverkit ")]
+        except OSError:
+            return ""
+        return lines[-1] if lines else ""
+
+
+def capacity(rn: Runner) -> float:
+    """The slowest server's better closed-loop run, in messages/s."""
+    best: dict[str, list[float]] = {}
+    for rep in range(2):
+        order = ["epoll", "uring", "asio"]
+        random.Random(rep).shuffle(order)
+        for name in order:
+            r = Run("capacity", name, round=rep)
+            p, port, log = rn.start(name)
+            out_json = os.path.join(rn.tmp, "client.json")
+            seconds = 2.0 if rn.lay.window_s >= 1 else 0.5
+            argv = [rn.path("client"), "127.0.0.1", str(port),
+                    str(rn.lay.generator_threads), str(BLOCK), "100",
+                    "%g" % seconds, "--json=" + out_json]
+            with open(os.path.join(rn.tmp, "client.log"), "w") as lf:
+                c = procs.spawn(argv, set(rn.lay.generator_cpus), lf, lf)
+                r.rc = c.wait(timeout=seconds + 60)
+            r.stop_line = rn.stop(p, log)
+            try:
+                with open(out_json) as f:
+                    r.messages_per_s = float(json.load(f)["messages_per_s"])
+                r.ok = r.rc == 0
+            except (OSError, ValueError, KeyError) as e:
+                r.error = "no JSON from the client: %s" % e
+            rn.record(r)
+            rn.say("capacity %s: %.0f messages/s" % (name, r.messages_per_s))
+            best.setdefault(name, []).append(r.messages_per_s)
+    return min(max(v) for v in best.values())
+
+
+def pingpong(rn: Runner, cap: float, fractions: Sequence[float],
+             servers: Sequence[str], rounds: int) -> None:
+    rng = random.Random(7)
+    per_run = rn.lay.window_s + rn.lay.warmup_s + RUN_OVERHEAD_S
+    for rnd in range(rounds):
+        for f in fractions:
+            if rn.left() < per_run * len(servers):
+                rn.say("pingpong: the budget is spent (round %d)" % rnd)
+                return
+            order = list(servers)
+            rng.shuffle(order)
+            for name in order:
+                r = Run("pingpong", name, round=rnd, rate=cap * f,
+                        fraction=f, mode="pipelined",
+                        generator_threads=rn.lay.generator_threads)
+                p, port, log = rn.start(name)
+                rn.generate(r, port, ["--protocol=echo", "--size=%d" % BLOCK],
+                            100)
+                r.stop_line = rn.stop(p, log)
+                rn.record(r)
+                rn.say(line(r))
+
+
+def http(rn: Runner, rates: Sequence[float], rounds: int) -> None:
+    pin = http_run.Pinning(True, rn.lay.server_cpus, rn.lay.generator_cpus)
+    specs = {"serverkit": http_run.ServerSpec(
+                 "serverkit", "binary", rn.path("http_server"), (), False),
+             "nginx": http_run.ServerSpec("nginx", "nginx", rn.path("nginx"),
+                                          (), False)}
+    rng = random.Random(11)
+    per_run = rn.lay.window_s + rn.lay.warmup_s + RUN_OVERHEAD_S
+    for rnd in range(rounds):
+        for rate in rates:
+            if rn.left() < per_run * 4:
+                rn.say("http: the budget is spent (round %d)" % rnd)
+                return
+            todo = [(m, s) for m in ("serial", "pipelined") for s in specs]
+            rng.shuffle(todo)
+            for mode, name in todo:
+                r = Run("http", name, round=rnd, rate=rate, mode=mode,
+                        generator_threads=rn.lay.generator_threads)
+                pointdir = tempfile.mkdtemp(dir=rn.tmp)
+                srv, port, why = http_run.start_server(
+                    specs[name], rn.lay.server_threads, pin, pointdir)
+                if srv is None:
+                    r.error = why
+                else:
+                    rn.generate(r, port, ["--protocol=http",
+                                          "--path=" + http_run.PATH,
+                                          "--mode=" + mode], 50)
+                    procs.stop(srv)
+                rn.record(r)
+                rn.say(line(r))
+
+
+def ceiling(rn: Runner) -> None:
+    cpus = frozenset(range(8, 16)) if rn.lay.server_threads > 1 \
+        else rn.lay.server_cpus
+    for threads, rate in CEILING:
+        if rn.left() < rn.lay.window_s + rn.lay.warmup_s + RUN_OVERHEAD_S:
+            return
+        threads = min(threads, len(rn.lay.generator_cpus))
+        r = Run("ceiling", "epoll", rate=rate, mode="pipelined",
+                generator_threads=threads)
+        p, port, log = rn.start("epoll", len(cpus), cpus)
+        rn.generate(r, port, ["--protocol=echo", "--size=%d" % BLOCK], 100)
+        r.stop_line = rn.stop(p, log)
+        rn.record(r)
+        rn.say(line(r))
+
+
+def line(r: Run) -> str:
+    what = "%s %s" % (r.phase, r.server)
+    if r.phase == "http":
+        what += " " + r.mode
+    if r.ok:
+        state = "ok"
+    elif r.void:
+        state = "void: " + r.void_reason
+    else:
+        state = "failed: " + r.error
+    return "%-30s round %d %9.0f/s x%d: p50 %s p99 %s lag p99 %s us; %s" % (
+        what, r.round, r.rate, r.generator_threads, us(r.p50_us),
+        us(r.p99_us), us(r.lag_p99_us), state)
+
+
+def us(v: Optional[float]) -> str:
+    return "-" if v is None else "%.0f" % v
+
+
+# --- the report --------------------------------------------------------------
+
+def read(path: str) -> list[Run]:
+    """The runs of a file of JSON lines; ValueError names a bad line."""
+    out = []
+    with open(path) as f:
+        for i, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                d = json.loads(text)
+                if not isinstance(d, dict):
+                    raise ValueError("not an object")
+                out.append(Run.from_json(d))
+            except (ValueError, TypeError) as e:
+                raise ValueError("%s:%d: not a run: %s" % (path, i, e))
+    return out
+
+
+def by_round(runs: Sequence[Run], **match: Any) -> dict[int, Run]:
+    return {r.round: r for r in runs
+            if all(getattr(r, k) == v for k, v in match.items())}
+
+
+def ratio(a: dict[int, Run], b: dict[int, Run]) -> str:
+    """a's p99 over b's, paired by round: Hodges-Lehmann [exact interval],
+    p and MDR; bold where the interval excludes 1."""
+    logs = []
+    for k in sorted(a):
+        num, den = a[k].p99_us, b[k].p99_us if k in b else None
+        if num and den and a[k].ok and b[k].ok:
+            logs.append(math.log(num / den))
+    if not logs:
+        return "-"
+    x = paired.rank_paired(logs)
+    text = "%.2fx" % x.ratio
+    if x.lo is None or x.hi is None or x.mde is None:
+        return text + " (n %d: no interval)" % len(logs)
+    text += " [%.2f, %.2f], p %.2g, MDR %.2fx" % (x.lo, x.hi, x.p or 1.0,
+                                                  1 + x.mde)
+    return "**%s**" % text if x.lo > 1 or x.hi < 1 else text
+
+
+def medians(runs: Sequence[Run]) -> str:
+    """p50 / p99 / p99.9 in us over the clean runs, and how many were not."""
+    ok = [r for r in runs if r.ok and r.p99_us]
+    if not ok:
+        return "-"
+    text = " / ".join("%.0f" % statistics.median(
+        [getattr(r, k) for r in ok if getattr(r, k) is not None] or [0.0])
+        for k in ("p50_us", "p99_us", "p999_us"))
+    bad = len(runs) - len(ok)
+    return text + (" (%d not clean)" % bad if bad else "")
+
+
+def report(runs: Sequence[Run]) -> list[str]:
+    out: list[str] = []
+    pp = [r for r in runs if r.phase == "pingpong"]
+    if pp:
+        names = [s for s in PINGPONG if any(r.server == s for r in pp)]
+        pairs = [(a, b) for a, b in (("uring", "asio"), ("uring", "epoll"),
+                                     ("epoll", "asio"))
+                 if a in names and b in names]
+        out += ["| load | " + " | ".join(names) + " |",
+                "|---|" + "---|" * len(names)]
+        fractions = sorted({r.fraction for r in pp})
+        for f in fractions:
+            rate = statistics.median([r.rate for r in pp if r.fraction == f])
+            out.append("| %.0f%% (%s/s) | %s |" % (
+                100 * f, format(round(rate), ","), " | ".join(
+                    medians([r for r in pp if r.fraction == f
+                             and r.server == s]) for s in names)))
+        out += ["", "| load | " + " | ".join("%s / %s" % p for p in pairs)
+                + " |", "|---|" + "---|" * len(pairs)]
+        for f in fractions:
+            out.append("| %.0f%% | %s |" % (100 * f, " | ".join(
+                ratio(by_round(pp, fraction=f, server=a),
+                      by_round(pp, fraction=f, server=b)) for a, b in pairs)))
+        out.append("")
+    web = [r for r in runs if r.phase == "http"]
+    if web:
+        out += ["| rate/s | mode | ours | nginx | ours / nginx, p99 |",
+                "|---|---|---|---|---|"]
+        for rate in sorted({r.rate for r in web}):
+            for mode in ("serial", "pipelined"):
+                a = by_round(web, rate=rate, mode=mode, server="serverkit")
+                b = by_round(web, rate=rate, mode=mode, server="nginx")
+                out.append("| %s | %s | %s | %s | %s |" % (
+                    format(round(rate), ","), mode,
+                    medians(list(a.values())), medians(list(b.values())),
+                    ratio(a, b)))
+        out.append("")
+    top = [r for r in runs if r.phase == "ceiling"]
+    if top:
+        out += ["| generator threads | rate/s | lag p99 (us) | clean |",
+                "|---|---|---|---|"]
+        out += ["| %d | %s | %s | %s |" % (
+            r.generator_threads, format(round(r.rate), ","),
+            us(r.lag_p99_us), "yes" if r.ok else "void" if r.void else "no")
+            for r in top]
+        out.append("")
+    return out
+
+
+# --- the command line --------------------------------------------------------
+
+def floats(text: str) -> list[float]:
+    try:
+        out = [float(x) for x in text.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError("not numbers: %r" % text)
+    if not out or any(x <= 0 for x in out):
+        raise argparse.ArgumentTypeError("positive numbers, comma-separated")
+    return out
+
+
+def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="tails", description="Issue 51's checks on a machine with room.")
+    ap.add_argument("--report", default="", help="print the tables of a file")
+    ap.add_argument("--bin", default="", help="the pack: tools/pack_lent.sh")
+    ap.add_argument("--out", default="", help="JSON lines, appended")
+    ap.add_argument("--budget", type=float, default=420.0,
+                    help="seconds: no run starts past them")
+    ap.add_argument("--phases", default=",".join(PHASES))
+    ap.add_argument("--capacity", type=float, default=0.0,
+                    help="messages/s; skips the capacity phase's figure")
+    ap.add_argument("--fractions", type=floats, default=[0.25, 0.5, 0.75, 0.9])
+    ap.add_argument("--servers", default=",".join(PINGPONG))
+    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--http_rates", type=floats,
+                    default=[60000.0, 150000.0, 300000.0])
+    ap.add_argument("--http_rounds", type=int, default=6)
+    args = ap.parse_args(argv)
+    if args.report:
+        return args
+    phases = [p for p in args.phases.split(",") if p]
+    bad = [p for p in phases if p not in PHASES] + [
+        s for s in args.servers.split(",") if s not in PINGPONG]
+    if bad:
+        ap.error("unknown phase or server: %s" % ", ".join(bad))
+    if not args.bin or not args.out:
+        ap.error("--bin and --out are needed to run (or --report=FILE)")
+    if not os.path.isfile(os.path.join(args.bin, "loadgen")):
+        ap.error("--bin=%s holds no loadgen: tools/pack_lent.sh" % args.bin)
+    if args.rounds < 1 or args.http_rounds < 1 or args.budget <= 0:
+        ap.error("--rounds, --http_rounds and --budget must be positive")
+    if "pingpong" in phases and "capacity" not in phases and \
+            args.capacity <= 0:
+        ap.error("the pingpong phase needs the capacity phase or "
+                 "--capacity")
+    args.phase_list = phases
+    return args
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse(argv)
+    if args.report:
+        try:
+            print("\n".join(report(read(args.report))))
+        except (OSError, ValueError) as e:
+            print("tails: %s" % e, file=sys.stderr)
+            return 1
+        return 0
+    lay = layout(os.cpu_count() or 1)
+    t0 = time.monotonic()
+
+    def say(text: str) -> None:
+        print("%6.1f %s" % (time.monotonic() - t0, text), flush=True)
+    rn = Runner(args.bin, args.out, args.budget, lay, say)
+    say("servers on cpus %s (%d threads), generator on cpus %s (%d "
+        "threads); budget %.0f s" % (
+            ",".join(map(str, sorted(lay.server_cpus))), lay.server_threads,
+            ",".join(map(str, sorted(lay.generator_cpus))),
+            lay.generator_threads, args.budget))
+    try:
+        cap = args.capacity
+        if "capacity" in args.phase_list:
+            measured = capacity(rn)
+            cap = cap or measured
+        if "pingpong" in args.phase_list:
+            pingpong(rn, cap, args.fractions, args.servers.split(","),
+                     args.rounds)
+        if "http" in args.phase_list:
+            http(rn, args.http_rates, args.http_rounds)
+        if "ceiling" in args.phase_list:
+            ceiling(rn)
+    except procs.SweepError as e:
+        say("stopped: %s" % e)
+        return 1
+    finally:
+        procs.stop_all()
+        rn.close()
+    say("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

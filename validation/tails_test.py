@@ -1,0 +1,134 @@
+# -----------------------------------------------------------------------------
+# validation/tails_test.py
+# -----------------------------------------------------------------------------
+#
+# validation.tails: the tables of a fixture (runs of the lent 16-core
+# machine, 2026-11-28, trimmed: testdata/tails/runs.jsonl), bad files and
+# flags, the layout by CPU count, and one short run on this machine's
+# binaries (ping-pong over epoll and io_uring and the floor at a low rate)
+# whose lines read back.
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+
+from servers.driver import procs
+from validation import tails
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "testdata", "tails", "runs.jsonl")
+
+
+class ReportTest(unittest.TestCase):
+    def test_the_fixture_gives_every_table(self) -> None:
+        text = "\n".join(tails.report(tails.read(FIXTURE)))
+        # Medians p50 / p99 / p99.9 per server and load.
+        self.assertIn("| 25% (122,710/s) | 25 / 50 / 78 | 25 / 54 / 88 | "
+                      "24 / 48 / 77 | 233 / 1090 / 1286 |", text)
+        # The floor's void runs are counted, not averaged in.
+        self.assertIn("(7 not clean)", text)
+        # Paired by round; bold only where the interval excludes 1.
+        self.assertIn("| 25% | **1.08x [1.04, 1.17], p 0.0078, MDR 1.17x** "
+                      "| **1.06x [1.03, 1.11]", text)
+        self.assertIn("| 90% | 1.02x [0.71, 1.48], p 0.95", text)
+        # Five rounds are too few for an interval, and it says so.
+        self.assertIn("| 150,000 | serial | 22 / 42 / 58 | 24 / 46 / 56 | "
+                      "0.84x (n 5: no interval) |", text)
+        self.assertIn("| 1 | 300,000 | 3957 | void |", text)
+        self.assertIn("| 8 | 900,000 | 117 | yes |", text)
+
+    def test_a_bad_line_is_named(self) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
+            f.write('{"phase": "http", "server": "nginx"}\n[1, 2]\n')
+            f.flush()
+            with self.assertRaisesRegex(ValueError, r":2: not a run"):
+                tails.read(f.name)
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(tails.main(["--report=" + f.name]), 1)
+            self.assertIn("not a run", err.getvalue())
+
+    def test_an_empty_file_gives_no_table(self) -> None:
+        self.assertEqual(tails.report([]), [])
+
+
+class FlagsTest(unittest.TestCase):
+    def test_bad_flags_exit_2_with_a_reason(self) -> None:
+        with tempfile.TemporaryDirectory() as pack:
+            open(os.path.join(pack, "loadgen"), "w").close()
+            for argv, words in [
+                    (["--bin=" + pack], "--bin and --out"),
+                    (["--bin=/nonexistent", "--out=x"], "no loadgen"),
+                    (["--bin=" + pack, "--out=x", "--phases=nap"],
+                     "unknown phase"),
+                    (["--bin=" + pack, "--out=x", "--servers=nginx"],
+                     "unknown phase or server: nginx"),
+                    (["--bin=" + pack, "--out=x", "--phases=pingpong"],
+                     "needs the capacity phase"),
+                    (["--bin=" + pack, "--out=x", "--rounds=0"],
+                     "must be positive"),
+                    (["--bin=" + pack, "--out=x", "--fractions=0.5,x"],
+                     "not numbers")]:
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), \
+                        self.assertRaises(SystemExit) as cm:
+                    tails.parse(argv)
+                self.assertEqual(cm.exception.code, 2, argv)
+                self.assertIn(words, err.getvalue(), argv)
+
+    def test_the_layout_follows_the_cpus(self) -> None:
+        big = tails.layout(16)
+        self.assertEqual((sorted(big.server_cpus), big.server_threads,
+                          sorted(big.generator_cpus), big.generator_threads),
+                         ([8, 9, 10, 11], 4, list(range(8)), 8))
+        small = tails.layout(2)
+        self.assertEqual((small.server_cpus, small.generator_cpus,
+                          small.server_threads, small.generator_threads),
+                         (frozenset({1}), frozenset({0}), 1, 1))
+
+
+class RunTest(unittest.TestCase):
+    def test_a_short_pingpong_run_reads_back(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            pack = os.path.join(tmp, "pack")
+            os.mkdir(pack)
+            for label, name in [("//servers/pingpong:server", "server"),
+                                ("//servers/loadgen", "loadgen"),
+                                ("//servers/loadgen:stall_echo_server",
+                                 "stall_echo_server")]:
+                os.symlink(procs.resolve(label), os.path.join(pack, name))
+            out = os.path.join(tmp, "runs.jsonl")
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                rc = tails.main(["--bin=" + pack, "--out=" + out,
+                                 "--phases=pingpong", "--capacity=20000",
+                                 "--fractions=0.25", "--rounds=1",
+                                 "--servers=epoll,uring,floor",
+                                 "--budget=60"])
+            self.assertEqual(rc, 0, said.getvalue())
+            runs = tails.read(out)
+            self.assertEqual(sorted(r.server for r in runs),
+                             ["epoll", "floor", "uring"])
+            for r in runs:
+                self.assertEqual((r.phase, r.rate, r.mode), (
+                    "pingpong", 5000.0, "pipelined"))
+                # Clean, or void when this machine is busy: never failed.
+                self.assertTrue(r.ok or r.void, r)
+                if r.ok:
+                    self.assertGreater(r.completed, 0)
+                    self.assertIsNotNone(r.p99_us)
+            epoll = [r for r in runs if r.server == "epoll"][0]
+            self.assertTrue(epoll.stop_line.startswith("serverkit epoll:"),
+                            epoll.stop_line)
+            self.assertIn("events per poll", epoll.stop_line)
+            with open(out) as f:
+                self.assertEqual(len([json.loads(x) for x in f]), 3)
+            self.assertIn("done", said.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
