@@ -51,9 +51,20 @@ from servers.http import run as http_run
 
 PHASES = ("capacity", "pingpong", "http", "ceiling")
 PINGPONG = ("epoll", "uring", "asio", "floor")
-# The ping-pong servers: (binary in --bin, flags).
-SERVERS = {"epoll": ("server", ()), "uring": ("server", ("--backend=uring",)),
-           "asio": ("asio_server", ())}
+# The ping-pong servers: (binary in --bin, flags, environment). The
+# uring-* variants are the io_uring server with one of its switches
+# (reactor/poller/uring_poller.cc), the leads for its tail
+# (docs/results/2026-11-28-2core-uring-tail.md): the ring as a readiness
+# poller only (one-shot polls, then readv/writev as over epoll), and every
+# completion send submitted at once.
+URING = ("--backend=uring",)
+SERVERS: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
+    "epoll": ("server", (), {}),
+    "uring": ("server", URING, {}),
+    "asio": ("asio_server", (), {}),
+    "uring-readiness": ("server", URING, {"SERVERKIT_URING_RECV": "0"}),
+    "uring-flush1": ("server", URING, {"SERVERKIT_URING_FLUSH_SENDS": "1"})}
+KNOWN = tuple(SERVERS) + ("floor",)
 CEILING = ((1, 150e3), (1, 300e3), (2, 300e3), (2, 600e3), (4, 450e3),
            (4, 700e3), (8, 450e3), (8, 700e3), (8, 900e3))
 BLOCK = 4096
@@ -148,16 +159,17 @@ class Runner:
         log = os.path.join(self.tmp, "server.log")
         for _attempt in range(3):  # a port taken between probe and bind
             port = procs.free_port()
+            env: dict[str, str] = {}
             if name == "floor":
                 argv = [self.path("stall_echo_server"), "--port=%d" % port,
                         "--size=%d" % BLOCK]
             else:
-                binary, flags = SERVERS[name]
+                binary, flags, env = SERVERS[name]
                 argv = [self.path(binary), "127.0.0.1", str(port),
                         str(threads or self.lay.server_threads),
                         "--protocol=echo", *flags]
             with open(log, "w") as lf:
-                p = procs.spawn(argv, set(cpus), lf, lf)
+                p = procs.spawn(argv, set(cpus), lf, lf, env=env)
             if procs.wait_accepting(p, port):
                 return p, port, log
             procs.stop(p)
@@ -394,10 +406,12 @@ def report(runs: Sequence[Run]) -> list[str]:
     out: list[str] = []
     pp = [r for r in runs if r.phase == "pingpong"]
     if pp:
-        names = [s for s in PINGPONG if any(r.server == s for r in pp)]
+        names = [s for s in KNOWN if any(r.server == s for r in pp)]
         pairs = [(a, b) for a, b in (("uring", "asio"), ("uring", "epoll"),
                                      ("epoll", "asio"))
                  if a in names and b in names]
+        pairs += [(v, b) for v in names if v.startswith("uring-")
+                  for b in ("uring", "epoll") if b in names]
         out += ["| load | " + " | ".join(names) + " |",
                 "|---|" + "---|" * len(names)]
         fractions = sorted({r.fraction for r in pp})
@@ -463,7 +477,8 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--capacity", type=float, default=0.0,
                     help="messages/s; skips the capacity phase's figure")
     ap.add_argument("--fractions", type=floats, default=[0.25, 0.5, 0.75, 0.9])
-    ap.add_argument("--servers", default=",".join(PINGPONG))
+    ap.add_argument("--servers", default=",".join(PINGPONG),
+                    help="of %s" % ", ".join(KNOWN))
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--http_rates", type=floats,
                     default=[60000.0, 150000.0, 300000.0])
@@ -473,7 +488,7 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         return args
     phases = [p for p in args.phases.split(",") if p]
     bad = [p for p in phases if p not in PHASES] + [
-        s for s in args.servers.split(",") if s not in PINGPONG]
+        s for s in args.servers.split(",") if s not in KNOWN]
     if bad:
         ap.error("unknown phase or server: %s" % ", ".join(bad))
     if not args.bin or not args.out:

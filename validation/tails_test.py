@@ -5,8 +5,8 @@
 # validation.tails: the tables of a fixture (runs of the lent 16-core
 # machine, 2026-11-28, trimmed: testdata/tails/runs.jsonl), bad files and
 # flags, the layout by CPU count, and one short run on this machine's
-# binaries (ping-pong over epoll and io_uring and the floor at a low rate)
-# whose lines read back.
+# binaries (ping-pong over epoll, io_uring, a variant's switch and the
+# floor at a low rate) whose lines read back.
 
 from __future__ import annotations
 
@@ -107,12 +107,13 @@ class RunTest(unittest.TestCase):
                 rc = tails.main(["--bin=" + pack, "--out=" + out,
                                  "--phases=pingpong", "--capacity=20000",
                                  "--fractions=0.25", "--rounds=1",
-                                 "--servers=epoll,uring,floor",
+                                 "--servers=epoll,uring,uring-readiness,"
+                                 "floor",
                                  "--budget=60"])
             self.assertEqual(rc, 0, said.getvalue())
             runs = tails.read(out)
             self.assertEqual(sorted(r.server for r in runs),
-                             ["epoll", "floor", "uring"])
+                             ["epoll", "floor", "uring", "uring-readiness"])
             for r in runs:
                 self.assertEqual((r.phase, r.rate, r.mode), (
                     "pingpong", 5000.0, "pipelined"))
@@ -125,8 +126,14 @@ class RunTest(unittest.TestCase):
             self.assertTrue(epoll.stop_line.startswith("serverkit epoll:"),
                             epoll.stop_line)
             self.assertIn("events per poll", epoll.stop_line)
+            # The variant's switch reached it: no completion sends (or the
+            # epoll fallback where io_uring is refused).
+            ready = [r for r in runs if r.server == "uring-readiness"][0]
+            self.assertTrue("sends 0," in ready.stop_line or
+                            ready.stop_line.startswith("serverkit epoll:"),
+                            ready.stop_line)
             with open(out) as f:
-                self.assertEqual(len([json.loads(x) for x in f]), 3)
+                self.assertEqual(len([json.loads(x) for x in f]), 4)
             self.assertIn("done", said.getvalue())
 
 

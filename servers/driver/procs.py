@@ -68,13 +68,16 @@ def _child_setup(cpus: Optional[set[int]], fifo: int
 
 
 def spawn(argv: list[str], cpus: Optional[set[int]], stdout: IO[str],
-          stderr: IO[str], fifo: int = 0) -> subprocess.Popen[bytes]:
+          stderr: IO[str], fifo: int = 0,
+          env: Optional[dict[str, str]] = None) -> subprocess.Popen[bytes]:
     """Starts argv in a session of its own, on cpus (None: any), killed
     when this process dies; under SCHED_FIFO at priority fifo when it is
-    not 0 (raises PermissionError where that is refused)."""
+    not 0 (raises PermissionError where that is refused); env, if given,
+    added to this process's environment."""
     p = subprocess.Popen(argv, stdout=stdout, stderr=stderr,
                          stdin=subprocess.DEVNULL, start_new_session=True,
-                         preexec_fn=_child_setup(cpus, fifo))
+                         preexec_fn=_child_setup(cpus, fifo),
+                         env=dict(os.environ, **env) if env else None)
     _live.append(p)
     return p
 
