@@ -53,8 +53,8 @@ START_STOP_S = 0.1
 VOID_RC = 3
 # One generator thread per this many requests/s, at most one per CPU the
 # generator may use: on a lent 16-core Xeon one thread kept 150,000 4 KiB
-# echoes/s within the lag bound (p99 772 us) and not 300,000 (docs/
-# methods.md, "The open-loop generator"). On 2 cores it has one CPU.
+# echoes/s within the lag bound (p99 772 us) and not 300,000
+# (docs/methods.md, "Latency at a set rate"). On 2 cores it has one CPU.
 RATE_PER_THREAD = 100_000
 QUANTILES = (("p50_us", "p50"), ("p90_us", "p90"), ("p99_us", "p99"),
              ("p999_us", "p999"), ("max_us", "max"))
