@@ -68,9 +68,9 @@ KNOWN = tuple(SERVERS) + ("floor",)
 CEILING = ((1, 150e3), (1, 300e3), (2, 300e3), (2, 600e3), (4, 450e3),
            (4, 700e3), (8, 450e3), (8, 700e3), (8, 900e3))
 BLOCK = 4096
-# A run's fixed cost beyond its window: the server's start and stop and the
-# generator's warm-up (1.4 s a run on the lent machine, 2026-11-28).
-RUN_OVERHEAD_S = 0.4
+# A run's cost beyond its warm-up and window: the server's start and stop
+# (a run of 1.3 s of load took 1.4 s on the lent machine, 2026-11-28).
+RUN_OVERHEAD_S = 0.2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,19 +241,33 @@ def capacity(rn: Runner) -> float:
             argv = [rn.path("client"), "127.0.0.1", str(port),
                     str(rn.lay.generator_threads), str(BLOCK), "100",
                     "%g" % seconds, "--json=" + out_json]
-            with open(os.path.join(rn.tmp, "client.log"), "w") as lf:
+            client_log = os.path.join(rn.tmp, "client.log")
+            with open(client_log, "w") as lf:
                 c = procs.spawn(argv, set(rn.lay.generator_cpus), lf, lf)
-                r.rc = c.wait(timeout=seconds + 60)
+                try:
+                    r.rc = c.wait(timeout=seconds + 60)
+                except subprocess.TimeoutExpired:
+                    procs.stop(c)
+                    r.rc = -1
             r.stop_line = rn.stop(p, log)
             try:
                 with open(out_json) as f:
                     r.messages_per_s = float(json.load(f)["messages_per_s"])
-                r.ok = r.rc == 0
+                r.ok = r.rc == 0 and r.messages_per_s > 0
             except (OSError, ValueError, KeyError) as e:
-                r.error = "no JSON from the client: %s" % e
+                r.error = "no JSON from the client (exit %d): %s %s" % (
+                    r.rc, e, procs.tail(client_log, 2))
             rn.record(r)
-            rn.say("capacity %s: %.0f messages/s" % (name, r.messages_per_s))
-            best.setdefault(name, []).append(r.messages_per_s)
+            rn.say("capacity %s: %s" % (
+                name, "%.0f messages/s" % r.messages_per_s if r.ok
+                else "failed: " + (r.error or "exit %d" % r.rc)))
+            best.setdefault(name, []).append(
+                r.messages_per_s if r.ok else 0.0)
+    failed = sorted(s for s, v in best.items() if max(v) <= 0)
+    if failed:
+        raise procs.SweepError("no capacity measured for %s: pass "
+                               "--capacity, or see the lines above"
+                               % ", ".join(failed))
     return min(max(v) for v in best.values())
 
 

@@ -92,16 +92,43 @@ class FlagsTest(unittest.TestCase):
                          (frozenset({1}), frozenset({0}), 1, 1))
 
 
+def pack_of(tmp: str) -> str:
+    """This machine's binaries under the names tails expects."""
+    pack = os.path.join(tmp, "pack")
+    os.mkdir(pack)
+    for label, name in [("//servers/pingpong:server", "server"),
+                        ("//servers/pingpong:asio_server", "asio_server"),
+                        ("//servers/loadgen", "loadgen"),
+                        ("//servers/loadgen:stall_echo_server",
+                         "stall_echo_server")]:
+        os.symlink(procs.resolve(label), os.path.join(pack, name))
+    return pack
+
+
 class RunTest(unittest.TestCase):
+    def test_no_capacity_stops_before_any_load(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            pack = pack_of(tmp)
+            client = os.path.join(pack, "client")
+            with open(client, "w") as f:  # a client that measures nothing
+                f.write("#!/bin/sh\necho refused >&2\nexit 1\n")
+            os.chmod(client, 0o755)
+            out = os.path.join(tmp, "runs.jsonl")
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                rc = tails.main(["--bin=" + pack, "--out=" + out,
+                                 "--phases=capacity,pingpong",
+                                 "--budget=60"])
+            self.assertEqual(rc, 1)
+            self.assertIn("stopped: no capacity measured for asio, epoll, "
+                          "uring", said.getvalue())
+            runs = tails.read(out)
+            self.assertEqual(len(runs), 6)  # two per server, none of load
+            self.assertTrue(all(r.phase == "capacity" and not r.ok
+                                and "refused" in r.error for r in runs))
+
     def test_a_short_pingpong_run_reads_back(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            pack = os.path.join(tmp, "pack")
-            os.mkdir(pack)
-            for label, name in [("//servers/pingpong:server", "server"),
-                                ("//servers/loadgen", "loadgen"),
-                                ("//servers/loadgen:stall_echo_server",
-                                 "stall_echo_server")]:
-                os.symlink(procs.resolve(label), os.path.join(pack, name))
+            pack = pack_of(tmp)
             out = os.path.join(tmp, "runs.jsonl")
             with contextlib.redirect_stdout(io.StringIO()) as said:
                 rc = tails.main(["--bin=" + pack, "--out=" + out,
