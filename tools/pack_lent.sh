@@ -31,7 +31,7 @@ cp "$b/servers/pingpong/server" "$b/servers/pingpong/asio_server" \
 cp "$b/servers/http/server" "$dir/http_server"
 cp "$nginx" "$dir/nginx"
 for f in "$dir"/*; do
-  [[ -f "$f" ]] && ldd "$f" | awk '$3 ~ /^\// {print $3}'
+  if [[ -f "$f" ]]; then ldd "$f" | awk '$3 ~ /^\// {print $3}'; fi
 done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt)\.so' |
   xargs -r cp -L -t "$dir/lib/"
 tar czf "$dir.tgz" -C "$(dirname "$dir")" "$(basename "$dir")"
