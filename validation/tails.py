@@ -46,6 +46,7 @@ import time
 from typing import Any, Callable, Optional, Sequence
 
 from pick.decide import paired
+from servers.driver import latency_point
 from servers.driver import procs
 from servers.http import run as http_run
 
@@ -176,18 +177,21 @@ class Runner:
         raise procs.SweepError("%s did not start: %s" % (name,
                                                          procs.tail(log)))
 
-    def generate(self, r: Run, port: int, extra: Sequence[str],
+    def generate(self, r: Run, port: int, protocol: str,
                  connections: int) -> None:
-        """The generator at r.rate against port, its figures into r."""
+        """The generator at r.rate against port (echo of BLOCK bytes, or
+        GET http_run.PATH; r.mode), its figures into r."""
         out_json = os.path.join(self.tmp, "loadgen.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
-        argv = [self.path("loadgen"), "--port=%d" % port,
-                "--connections=%d" % connections,
-                "--threads=%d" % r.generator_threads, "--rate=%g" % r.rate,
-                "--duration=%g" % self.lay.window_s,
-                "--warmup=%g" % self.lay.warmup_s,
-                "--seed=%d" % (r.round + 1), "--json=" + out_json, *extra]
+        st = latency_point.Settings(
+            workload=r.phase, unit="requests/s", reference="",
+            protocol=protocol, connections=connections, rounds=1,
+            seconds=self.lay.window_s, warmup_s=self.lay.warmup_s,
+            capacity_source="", size=BLOCK, path=http_run.PATH, mode=r.mode)
+        argv = latency_point.generator_argv(
+            self.path("loadgen"), st, port, r.rate, r.round + 1, out_json,
+            threads=r.generator_threads)
         log = os.path.join(self.tmp, "loadgen.log")
         with open(log, "w") as lf:
             g = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf)
@@ -287,8 +291,7 @@ def pingpong(rn: Runner, cap: float, fractions: Sequence[float],
                         fraction=f, mode="pipelined",
                         generator_threads=rn.lay.generator_threads)
                 p, port, log = rn.start(name)
-                rn.generate(r, port, ["--protocol=echo", "--size=%d" % BLOCK],
-                            100)
+                rn.generate(r, port, "echo", 100)
                 r.stop_line = rn.stop(p, log)
                 rn.record(r)
                 rn.say(line(r))
@@ -318,9 +321,7 @@ def http(rn: Runner, rates: Sequence[float], rounds: int) -> None:
                 if srv is None:
                     r.error = why
                 else:
-                    rn.generate(r, port, ["--protocol=http",
-                                          "--path=" + http_run.PATH,
-                                          "--mode=" + mode], 50)
+                    rn.generate(r, port, "http", 50)
                     procs.stop(srv)
                 rn.record(r)
                 rn.say(line(r))
@@ -336,7 +337,7 @@ def ceiling(rn: Runner) -> None:
         r = Run("ceiling", "epoll", rate=rate, mode="pipelined",
                 generator_threads=threads)
         p, port, log = rn.start("epoll", len(cpus), cpus)
-        rn.generate(r, port, ["--protocol=echo", "--size=%d" % BLOCK], 100)
+        rn.generate(r, port, "echo", 100)
         r.stop_line = rn.stop(p, log)
         rn.record(r)
         rn.say(line(r))
