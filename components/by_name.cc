@@ -78,6 +78,16 @@ const Flag kFlags[] = {
        o->backend = *b;
      },
      "every loop's poller (default epoll)"},
+    {"uring_io", kTaskQueue, false, "=readiness|completion",
+     [](auto program, auto source, const auto& v, Options* o) {
+       const auto io = reactor::ParseUringIo(v);
+       if (!io) {
+         Fail(program, std::string(source) +
+                           " takes readiness or completion, not '" + v + "'");
+       }
+       o->uring_io = *io;
+     },
+     "how io_uring loops read and write (default readiness)"},
     {"buffer", kBuffer, false, "=NAME",
      [](auto program, auto source, const auto& v, Options* o) {
        CheckName(program, source, v, "buffers", BufferNames());
@@ -370,6 +380,7 @@ reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
   lo.task_queue = make_queue();
   lo.coalesce_wakeups = o.coalesce;
   lo.backend = o.backend;
+  lo.uring_io = o.uring_io;
   return lo;
 }
 

@@ -17,6 +17,8 @@
 //               --coalesce=0|1, --backend=epoll|uring: every loop's wake-ups
 //                                   and poller (SERVERKIT_BACKEND, or
 //                                   reactor's SERVERKIT_REACTOR_BACKEND)
+//               --uring_io=readiness|completion: how io_uring loops read
+//                                   and write (SERVERKIT_URING_IO)
 //   buffer      --buffer=NAME (SERVERKIT_BUFFER)       linear
 //                                   --buffer_slowdown_ns_per_kib=N: every
 //                                   KiB the server consumes costs N ns more
@@ -106,6 +108,8 @@ struct Options {
   // Without the flag or SERVERKIT_BACKEND: SERVERKIT_REACTOR_BACKEND or epoll
   // (reactor::DefaultPollerBackend).
   reactor::PollerBackend backend = reactor::DefaultPollerBackend();
+  // Without the flag: SERVERKIT_URING_IO or readiness.
+  reactor::UringIo uring_io = reactor::DefaultUringIo();
 
   std::string buffer = "linear";
   std::uint32_t buffer_slowdown_ns_per_kib = 0;
@@ -190,7 +194,7 @@ TaskQueueFactory MakeTaskQueueFactory(std::string_view program,
                                       const Options& o);
 
 // reactor::EventLoopOptions for one loop: a queue from `make_queue`, and
-// o's coalesce and backend.
+// o's coalesce, backend and io_uring I/O.
 reactor::EventLoopOptions LoopOptions(const TaskQueueFactory& make_queue,
                                       const Options& o);
 

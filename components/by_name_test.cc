@@ -58,9 +58,9 @@ TEST(TakeFlags, EveryFamilysFlagsAndTheRestInOrder) {
   Args args({"srv", "--task_queue=mutex", "8080", "--buffer=ring",
              "--logger=sync", "--log_file=/tmp/x.log", "--log_flush_every_line",
              "--pool=work-stealing", "--pool_threads=3", "--coalesce=0",
-             "--backend=epoll", "--task_queue_slowdown_ns=10",
-             "--buffer_slowdown_ns_per_kib=20", "--log_slowdown_ns=30",
-             "--pool_slowdown_ns=40", "--mine=1"});
+             "--backend=epoll", "--uring_io=completion",
+             "--task_queue_slowdown_ns=10", "--buffer_slowdown_ns_per_kib=20",
+             "--log_slowdown_ns=30", "--pool_slowdown_ns=40", "--mine=1"});
   Options o;
   const auto rest = TakeFlags(args.argc(), args.argv(), "srv", &o);
   EXPECT_EQ(Strings(rest),
@@ -74,6 +74,7 @@ TEST(TakeFlags, EveryFamilysFlagsAndTheRestInOrder) {
   EXPECT_EQ(o.pool_threads, 3u);
   EXPECT_FALSE(o.coalesce);
   EXPECT_EQ(o.backend, reactor::PollerBackend::kEpoll);
+  EXPECT_EQ(o.uring_io, reactor::UringIo::kCompletion);
   EXPECT_EQ(o.task_queue_slowdown_ns, 10u);
   EXPECT_EQ(o.buffer_slowdown_ns_per_kib, 20u);
   EXPECT_EQ(o.log_slowdown_ns, 30u);
@@ -201,6 +202,8 @@ TEST(TakeFlagsDeathTest, ABadNumberExits2NamingTheFlag) {
   EXPECT_EXIT(TakeOrDie({"srv", "--backend=kqueue"}),
               testing::ExitedWithCode(2),
               "--backend takes epoll or uring, not 'kqueue'");
+  EXPECT_EXIT(TakeOrDie({"srv", "--uring_io=0"}), testing::ExitedWithCode(2),
+              "--uring_io takes readiness or completion, not '0'");
   EXPECT_EXIT(
       {
         setenv("SERVERKIT_TASK_QUEUE_SLOWDOWN_NS", "1e3", 1);
@@ -252,9 +255,13 @@ TEST(MakeTaskQueueFactory, TheControlSpinsItsNsPerPop) {
 TEST(LoopOptions, CarriesTheQueueAndTheLoopsChoices) {
   Options o;
   o.coalesce = false;
+  o.backend = reactor::PollerBackend::kUring;
+  o.uring_io = reactor::UringIo::kCompletion;
   const auto lo = LoopOptions(MakeTaskQueueFactory("srv", o), o);
   EXPECT_EQ(lo.task_queue->name(), "swap-vector");
   EXPECT_FALSE(lo.coalesce_wakeups);
+  EXPECT_EQ(lo.backend, reactor::PollerBackend::kUring);
+  EXPECT_EQ(lo.uring_io, reactor::UringIo::kCompletion);
 }
 
 TEST(WithBuffer, CallsServeWithEveryNamedBuffer) {

@@ -5,7 +5,7 @@
 // `CompletionIo`: what a completion-based poller does for a connection,
 // beside readiness. A loop's `completion_io()` (reactor/event_loop.h) is
 // null over epoll, and over io_uring where its reads and sends are readiness
-// too (no provided buffers, or SERVERKIT_URING_RECV=0); else it is the
+// too (readiness I/O, the default, or no provided buffers); else it is the
 // io_uring poller itself (reactor/poller/uring_poller.h), which then
 // receives for channels with a receive callback and sends for channels with
 // a send callback (reactor/channel.h).

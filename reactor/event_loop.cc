@@ -36,7 +36,7 @@ EventLoop::EventLoop() : EventLoop(EventLoopOptions{}) {}
 EventLoop::EventLoop(EventLoopOptions options)
     : thread_id_(std::this_thread::get_id()),
       coalesce_(options.coalesce_wakeups),
-      poller_(NewPoller(this, options.backend)),
+      poller_(NewPoller(this, options.backend, options.uring_io)),
       completion_io_(poller_->completion_io()),
       tasks_(options.task_queue ? std::move(options.task_queue)
                                 : MakeTaskQueue<SwapVectorQueue>()),

@@ -61,6 +61,9 @@ struct EventLoopOptions {
   // epoll, or io_uring (reactor/poller.h; falls back to epoll where
   // io_uring is not permitted).
   PollerBackend backend = DefaultPollerBackend();
+  // Over io_uring: connections read and write on readiness or on
+  // completion (reactor/poller.h).
+  UringIo uring_io = DefaultUringIo();
 };
 
 class EventLoop {
@@ -76,7 +79,8 @@ class EventLoop {
   PollerBackend backend() const { return poller_->backend(); }
   // The poller's completion-based reads and sends (reactor/completion_io.h),
   // or null where channels read and write on readiness (epoll, or io_uring
-  // without them). Fixed for the loop's life. Any thread.
+  // with readiness I/O or without provided buffers). Fixed for the loop's
+  // life. Any thread.
   CompletionIo* completion_io() const { return completion_io_; }
   // The poller's counts (reactor/poller_stats.h). Loop thread: they are
   // plain integers that the loop writes.

@@ -150,10 +150,13 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   }
   EXPECT_EQ(loop.backend(), asked);
   // Over io_uring, reads are completion-based (multishot receives into
-  // provided buffers) on kernels that have them (5.19 and later), unless
-  // SERVERKIT_URING_RECV=0 asks for readiness reads.
-  const char* recv_env = std::getenv("SERVERKIT_URING_RECV");
-  const bool recv_off = recv_env != nullptr && std::string(recv_env) == "0";
+  // provided buffers) where completion I/O is asked for
+  // (SERVERKIT_URING_IO=completion) on kernels that have them (5.19 and
+  // later); readiness otherwise, the default.
+  const bool recv_off = DefaultUringIo() == UringIo::kReadiness;
+  if (std::getenv("SERVERKIT_URING_IO") == nullptr) {
+    EXPECT_EQ(DefaultUringIo(), UringIo::kReadiness);
+  }
   // Reads and sends are completion-based together (one switch): the loop's
   // CompletionIo, or none.
   CompletionIo* const io = loop.completion_io();
@@ -185,6 +188,17 @@ TEST(EventLoopTest, RunsOnTheBackendAsked) {
   EXPECT_EQ(ParsePollerBackend("uring"), PollerBackend::kUring);
   EXPECT_EQ(ParsePollerBackend("epoll"), PollerBackend::kEpoll);
   EXPECT_EQ(ParsePollerBackend("kqueue"), std::nullopt);
+  EXPECT_EQ(ParseUringIo("readiness"), UringIo::kReadiness);
+  EXPECT_EQ(ParseUringIo("completion"), UringIo::kCompletion);
+  EXPECT_EQ(ParseUringIo("0"), std::nullopt);
+  EXPECT_EQ(UringIoName(UringIo::kCompletion), "completion");
+  // A loop asked for readiness I/O reads and writes on readiness, whatever
+  // the environment says.
+  EventLoopOptions ready_options;
+  ready_options.backend = PollerBackend::kUring;
+  ready_options.uring_io = UringIo::kReadiness;
+  EventLoop ready_loop(std::move(ready_options));
+  EXPECT_EQ(ready_loop.completion_io(), nullptr);
 }
 
 // The *_uring_sq_full_test targets set SERVERKIT_URING_TEST_SQE_FAIL_EVERY

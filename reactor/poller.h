@@ -4,10 +4,11 @@
 //
 // `Poller`: the I/O multiplexing interface an EventLoop owns. Two
 // implementations: `EpollPoller` (level-triggered epoll readiness, the
-// default) and `UringPoller` (io_uring: completion-based receives and sends
-// where the kernel has provided-buffer rings, one-shot polls for the rest),
-// both in reactor/poller/. `NewPoller` (reactor/poller/new_poller.cc) is the
-// factory. Must be called in the owning loop's thread.
+// default) and `UringPoller` (io_uring: one-shot polls through the ring, and
+// on request completion-based receives and sends where the kernel has
+// provided-buffer rings), both in reactor/poller/. `NewPoller`
+// (reactor/poller/new_poller.cc) is the factory. Must be called in the owning
+// loop's thread.
 
 #ifndef SERVERKIT_REACTOR_POLLER_H_
 #define SERVERKIT_REACTOR_POLLER_H_
@@ -27,6 +28,12 @@ class CompletionIo;
 class EventLoop;
 
 enum class PollerBackend { kEpoll, kUring };
+
+// How connections read and write over io_uring: on readiness (the ring
+// polls, read(2) and write(2) as over epoll; the default, whose tail is
+// epoll's: docs/servers.md) or on completion (multishot receives into
+// provided buffers, sends that the ring makes, both batched).
+enum class UringIo { kReadiness, kCompletion };
 
 class Poller {
  public:
@@ -58,11 +65,22 @@ std::string_view PollerBackendName(PollerBackend backend);
 // run the reactor over both this way), else epoll.
 PollerBackend DefaultPollerBackend();
 
-// The poller of `backend`. io_uring where it is not permitted (an old
-// kernel, seccomp, kernel.io_uring_disabled) falls back to epoll, saying so
-// in one line on stderr (once per process).
+// "readiness" / "completion"; nullopt for anything else.
+std::optional<UringIo> ParseUringIo(std::string_view name);
+std::string_view UringIoName(UringIo io);
+
+// The io_uring I/O a loop gets unless its options say otherwise: the
+// environment's SERVERKIT_URING_IO ("readiness" or "completion"), else
+// readiness.
+UringIo DefaultUringIo();
+
+// The poller of `backend` (over io_uring, reading and writing as `io` says).
+// io_uring where it is not permitted (an old kernel, seccomp,
+// kernel.io_uring_disabled) falls back to epoll, saying so in one line on
+// stderr (once per process).
 std::unique_ptr<Poller> NewPoller(
-    EventLoop* loop, PollerBackend backend = DefaultPollerBackend());
+    EventLoop* loop, PollerBackend backend = DefaultPollerBackend(),
+    UringIo io = DefaultUringIo());
 
 }  // namespace serverkit::reactor
 

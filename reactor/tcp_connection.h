@@ -376,8 +376,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
   const std::string name_;
   const int fd_;
   Channel channel_;
-  // Over io_uring (the poller sends; null: readiness writes), asked once;
-  // the bytes of the send in flight.
+  // Over io_uring's completion I/O (the poller sends; null: readiness
+  // writes), asked once; the bytes of the send in flight.
   CompletionIo* const io_ = loop_->completion_io();
   std::size_t in_flight_ = 0;
   const InetAddress local_;

@@ -4,8 +4,8 @@
 //
 // TcpConnection over loopback, typed over every buffer: echo correctness for
 // many sessions, bulk streams (received into storage of their own over
-// io_uring) then small messages, a peer reset mid-message, and our
-// half-close delivering the queued output before EOF.
+// io_uring) then small messages, a peer reset mid-message, our half-close
+// delivering the queued output before EOF, and when a reply leaves.
 
 #include <sys/socket.h>
 
@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "buffer/all_buffers.h"
@@ -175,6 +176,54 @@ TYPED_TEST(TcpConnectionTest, HalfCloseDeliversQueuedOutputThenEof) {
   auto f = got_after_shutdown.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(f.get(), "after");
+}
+
+// Where a reply goes when its callback sends it: over readiness I/O (epoll,
+// and io_uring's default) it is on the wire before the callback returns;
+// over io_uring's completion I/O it waits for the loop's next submit (its
+// poll, or the kFlushSends-th send). That wait is the batching which cost
+// completion I/O its tail at set rates (docs/servers.md).
+TYPED_TEST(TcpConnectionTest, AReplyLeavesInItsCallbackUnlessIoIsCompletion) {
+  using B = TypeParam;
+  const std::string msg = Pattern(100, 3);
+  std::promise<int> client_fd;
+  std::shared_future<int> client_fd_f = client_fd.get_future().share();
+  std::promise<std::pair<bool, std::size_t>> seen;  // completion I/O, bytes
+  bool answered = false;                            // the loop thread's
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    s.set_message_callback([&](const TcpConnectionPtr<B>& conn, B* in,
+                               Clock::time_point) {
+      if (answered || in->readable_bytes() < msg.size()) return;
+      answered = true;
+      conn->send(in);
+      const bool completion = conn->loop()->completion_io() != nullptr;
+      // Peek at the client's socket without returning to the loop.
+      const int fd = client_fd_f.get();
+      const auto deadline = Clock::now() + (completion ? 50ms : 5s);
+      char buf[256];
+      ssize_t n = 0;
+      while (Clock::now() < deadline) {
+        n = ::recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_PEEK);
+        if (n >= static_cast<ssize_t>(msg.size())) break;
+        std::this_thread::sleep_for(1ms);
+      }
+      seen.set_value(
+          {completion, n > 0 ? static_cast<std::size_t>(n) : std::size_t{0}});
+    });
+  });
+  Client c(server.port());
+  ASSERT_TRUE(c.connected());
+  client_fd.set_value(c.fd());
+  ASSERT_TRUE(c.send_all(msg));
+  auto f = seen.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  const auto [completion, bytes] = f.get();
+  if (completion) {
+    EXPECT_EQ(bytes, 0u) << "a completion send left before the loop's submit";
+  } else {
+    EXPECT_EQ(bytes, msg.size()) << "the reply was not sent in its callback";
+  }
+  EXPECT_EQ(c.recv_n(msg.size()), msg);
 }
 
 }  // namespace

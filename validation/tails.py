@@ -52,19 +52,21 @@ from servers.http import run as http_run
 
 PHASES = ("capacity", "pingpong", "http", "ceiling")
 PINGPONG = ("epoll", "uring", "asio", "floor")
-# The ping-pong servers: (binary in --bin, flags, environment). The
-# uring-* variants are the io_uring server with one of its switches
-# (reactor/poller/uring_poller.cc), the leads for its tail
-# (docs/results/2026-11-28-2core-uring-tail.md): the ring as a readiness
-# poller only (one-shot polls, then readv/writev as over epoll), and every
-# completion send submitted at once.
+# The ping-pong servers: (binary in --bin, flags, environment). "uring" is
+# the io_uring server as it ships (readiness I/O: one-shot polls through
+# the ring, then readv/writev as over epoll); the uring-completion*
+# variants are its completion I/O (reactor/poller/uring_poller.h), plain
+# and with every send submitted at once (reactor/poller/uring_poller.cc),
+# the leads for its tail (docs/results/2026-11-28-2core-uring-tail.md).
 URING = ("--backend=uring",)
+COMPLETION = URING + ("--uring_io=completion",)
 SERVERS: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
     "epoll": ("server", (), {}),
     "uring": ("server", URING, {}),
     "asio": ("asio_server", (), {}),
-    "uring-readiness": ("server", URING, {"SERVERKIT_URING_RECV": "0"}),
-    "uring-flush1": ("server", URING, {"SERVERKIT_URING_FLUSH_SENDS": "1"})}
+    "uring-completion": ("server", COMPLETION, {}),
+    "uring-completion-flush1": ("server", COMPLETION,
+                                {"SERVERKIT_URING_FLUSH_SENDS": "1"})}
 KNOWN = tuple(SERVERS) + ("floor",)
 CEILING = ((1, 150e3), (1, 300e3), (2, 300e3), (2, 600e3), (4, 450e3),
            (4, 700e3), (8, 450e3), (8, 700e3), (8, 900e3))

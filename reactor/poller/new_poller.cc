@@ -43,10 +43,35 @@ PollerBackend DefaultPollerBackend() {
   return PollerBackend::kEpoll;
 }
 
-std::unique_ptr<Poller> NewPoller(EventLoop* loop, PollerBackend backend) {
+std::optional<UringIo> ParseUringIo(std::string_view name) {
+  if (name == "readiness") return UringIo::kReadiness;
+  if (name == "completion") return UringIo::kCompletion;
+  return std::nullopt;
+}
+
+std::string_view UringIoName(UringIo io) {
+  return io == UringIo::kCompletion ? "completion" : "readiness";
+}
+
+UringIo DefaultUringIo() {
+  const char* env = std::getenv("SERVERKIT_URING_IO");
+  if (env == nullptr || *env == '\0') return UringIo::kReadiness;
+  if (auto io = ParseUringIo(env)) return *io;
+  static std::once_flag warned;
+  std::call_once(warned, [env] {
+    std::fprintf(stderr,
+                 "reactor: SERVERKIT_URING_IO='%s' is neither readiness nor "
+                 "completion; using readiness\n",
+                 env);
+  });
+  return UringIo::kReadiness;
+}
+
+std::unique_ptr<Poller> NewPoller(EventLoop* loop, PollerBackend backend,
+                                  UringIo io) {
   if (backend == PollerBackend::kUring) {
     std::string why;
-    if (auto p = UringPoller::Create(loop, &why)) return p;
+    if (auto p = UringPoller::Create(loop, &why, io)) return p;
     static std::once_flag said;
     std::call_once(said, [&why] {
       std::fprintf(stderr,

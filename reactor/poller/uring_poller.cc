@@ -52,20 +52,15 @@ std::size_t FlushSends() {
   return n == 0 ? SIZE_MAX : n;
 }
 
-bool RecvDisabledByEnvironment() {
-  const char* v = std::getenv("SERVERKIT_URING_RECV");
-  return v != nullptr && std::string_view(v) == "0";
-}
-
 }  // namespace
 
 std::unique_ptr<UringPoller> UringPoller::Create(EventLoop* loop,
-                                                 std::string* why) {
+                                                 std::string* why, UringIo io) {
   auto ring = reactor_internal::UringRing::Create(kEntries, why);
   if (ring == nullptr) return nullptr;
   auto poller =
       std::unique_ptr<UringPoller>(new UringPoller(loop, std::move(ring)));
-  if (RecvDisabledByEnvironment()) return poller;
+  if (io == UringIo::kReadiness) return poller;
   poller->room_budget_ = RoomBudget(kRoomBudgetBytes);
   poller->buffers_ = reactor_internal::ProvidedBuffers::Register(
       poller->ring_->get(), kBuffers, kBufferBytes);

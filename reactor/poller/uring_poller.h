@@ -4,10 +4,20 @@
 //
 // `UringPoller`: the reactor over io_uring (liburing 2.3, Debian's
 // liburing-dev), behind the same `Poller` interface as `EpollPoller`, so the
-// loop and its users are unchanged; its completion-based reads and sends are
-// the loop's `CompletionIo` (reactor/completion_io.h).
+// loop and its users are unchanged. Two ways to read and write (`UringIo`,
+// reactor/poller.h):
 //
-// Reads are completion-based where the channel allows it. A channel with a
+//   - readiness (the default): every interest is a one-shot poll through
+//     the ring (below), and connections read and write with read(2) and
+//     write(2) as over epoll, so a reply leaves in its callback;
+//   - completion: the receives and sends below, the loop's `CompletionIo`
+//     (reactor/completion_io.h). They batch: a wake-up's receives all run
+//     in the kernel before the first callback, and sends go out with the
+//     next poll or every kFlushSends. On 2 cores that cost p50 and p99 at
+//     set rates and CPU per MiB at 64 KiB, against epoll and readiness
+//     (docs/servers.md, "io_uring's tail").
+//
+// Completion reads, where the channel allows it. A channel with a
 // receive callback (a TcpConnection's; reactor/channel.h) gets, while
 // reading is enabled, one multishot IORING_OP_RECV that picks its buffers
 // from a ring of provided buffers (kBuffers x kBufferBytes per loop,
@@ -70,9 +80,7 @@
 // missing, for the tests (reactor/BUILD: *_uring_sq_full_test).
 //
 // Where provided-buffer rings cannot be registered (kernels before 5.19),
-// or with SERVERKIT_URING_RECV=0 in the environment, every channel is
-// polled for readiness and reads and writes with read(2) and write(2) as
-// over epoll (the first case says so in one line).
+// completion I/O falls back to readiness, saying so in one line.
 //
 // The parts, one seam each: reactor/poller/internal/uring_ring.h (the ring, its
 // submission entries and cancels), reactor/poller/internal/uring_buffers.h (the
@@ -138,7 +146,8 @@ class UringPoller final : public CompletionIo, public Poller {
 
   // Null, with the reason in *why, when io_uring cannot be set up here (an
   // old kernel, seccomp, kernel.io_uring_disabled).
-  static std::unique_ptr<UringPoller> Create(EventLoop* loop, std::string* why);
+  static std::unique_ptr<UringPoller> Create(EventLoop* loop, std::string* why,
+                                             UringIo io = DefaultUringIo());
   ~UringPoller() override;
 
   Clock::time_point poll(int timeout_ms, ChannelList* active) override;
@@ -148,8 +157,8 @@ class UringPoller final : public CompletionIo, public Poller {
   PollerBackend backend() const override { return PollerBackend::kUring; }
   PollerStats stats() const override;
 
-  // Itself where reads and sends are completion-based here (buffers
-  // registered; one switch for both), else null: readiness, as over epoll.
+  // Itself where reads and sends are completion-based here (completion I/O
+  // asked for and buffers registered), else null: readiness, as over epoll.
   CompletionIo* completion_io() override {
     return buffers_ != nullptr ? this : nullptr;
   }

@@ -6,9 +6,10 @@
 # chat_uring_test.py LOADTEST serverkit=SERVER
 #
 # chat_test.py's checks (clean, churn, senders, oversized, slow receiver) on
-# our server with every loop polling through io_uring
-# (SERVERKIT_REACTOR_BACKEND=uring): broadcasts are many completion-based
-# sends per iteration, and churn removes connections with sends queued.
+# our server with every loop polling through io_uring with completion I/O
+# (SERVERKIT_REACTOR_BACKEND=uring, SERVERKIT_URING_IO=completion):
+# broadcasts are many completion-based sends per iteration, and churn
+# removes connections with sends queued.
 # Where io_uring cannot be set up here it reports a skip
 # (servers/driver/uring_skip.py). Else it first checks that the server really
 # runs on io_uring (one of its descriptors is an io_uring instance) and, where
@@ -73,6 +74,7 @@ def server_runs_as_asked(path: str) -> str:
 if __name__ == "__main__":
     uring_skip.skip_unless_uring()
     os.environ["SERVERKIT_REACTOR_BACKEND"] = "uring"
+    os.environ["SERVERKIT_URING_IO"] = "completion"
     args = sys.argv[1:]
     try:
         path = dict(a.split("=", 1) for a in args[1:])["serverkit"]

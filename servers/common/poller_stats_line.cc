@@ -6,6 +6,12 @@
 
 namespace serverkit::servers {
 
+std::string PollerName(const reactor::EventLoop& loop) {
+  if (loop.backend() != reactor::PollerBackend::kUring) return "epoll";
+  return loop.completion_io() != nullptr ? "uring (completion I/O)"
+                                         : "uring (readiness I/O)";
+}
+
 reactor::PollerStats CollectPollerStats(
     const std::vector<reactor::EventLoop*>& loops, reactor::EventLoop* self) {
   reactor::PollerStats sum;

@@ -14,12 +14,17 @@
 #ifndef SERVERKIT_SERVERS_COMMON_POLLER_STATS_LINE_H_
 #define SERVERKIT_SERVERS_COMMON_POLLER_STATS_LINE_H_
 
+#include <string>
 #include <vector>
 
 #include "reactor/event_loop.h"
 #include "reactor/poller_stats.h"
 
 namespace serverkit::servers {
+
+// What `loop` polls with, for a server's start line: "epoll", or "uring
+// (readiness I/O)" / "uring (completion I/O)" (reactor/poller.h).
+std::string PollerName(const reactor::EventLoop& loop);
 
 // The sum of `loops`' counts; `self`, if among them, is read directly.
 reactor::PollerStats CollectPollerStats(

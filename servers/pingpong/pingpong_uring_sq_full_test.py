@@ -3,7 +3,8 @@
 # servers/pingpong/pingpong_uring_sq_full_test.py
 # -----------------------------------------------------------------------------
 #
-# pingpong_test.py's checks on our server over io_uring with every third
+# pingpong_test.py's checks on our server over io_uring (completion I/O,
+# the path with the most submission entries) with every third
 # submission entry the server asks for missing
 # (SERVERKIT_URING_TEST_SQE_FAIL_EVERY=3, reactor/poller/uring_poller.h), as
 # when the kernel does not take the queue: every byte must still come back.
@@ -38,6 +39,7 @@ def injection_reaches_the_server(client: str, path: str) -> None:
 
 if __name__ == "__main__":
     os.environ["SERVERKIT_REACTOR_BACKEND"] = "uring"
+    os.environ["SERVERKIT_URING_IO"] = "completion"
     os.environ["SERVERKIT_URING_TEST_SQE_FAIL_EVERY"] = "3"
     args = sys.argv[1:]
     servers = dict(a.split("=", 1) for a in args[1:])

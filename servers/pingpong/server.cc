@@ -279,7 +279,7 @@ int Serve(const ServerOptions& so, const Options& po, bool reply_via_queue,
       std::string(B::kName).c_str(),
       std::string(base.task_queue_name()).c_str(), po.coalesce ? 1 : 0,
       reply_via_queue ? 1 : 0, po.logger.c_str(),
-      std::string(reactor::PollerBackendName(base.backend())).c_str());
+      servers::PollerName(base).c_str());
   servers::LoopUntilStopped(&base);
 
   servers::PrintPollerStats(server->loops(), &base);
