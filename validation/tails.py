@@ -6,7 +6,9 @@
 # machine's few minutes (docs/methods.md, "On a lent machine"). With 12 or
 # more CPUs every server runs 4 threads on cpus 8-11 and the open-loop
 # generator 8 threads on cpus 0-7; on fewer, one thread each on the last
-# and the first CPU (a smoke run). The phases, in order:
+# and the first CPU, with shorter windows (on 2 cores, with --sched=fifo,
+# the batches of docs/results/2026-11-28-2core-uring-readiness.md). The
+# phases, in order:
 #
 #   capacity  the closed-loop client, twice per ping-pong server,
 #             interleaved (4 KiB, 100 sessions, 2 s);
@@ -27,6 +29,7 @@
 #
 #   tools/pack_lent.sh .lent          # -c opt binaries, nginx, their .so
 #   python3 -m validation.tails --bin=.lent --out=runs.jsonl [--budget=420]
+#       [--sched=fifo]
 #   python3 -m validation.tails --report=runs.jsonl
 
 from __future__ import annotations
@@ -91,7 +94,7 @@ def layout(ncpu: int) -> Layout:
     if ncpu >= 12:
         return Layout(frozenset(range(8, 12)), 4, frozenset(range(8)), 8,
                       1.0, 0.3)
-    return Layout(frozenset({ncpu - 1}), 1, frozenset({0}), 1, 0.3, 0.1)
+    return Layout(frozenset({ncpu - 1}), 1, frozenset({0}), 1, 0.5, 0.2)
 
 
 @dataclasses.dataclass
@@ -117,6 +120,7 @@ class Run:
     unanswered: int = 0
     messages_per_s: float = 0.0  # capacity: the closed-loop client's
     stop_line: str = ""
+    fifo: int = 0  # the SCHED_FIFO priority of server and generator; 0: none
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> "Run":
@@ -130,8 +134,9 @@ class Runner:
     """The binaries of --bin, the layout, the output and the budget."""
 
     def __init__(self, bin_dir: str, out: str, budget_s: float,
-                 lay: Layout, say: Callable[[str], None]) -> None:
-        self.bin_dir, self.lay, self.say = bin_dir, lay, say
+                 lay: Layout, say: Callable[[str], None],
+                 fifo: int = 0) -> None:
+        self.bin_dir, self.lay, self.say, self.fifo = bin_dir, lay, say, fifo
         self.out = open(out, "a")
         self.deadline = time.monotonic() + budget_s
         self.tmp = tempfile.mkdtemp(prefix="tails-")
@@ -154,10 +159,11 @@ class Runner:
         self.out.flush()
 
     def start(self, name: str, threads: int = 0,
-              cpus: Optional[frozenset[int]] = None
+              cpus: Optional[frozenset[int]] = None, fifo: int = 0
               ) -> tuple[subprocess.Popen[bytes], int, str]:
-        """A ping-pong server (or the floor) accepting; raises
-        procs.SweepError when it does not start."""
+        """A ping-pong server (or the floor) accepting, under SCHED_FIFO at
+        priority fifo when it is not 0; raises procs.SweepError when it
+        does not start."""
         cpus = cpus or self.lay.server_cpus
         log = os.path.join(self.tmp, "server.log")
         for _attempt in range(3):  # a port taken between probe and bind
@@ -172,7 +178,7 @@ class Runner:
                         str(threads or self.lay.server_threads),
                         "--protocol=echo", *flags]
             with open(log, "w") as lf:
-                p = procs.spawn(argv, set(cpus), lf, lf, env=env)
+                p = procs.spawn(argv, set(cpus), lf, lf, fifo=fifo, env=env)
             if procs.wait_accepting(p, port):
                 return p, port, log
             procs.stop(p)
@@ -182,7 +188,7 @@ class Runner:
     def generate(self, r: Run, port: int, protocol: str,
                  connections: int) -> None:
         """The generator at r.rate against port (echo of BLOCK bytes, or
-        GET http_run.PATH; r.mode), its figures into r."""
+        GET http_run.PATH; r.mode) under r.fifo, its figures into r."""
         out_json = os.path.join(self.tmp, "loadgen.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
@@ -196,7 +202,8 @@ class Runner:
             threads=r.generator_threads)
         log = os.path.join(self.tmp, "loadgen.log")
         with open(log, "w") as lf:
-            g = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf)
+            g = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf,
+                            fifo=r.fifo)
             try:
                 r.rc = g.wait(timeout=self.lay.window_s + 30)
             except subprocess.TimeoutExpired:
@@ -291,8 +298,9 @@ def pingpong(rn: Runner, cap: float, fractions: Sequence[float],
             for name in order:
                 r = Run("pingpong", name, round=rnd, rate=cap * f,
                         fraction=f, mode="pipelined",
-                        generator_threads=rn.lay.generator_threads)
-                p, port, log = rn.start(name)
+                        generator_threads=rn.lay.generator_threads,
+                        fifo=rn.fifo)
+                p, port, log = rn.start(name, fifo=rn.fifo)
                 rn.generate(r, port, "echo", 100)
                 r.stop_line = rn.stop(p, log)
                 rn.record(r)
@@ -316,10 +324,13 @@ def http(rn: Runner, rates: Sequence[float], rounds: int) -> None:
             rng.shuffle(todo)
             for mode, name in todo:
                 r = Run("http", name, round=rnd, rate=rate, mode=mode,
-                        generator_threads=rn.lay.generator_threads)
+                        generator_threads=rn.lay.generator_threads,
+                        fifo=rn.fifo)
                 pointdir = tempfile.mkdtemp(dir=rn.tmp)
-                srv, port, why = http_run.start_server(
-                    specs[name], rn.lay.server_threads, pin, pointdir)
+                start = latency_point.fifo_starter(
+                    lambda s, d: http_run.start_server(
+                        specs[s], rn.lay.server_threads, pin, d), rn.fifo)
+                srv, port, why = start(name, pointdir)
                 if srv is None:
                     r.error = why
                 else:
@@ -337,8 +348,8 @@ def ceiling(rn: Runner) -> None:
             return
         threads = min(threads, len(rn.lay.generator_cpus))
         r = Run("ceiling", "epoll", rate=rate, mode="pipelined",
-                generator_threads=threads)
-        p, port, log = rn.start("epoll", len(cpus), cpus)
+                generator_threads=threads, fifo=rn.fifo)
+        p, port, log = rn.start("epoll", len(cpus), cpus, rn.fifo)
         rn.generate(r, port, "echo", 100)
         r.stop_line = rn.stop(p, log)
         rn.record(r)
@@ -500,9 +511,18 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--http_rates", type=floats,
                     default=[60000.0, 150000.0, 300000.0])
     ap.add_argument("--http_rounds", type=int, default=6)
+    ap.add_argument("--sched", default="other", choices=("other", "fifo"),
+                    help="the set-rate runs' servers and generator: "
+                         "ordinary scheduling, or SCHED_FIFO at priority "
+                         "%d (needs root or CAP_SYS_NICE)"
+                         % procs.FIFO_PRIORITY)
     args = ap.parse_args(argv)
     if args.report:
         return args
+    if args.sched == "fifo":
+        refused = procs.fifo_refused()
+        if refused:
+            ap.error("--sched=fifo: " + refused)
     phases = [p for p in args.phases.split(",") if p]
     bad = [p for p in phases if p not in PHASES] + [
         s for s in args.servers.split(",") if s not in KNOWN]
@@ -536,12 +556,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def say(text: str) -> None:
         print("%6.1f %s" % (time.monotonic() - t0, text), flush=True)
-    rn = Runner(args.bin, args.out, args.budget, lay, say)
+    fifo = procs.FIFO_PRIORITY if args.sched == "fifo" else 0
+    rn = Runner(args.bin, args.out, args.budget, lay, say, fifo)
     say("servers on cpus %s (%d threads), generator on cpus %s (%d "
-        "threads); budget %.0f s" % (
+        "threads), %s; budget %.0f s" % (
             ",".join(map(str, sorted(lay.server_cpus))), lay.server_threads,
             ",".join(map(str, sorted(lay.generator_cpus))),
-            lay.generator_threads, args.budget))
+            lay.generator_threads,
+            "set rates under SCHED_FIFO %d" % fifo if fifo
+            else "ordinary scheduling", args.budget))
     try:
         cap = args.capacity
         if "capacity" in args.phase_list:

@@ -4,9 +4,10 @@
 #
 # validation.tails: the tables of a fixture (runs of the lent 16-core
 # machine, 2026-11-28, trimmed: testdata/tails/runs.jsonl), bad files and
-# flags, the layout by CPU count, and one short run on this machine's
-# binaries (ping-pong over epoll, io_uring, a variant's switch and the
-# floor at a low rate) whose lines read back.
+# flags, the layout by CPU count, and short runs on this machine's
+# binaries (ping-pong over epoll, io_uring, its completion I/O and the
+# floor at a low rate; io_uring under SCHED_FIFO where permitted) whose
+# lines read back.
 
 from __future__ import annotations
 
@@ -73,7 +74,9 @@ class FlagsTest(unittest.TestCase):
                     (["--bin=" + pack, "--out=x", "--rounds=0"],
                      "must be positive"),
                     (["--bin=" + pack, "--out=x", "--fractions=0.5,x"],
-                     "not numbers")]:
+                     "not numbers"),
+                    (["--bin=" + pack, "--out=x", "--sched=rt"],
+                     "invalid choice: 'rt'")]:
                 err = io.StringIO()
                 with contextlib.redirect_stderr(err), \
                         self.assertRaises(SystemExit) as cm:
@@ -90,6 +93,7 @@ class FlagsTest(unittest.TestCase):
         self.assertEqual((small.server_cpus, small.generator_cpus,
                           small.server_threads, small.generator_threads),
                          (frozenset({1}), frozenset({0}), 1, 1))
+        self.assertEqual((small.window_s, small.warmup_s), (0.5, 0.2))
 
 
 def pack_of(tmp: str) -> str:
@@ -166,6 +170,35 @@ class RunTest(unittest.TestCase):
             with open(out) as f:
                 self.assertEqual(len([json.loads(x) for x in f]), 4)
             self.assertIn("done", said.getvalue())
+            self.assertTrue(all(r.fifo == 0 for r in runs))
+
+    def test_set_rates_run_under_sched_fifo_when_asked(self) -> None:
+        refused = procs.fifo_refused()
+        with tempfile.TemporaryDirectory() as tmp:
+            if refused:  # no CAP_SYS_NICE (Bazel's sandbox): refused early
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), \
+                        self.assertRaises(SystemExit) as cm:
+                    tails.main(["--bin=" + pack_of(tmp), "--out=x",
+                                "--sched=fifo"])
+                self.assertEqual(cm.exception.code, 2)
+                self.assertIn("--sched=fifo: " + refused, err.getvalue())
+                return
+            pack = pack_of(tmp)
+            out = os.path.join(tmp, "runs.jsonl")
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                rc = tails.main(["--bin=" + pack, "--out=" + out,
+                                 "--phases=pingpong", "--capacity=20000",
+                                 "--fractions=0.25", "--rounds=1",
+                                 "--servers=uring", "--sched=fifo",
+                                 "--budget=60"])
+            self.assertEqual(rc, 0, said.getvalue())
+            self.assertIn("under SCHED_FIFO %d" % procs.FIFO_PRIORITY,
+                          said.getvalue())
+            runs = tails.read(out)
+            self.assertEqual(len(runs), 1)
+            self.assertEqual(runs[0].fifo, procs.FIFO_PRIORITY)
+            self.assertTrue(runs[0].ok or runs[0].void, runs[0])
 
 
 if __name__ == "__main__":
