@@ -300,7 +300,7 @@ def pingpong(rn: Runner, cap: float, fractions: Sequence[float],
                         fraction=f, mode="pipelined",
                         generator_threads=rn.lay.generator_threads,
                         fifo=rn.fifo)
-                p, port, log = rn.start(name, fifo=rn.fifo)
+                p, port, log = rn.start(name, fifo=r.fifo)
                 rn.generate(r, port, "echo", 100)
                 r.stop_line = rn.stop(p, log)
                 rn.record(r)
@@ -349,7 +349,7 @@ def ceiling(rn: Runner) -> None:
         threads = min(threads, len(rn.lay.generator_cpus))
         r = Run("ceiling", "epoll", rate=rate, mode="pipelined",
                 generator_threads=threads, fifo=rn.fifo)
-        p, port, log = rn.start("epoll", len(cpus), cpus, rn.fifo)
+        p, port, log = rn.start("epoll", len(cpus), cpus, r.fifo)
         rn.generate(r, port, "echo", 100)
         r.stop_line = rn.stop(p, log)
         rn.record(r)

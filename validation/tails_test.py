@@ -96,6 +96,16 @@ class FlagsTest(unittest.TestCase):
         self.assertEqual((small.window_s, small.warmup_s), (0.5, 0.2))
 
 
+def short_pingpong(pack: str, out: str, *flags: str) -> tuple[int, str]:
+    """tails at 25% of 20,000/s, one round: (exit status, what it said)."""
+    with contextlib.redirect_stdout(io.StringIO()) as said:
+        rc = tails.main(["--bin=" + pack, "--out=" + out,
+                         "--phases=pingpong", "--capacity=20000",
+                         "--fractions=0.25", "--rounds=1", *flags,
+                         "--budget=60"])
+    return rc, said.getvalue()
+
+
 def pack_of(tmp: str) -> str:
     """This machine's binaries under the names tails expects."""
     pack = os.path.join(tmp, "pack")
@@ -132,16 +142,11 @@ class RunTest(unittest.TestCase):
 
     def test_a_short_pingpong_run_reads_back(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            pack = pack_of(tmp)
             out = os.path.join(tmp, "runs.jsonl")
-            with contextlib.redirect_stdout(io.StringIO()) as said:
-                rc = tails.main(["--bin=" + pack, "--out=" + out,
-                                 "--phases=pingpong", "--capacity=20000",
-                                 "--fractions=0.25", "--rounds=1",
-                                 "--servers=epoll,uring,uring-completion,"
-                                 "floor",
-                                 "--budget=60"])
-            self.assertEqual(rc, 0, said.getvalue())
+            rc, said = short_pingpong(
+                pack_of(tmp), out, "--servers=epoll,uring,uring-completion,"
+                "floor")
+            self.assertEqual(rc, 0, said)
             runs = tails.read(out)
             self.assertEqual(sorted(r.server for r in runs),
                              ["epoll", "floor", "uring", "uring-completion"])
@@ -169,7 +174,7 @@ class RunTest(unittest.TestCase):
                 self.assertIn(" sends ", done)
             with open(out) as f:
                 self.assertEqual(len([json.loads(x) for x in f]), 4)
-            self.assertIn("done", said.getvalue())
+            self.assertIn("done", said)
             self.assertTrue(all(r.fifo == 0 for r in runs))
 
     def test_set_rates_run_under_sched_fifo_when_asked(self) -> None:
@@ -184,17 +189,11 @@ class RunTest(unittest.TestCase):
                 self.assertEqual(cm.exception.code, 2)
                 self.assertIn("--sched=fifo: " + refused, err.getvalue())
                 return
-            pack = pack_of(tmp)
             out = os.path.join(tmp, "runs.jsonl")
-            with contextlib.redirect_stdout(io.StringIO()) as said:
-                rc = tails.main(["--bin=" + pack, "--out=" + out,
-                                 "--phases=pingpong", "--capacity=20000",
-                                 "--fractions=0.25", "--rounds=1",
-                                 "--servers=uring", "--sched=fifo",
-                                 "--budget=60"])
-            self.assertEqual(rc, 0, said.getvalue())
-            self.assertIn("under SCHED_FIFO %d" % procs.FIFO_PRIORITY,
-                          said.getvalue())
+            rc, said = short_pingpong(pack_of(tmp), out, "--servers=uring",
+                                      "--sched=fifo")
+            self.assertEqual(rc, 0, said)
+            self.assertIn("under SCHED_FIFO %d" % procs.FIFO_PRIORITY, said)
             runs = tails.read(out)
             self.assertEqual(len(runs), 1)
             self.assertEqual(runs[0].fifo, procs.FIFO_PRIORITY)
