@@ -179,16 +179,19 @@ def floor_size(st: Settings) -> int:
 
 
 def start_floor(path: str, st: Settings, cpus: Optional[set[int]],
-                pointdir: str
+                pointdir: str, threads: int = 1
                 ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
-    """stall_echo_server (no stalls) accepting on a free port."""
+    """stall_echo_server (no stalls) accepting on a free port, with
+    `threads` loops (as many as the servers' threads)."""
     log = os.path.join(pointdir, "server.log")
     for _attempt in range(3):  # a port taken between probe and bind
         port = procs.free_port()
+        argv = [path, "--port=%d" % port, "--size=%d" % floor_size(st)]
+        if threads > 1:
+            argv.append("--threads=%d" % threads)
         try:
             with open(log, "w") as lf:
-                p = procs.spawn([path, "--port=%d" % port,
-                                 "--size=%d" % floor_size(st)], cpus, lf, lf)
+                p = procs.spawn(argv, cpus, lf, lf)
         except OSError as e:
             return None, 0, "the floor server did not start: %s" % e
         if procs.wait_accepting(p, port):

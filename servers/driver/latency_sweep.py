@@ -172,11 +172,12 @@ def paired(points: Sequence[LatencyPoint], servers: Sequence[str],
 @dataclasses.dataclass(frozen=True)
 class Tools:
     """The generator and the floor server (paths), and the cores of each:
-    the floor gets the servers' (None: any core)."""
+    the floor gets the servers' cores (None: any) and threads."""
     generator: str
     floor: str
     generator_cpus: Optional[set[int]]
     server_cpus: Optional[set[int]]
+    floor_threads: int = 1  # the servers' threads
 
 
 def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
@@ -202,7 +203,8 @@ def run(st: Settings, servers: Sequence[str], capacity: dict[str, float],
     def with_floor(name: str, pointdir: str
                    ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
         if name == FLOOR:
-            return start_floor(tools.floor, st, tools.server_cpus, pointdir)
+            return start_floor(tools.floor, st, tools.server_cpus, pointdir,
+                               tools.floor_threads)
         return start(name, pointdir)
     starter = fifo_starter(with_floor, st.fifo)
 

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import socket
 import stat
 import subprocess
 import tempfile
@@ -493,6 +494,27 @@ class RunTest(unittest.TestCase):
                 self.assertTrue(procs.wait_accepting(p, port, 5.0))
             finally:
                 procs.stop(p)
+            # As many loops as the servers' threads: 24 connections land
+            # on more than one (odds of one: 3 * 3^-24), each answered.
+            p, port, why = latency_point.start_floor(self.floor, settings(),
+                                                     None, tmp, threads=3)
+            assert p is not None, why
+            message = b"x" * latency_point.FLOOR_SIZE
+            try:
+                for _ in range(24):
+                    with socket.create_connection(("127.0.0.1", port),
+                                                  5) as c:
+                        c.sendall(message)
+                        got = b""
+                        while len(got) < len(message):
+                            got += c.recv(4096) or b"!"
+                        self.assertEqual(got, message)
+            finally:
+                procs.stop(p)
+            with open(os.path.join(tmp, "server.log")) as f:
+                last = f.read().split()
+            self.assertEqual(last[-8:-4], ["messages", "24", "stalls", "0"])
+            self.assertGreaterEqual(int(last[-1]), 2, last)
             p, port, why = latency_point.start_floor("/nonexistent",
                                                      settings(), None, tmp)
             self.assertIsNone(p)

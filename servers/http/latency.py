@@ -84,7 +84,7 @@ def run(st: latency_point.Settings, specs: Sequence[http_run.ServerSpec],
     tools = latency_sweep.Tools(procs.resolve(latency_point.LOADGEN),
                                 procs.resolve(latency_point.FLOOR_SERVER),
                                 set(pin.wrk_cpus or ()) or None,
-                                set(pin.server_cpus or ()) or None)
+                                set(pin.server_cpus or ()) or None, threads)
     by = {s.name: s for s in specs}
 
     def start(name: str, pointdir: str

@@ -11,6 +11,8 @@
 #   - a refused connection exits 1 with a clear error, in the JSON too;
 #   - echo on 2 threads with Poisson arrivals: ok, every key of the JSON,
 #     the counts adding up, the achieved rate near the asked one;
+#   - the floor (stall_echo_server) on 3 loops: connections spread over
+#     them, every request answered; stalls on more than one refused;
 #   - a server that closes one connection mid-run: its requests are errors,
 #     the other connections go on, exit 1;
 #   - a peer that never answers: every request unanswered, exit 1;
@@ -24,6 +26,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import sys
 import threading
 from typing import Any
@@ -108,6 +111,31 @@ def test_echo(loadgen: str, server_path: str) -> None:
     # The closed-loop view can only be shorter.
     assert r["uncorrected_us"]["mean"] <= r["latency_us"]["mean"]
     harness.stop_stall_server(server)
+
+
+def test_floor_threads(loadgen: str, server_path: str) -> None:
+    """The floor on 3 loops: 24 connections land on more than one (a
+    one-loop spread has odds 3 * 3^-24), every request is answered, and
+    the loops' counts add up to at least the timed window's (the warm-up's
+    0.2 s, 400 more, are counted by the server only)."""
+    server, port = harness.start_stall_server(server_path, "--size=100",
+                                              "--threads=3")
+    run = harness.run_loadgen(
+        loadgen, "--protocol=echo", "--port=%d" % port, "--rate=2000",
+        "--connections=24", "--threads=2", "--size=100", *SHORT)
+    last = harness.stop_stall_server(server)[-1].split()
+    assert run.rc == 0 and run.result is not None, (run.rc, run.stderr)
+    assert last[0] == "messages" and last[6] == "loops_used", last
+    r = run.result
+    assert r["completed"] == r["sent"] == r["scheduled"], r
+    assert r["sent"] < int(last[1]) <= r["sent"] + 450, (last, r)
+    assert int(last[7]) >= 2, last
+    for flags in (["--threads=2", "--stall_every=10"],
+                  ["--threads=2", "--close_at=5"], ["--threads=0"]):
+        p = subprocess.run([server_path, *flags], capture_output=True,
+                           text=True, timeout=10)
+        assert p.returncode == 2 and "stall_echo_server:" in p.stderr, (
+            flags, p.returncode, p.stderr)
 
 
 def test_server_closes(loadgen: str, server_path: str) -> None:
@@ -265,6 +293,7 @@ def main() -> None:
     test_flags(loadgen)
     test_connect_failure(loadgen)
     test_echo(loadgen, server_path)
+    test_floor_threads(loadgen, server_path)
     test_server_closes(loadgen, server_path)
     test_unanswered(loadgen)
     test_unbounded_output(loadgen)
