@@ -12,14 +12,18 @@
 #
 #   capacity  the closed-loop client, twice per ping-pong server,
 #             interleaved (4 KiB, 100 sessions, 2 s);
-#   pingpong  epoll, io_uring and Asio (and the one-thread floor) at
+#   pingpong  epoll, io_uring and Asio (and the floor) at
 #             fractions of the slowest's capacity: 4 KiB echo, 100
 #             connections, pipelined, each round's servers fresh and in a
 #             random order;
 #   http      ours and nginx (reuseport and affinity, servers/http/nginx.py)
 #             at set rates, serial and pipelined, 50 connections;
 #   ceiling   the generator against our epoll server on 8 threads (cpus
-#             8-15) at rising rates and thread counts.
+#             8-15) at rising rates and thread counts;
+#   cpu       (not run unless named) the closed-loop client against each
+#             ping-pong server at 4, 16 and 64 KiB, servers in a random
+#             order per round: the server's CPU per MiB echoed, paired by
+#             round.
 #
 # Every run is one JSON line (Run) appended to --out as it ends, with the
 # server's `serverkit ...:` stop line. A phase starts no run once --budget
@@ -49,11 +53,13 @@ import time
 from typing import Any, Callable, Optional, Sequence
 
 from pick.decide import paired
+from servers.driver import host
 from servers.driver import latency_point
 from servers.driver import procs
 from servers.http import run as http_run
 
-PHASES = ("capacity", "pingpong", "http", "ceiling")
+PHASES = ("capacity", "pingpong", "http", "ceiling", "cpu")
+DEFAULT_PHASES = PHASES[:4]
 PINGPONG = ("epoll", "uring", "asio", "floor")
 # The ping-pong servers: (binary in --bin, flags, environment). "uring" is
 # the io_uring server as it ships (readiness I/O: one-shot polls through
@@ -74,6 +80,12 @@ KNOWN = tuple(SERVERS) + ("floor",)
 CEILING = ((1, 150e3), (1, 300e3), (2, 300e3), (2, 600e3), (4, 450e3),
            (4, 700e3), (8, 450e3), (8, 700e3), (8, 900e3))
 BLOCK = 4096
+# The cpu phase's points, (bytes per block, sessions): the sizes at which
+# the 2-core batches of 2026-11-28 compared the I/O paths.
+CPU_POINTS = ((4096, 100), (16384, 100), (65536, 20))
+# A closed-loop client using this share of its cores or more is the
+# bottleneck (servers/http/run.py's rule).
+CLIENT_BOUND = 0.9
 # A run's cost beyond its warm-up and window: the server's start and stop
 # (a run of 1.3 s of load took 1.4 s on the lent machine, 2026-11-28).
 RUN_OVERHEAD_S = 0.2
@@ -121,6 +133,18 @@ class Run:
     messages_per_s: float = 0.0  # capacity: the closed-loop client's
     stop_line: str = ""
     fifo: int = 0  # the SCHED_FIFO priority of server and generator; 0: none
+    # The most steal on one of the run's CPUs while its load ran (host.py);
+    # None where unread.
+    steal_ms: Optional[int] = None
+    # Closed loop (capacity, cpu): bytes per block and sessions, the
+    # server's CPU seconds while the client ran and per MiB echoed, the
+    # MiB/s, and the client's cores used (CLIENT_BOUND).
+    size: int = 0
+    sessions: int = 0
+    server_cpu_s: Optional[float] = None
+    cpu_ms_per_mib: Optional[float] = None
+    mib_per_s: float = 0.0
+    client_cores: Optional[float] = None
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> "Run":
@@ -169,9 +193,10 @@ class Runner:
         for _attempt in range(3):  # a port taken between probe and bind
             port = procs.free_port()
             env: dict[str, str] = {}
-            if name == "floor":
+            if name == "floor":  # as many loops as the servers' threads
                 argv = [self.path("stall_echo_server"), "--port=%d" % port,
-                        "--size=%d" % BLOCK]
+                        "--size=%d" % BLOCK, "--threads=%d" % (
+                            threads or self.lay.server_threads)]
             else:
                 binary, flags, env = SERVERS[name]
                 argv = [self.path(binary), "127.0.0.1", str(port),
@@ -186,9 +211,12 @@ class Runner:
                                                          procs.tail(log)))
 
     def generate(self, r: Run, port: int, protocol: str,
-                 connections: int) -> None:
+                 connections: int,
+                 server_cpus: Optional[frozenset[int]] = None) -> None:
         """The generator at r.rate against port (echo of BLOCK bytes, or
-        GET http_run.PATH; r.mode) under r.fifo, its figures into r."""
+        GET http_run.PATH; r.mode) under r.fifo, its figures (read as the
+        sweeps read them, latency_point.fill) and the host's steal on its
+        and the server's CPUs into r."""
         out_json = os.path.join(self.tmp, "loadgen.json")
         if os.path.exists(out_json):
             os.unlink(out_json)
@@ -201,6 +229,9 @@ class Runner:
             self.path("loadgen"), st, port, r.rate, r.round + 1, out_json,
             threads=r.generator_threads)
         log = os.path.join(self.tmp, "loadgen.log")
+        watched = set(self.lay.generator_cpus | (server_cpus or
+                                                 self.lay.server_cpus))
+        before = host.read()
         with open(log, "w") as lf:
             g = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf,
                             fifo=r.fifo)
@@ -210,23 +241,63 @@ class Runner:
                 procs.stop(g)
                 r.rc, r.error = -1, "the generator timed out"
                 return
+        seen = host.during(before, host.read(), watched)
+        doc = None
+        try:
+            with open(out_json) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            pass
+        pt = latency_point.LatencyPoint(r.server, r.fraction, r.rate, r.round)
+        latency_point.fill(pt, r.rc, doc if isinstance(doc, dict) else None,
+                           procs.tail(log, 3))
+        latency_point.note_host(pt, seen)
+        r.ok, r.void, r.void_reason, r.error = (pt.ok, pt.void,
+                                                pt.void_reason, pt.error)
+        r.p50_us, r.p99_us, r.p999_us = pt.p50_us, pt.p99_us, pt.p999_us
+        r.lag_p99_us, r.steal_ms = pt.lag_p99_us, pt.steal_ms
+        r.completed, r.unanswered = pt.completed, pt.unanswered
+
+    def closed_loop(self, r: Run, seconds: float) -> None:
+        """The closed-loop client (r.size bytes, r.sessions sessions) for
+        `seconds` against a fresh r.server: its MiB/s, the server's CPU
+        while it ran and per MiB, the client's cores, into r."""
+        p, port, log = self.start(r.server)
+        out_json = os.path.join(self.tmp, "client.json")
+        if os.path.exists(out_json):
+            os.unlink(out_json)
+        argv = [self.path("client"), "127.0.0.1", str(port),
+                str(self.lay.generator_threads), str(r.size),
+                str(r.sessions), "%g" % seconds, "--json=" + out_json]
+        client_log = os.path.join(self.tmp, "client.log")
+        cpu0 = procs.proc_cpu_seconds(p.pid)
+        with open(client_log, "w") as lf:
+            c = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf)
+            try:
+                r.rc = c.wait(timeout=seconds + 60)
+            except subprocess.TimeoutExpired:
+                procs.stop(c)
+                r.rc = -1
+        cpu = procs.proc_cpu_seconds(p.pid) - cpu0
+        r.stop_line = self.stop(p, log)
         try:
             with open(out_json) as f:
                 d = json.load(f)
-        except (OSError, ValueError):
-            r.error = "no JSON from the generator: " + procs.tail(log, 3)
+            r.messages_per_s = float(d["messages_per_s"])
+            r.mib_per_s = float(d["mib_per_s"])
+            mib = float(d["bytes"]) / (1 << 20)
+            r.client_cores = round(float(d["client_cpu_s"]) / max(
+                float(d["seconds"]), 1e-9) / self.lay.generator_threads, 3)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            r.error = "no JSON from the client (exit %d): %s %s" % (
+                r.rc, e, procs.tail(client_log, 2))
             return
-        lat = d.get("latency_us") or {}
-        r.p50_us, r.p99_us, r.p999_us = (lat.get("p50"), lat.get("p99"),
-                                         lat.get("p999"))
-        r.lag_p99_us = (d.get("lag_us") or {}).get("p99")
-        r.completed = int(d.get("completed") or 0)
-        r.unanswered = int(d.get("unanswered") or 0)
-        r.void = bool(d.get("void"))
-        r.void_reason = str(d.get("void_reason") or "")
-        r.ok = r.rc == 0 and bool(d.get("ok")) and not r.void
-        if not r.ok and not r.void:
-            r.error = str(d.get("error") or "exit %d" % r.rc)
+        r.ok = r.rc == 0 and r.messages_per_s > 0 and mib > 0
+        if r.ok and cpu > 0:
+            r.server_cpu_s = round(cpu, 6)
+            r.cpu_ms_per_mib = round(1000 * cpu / mib, 4)
+        elif not r.ok:
+            r.error = "the client exited %d" % r.rc
 
     def stop(self, p: subprocess.Popen[bytes], log: str) -> str:
         """Stops a server; its `serverkit ...:` stop line, if any."""
@@ -243,33 +314,13 @@ class Runner:
 def capacity(rn: Runner) -> float:
     """The slowest server's better closed-loop run, in messages/s."""
     best: dict[str, list[float]] = {}
+    seconds = 2.0 if rn.lay.window_s >= 1 else 0.5
     for rep in range(2):
         order = ["epoll", "uring", "asio"]
         random.Random(rep).shuffle(order)
         for name in order:
-            r = Run("capacity", name, round=rep)
-            p, port, log = rn.start(name)
-            out_json = os.path.join(rn.tmp, "client.json")
-            seconds = 2.0 if rn.lay.window_s >= 1 else 0.5
-            argv = [rn.path("client"), "127.0.0.1", str(port),
-                    str(rn.lay.generator_threads), str(BLOCK), "100",
-                    "%g" % seconds, "--json=" + out_json]
-            client_log = os.path.join(rn.tmp, "client.log")
-            with open(client_log, "w") as lf:
-                c = procs.spawn(argv, set(rn.lay.generator_cpus), lf, lf)
-                try:
-                    r.rc = c.wait(timeout=seconds + 60)
-                except subprocess.TimeoutExpired:
-                    procs.stop(c)
-                    r.rc = -1
-            r.stop_line = rn.stop(p, log)
-            try:
-                with open(out_json) as f:
-                    r.messages_per_s = float(json.load(f)["messages_per_s"])
-                r.ok = r.rc == 0 and r.messages_per_s > 0
-            except (OSError, ValueError, KeyError) as e:
-                r.error = "no JSON from the client (exit %d): %s %s" % (
-                    r.rc, e, procs.tail(client_log, 2))
+            r = Run("capacity", name, round=rep, size=BLOCK, sessions=100)
+            rn.closed_loop(r, seconds)
             rn.record(r)
             rn.say("capacity %s: %s" % (
                 name, "%.0f messages/s" % r.messages_per_s if r.ok
@@ -282,6 +333,26 @@ def capacity(rn: Runner) -> float:
                                "--capacity, or see the lines above"
                                % ", ".join(failed))
     return min(max(v) for v in best.values())
+
+
+def cpu(rn: Runner, servers: Sequence[str], rounds: int,
+        seconds: float) -> None:
+    """Each ping-pong server (the floor has no CPU to compare) at each of
+    CPU_POINTS, closed loop, in a fresh random order per round."""
+    names = [s for s in servers if s != "floor"]
+    rng = random.Random(13)
+    for rnd in range(rounds):
+        for size, sessions in CPU_POINTS:
+            if rn.left() < (seconds + RUN_OVERHEAD_S) * len(names):
+                rn.say("cpu: the budget is spent (round %d)" % rnd)
+                return
+            order = list(names)
+            rng.shuffle(order)
+            for name in order:
+                r = Run("cpu", name, round=rnd, size=size, sessions=sessions)
+                rn.closed_loop(r, seconds)
+                rn.record(r)
+                rn.say(line(r))
 
 
 def pingpong(rn: Runner, cap: float, fractions: Sequence[float],
@@ -350,13 +421,19 @@ def ceiling(rn: Runner) -> None:
         r = Run("ceiling", "epoll", rate=rate, mode="pipelined",
                 generator_threads=threads, fifo=rn.fifo)
         p, port, log = rn.start("epoll", len(cpus), cpus, r.fifo)
-        rn.generate(r, port, "echo", 100)
+        rn.generate(r, port, "echo", 100, cpus)
         r.stop_line = rn.stop(p, log)
         rn.record(r)
         rn.say(line(r))
 
 
 def line(r: Run) -> str:
+    if r.phase in ("capacity", "cpu"):
+        return "%-30s round %d %6d B x%d: %s" % (
+            "%s %s" % (r.phase, r.server), r.round, r.size, r.sessions,
+            "%.1f MiB/s, server %s ms/MiB, client cores %s" % (
+                r.mib_per_s, num(r.cpu_ms_per_mib), num(r.client_cores))
+            if r.ok else "failed: " + (r.error or "exit %d" % r.rc))
     what = "%s %s" % (r.phase, r.server)
     if r.phase == "http":
         what += " " + r.mode
@@ -373,6 +450,10 @@ def line(r: Run) -> str:
 
 def us(v: Optional[float]) -> str:
     return "-" if v is None else "%.0f" % v
+
+
+def num(v: Optional[float]) -> str:
+    return "-" if v is None else "%.3g" % v
 
 
 # --- the report --------------------------------------------------------------
@@ -399,14 +480,16 @@ def by_round(runs: Sequence[Run], **match: Any) -> dict[int, Run]:
             if all(getattr(r, k) == v for k, v in match.items())}
 
 
-def ratio(a: dict[int, Run], b: dict[int, Run]) -> str:
-    """a's p99 over b's, paired by round: Hodges-Lehmann [exact interval],
-    p and MDR; bold where the interval excludes 1."""
+def ratio(a: dict[int, Run], b: dict[int, Run], key: str = "p99_us"
+          ) -> str:
+    """a's `key` over b's, paired by round: Hodges-Lehmann [exact
+    interval], p and MDR; bold where the interval excludes 1."""
     logs = []
     for k in sorted(a):
-        num, den = a[k].p99_us, b[k].p99_us if k in b else None
-        if num and den and a[k].ok and b[k].ok:
-            logs.append(math.log(num / den))
+        top = getattr(a[k], key)
+        bottom = getattr(b[k], key) if k in b else None
+        if top and bottom and a[k].ok and b[k].ok:
+            logs.append(math.log(top / bottom))
     if not logs:
         return "-"
     x = paired.rank_paired(logs)
@@ -430,16 +513,67 @@ def medians(runs: Sequence[Run]) -> str:
     return text + (" (%d not clean)" % bad if bad else "")
 
 
+def pairs_of(names: Sequence[str]) -> list[tuple[str, str]]:
+    """The pairs the tables compare: io_uring and epoll against Asio,
+    io_uring against epoll, and each io_uring variant against both."""
+    pairs = [(a, b) for a, b in (("uring", "asio"), ("uring", "epoll"),
+                                 ("epoll", "asio"))
+             if a in names and b in names]
+    return pairs + [(v, b) for v in names if v.startswith("uring-")
+                    for b in ("uring", "epoll") if b in names]
+
+
+def cpu_cell(runs: Sequence[Run]) -> str:
+    """'MiB/s, ms/MiB' medians over the clean runs; '(client-bound)' where
+    the client's median use of its cores reached CLIENT_BOUND."""
+    ok = [r for r in runs if r.ok and r.cpu_ms_per_mib]
+    if not ok:
+        return "-"
+    text = "%.0f, %.3g" % (statistics.median(r.mib_per_s for r in ok),
+                           statistics.median(r.cpu_ms_per_mib or 0.0
+                                             for r in ok))
+    cores = [r.client_cores for r in ok if r.client_cores is not None]
+    if cores and statistics.median(cores) >= CLIENT_BOUND:
+        text += " (client-bound)"
+    bad = len(runs) - len(ok)
+    return text + (" (%d not clean)" % bad if bad else "")
+
+
+def point_name(size: int, sessions: int) -> str:
+    return "%d KiB x %d" % (size // 1024, sessions) if size >= 1024 and \
+        size % 1024 == 0 else "%d B x %d" % (size, sessions)
+
+
+def cpu_report(runs: Sequence[Run]) -> list[str]:
+    """The cpu phase's tables: MiB/s and server ms/MiB per server and
+    point, then the ms/MiB ratios paired by round (lower is cheaper)."""
+    names = [s for s in KNOWN if any(r.server == s for r in runs)]
+    pairs = pairs_of(names)
+    points = sorted({(r.size, r.sessions) for r in runs})
+    out = ["| block x sessions | " + " | ".join(
+        "%s MiB/s, ms/MiB" % s for s in names) + " |",
+        "|---|" + "---|" * len(names)]
+    for size, sessions in points:
+        at = [r for r in runs if (r.size, r.sessions) == (size, sessions)]
+        out.append("| %s | %s |" % (point_name(size, sessions), " | ".join(
+            cpu_cell([r for r in at if r.server == s]) for s in names)))
+    out += ["", "| block x sessions | " + " | ".join(
+        "%s / %s, ms/MiB" % p for p in pairs) + " |",
+        "|---|" + "---|" * len(pairs)]
+    for size, sessions in points:
+        at = [r for r in runs if (r.size, r.sessions) == (size, sessions)]
+        out.append("| %s | %s |" % (point_name(size, sessions), " | ".join(
+            ratio(by_round(at, server=a), by_round(at, server=b),
+                  "cpu_ms_per_mib") for a, b in pairs)))
+    return out + [""]
+
+
 def report(runs: Sequence[Run]) -> list[str]:
     out: list[str] = []
     pp = [r for r in runs if r.phase == "pingpong"]
     if pp:
         names = [s for s in KNOWN if any(r.server == s for r in pp)]
-        pairs = [(a, b) for a, b in (("uring", "asio"), ("uring", "epoll"),
-                                     ("epoll", "asio"))
-                 if a in names and b in names]
-        pairs += [(v, b) for v in names if v.startswith("uring-")
-                  for b in ("uring", "epoll") if b in names]
+        pairs = pairs_of(names)
         out += ["| load | " + " | ".join(names) + " |",
                 "|---|" + "---|" * len(names)]
         fractions = sorted({r.fraction for r in pp})
@@ -478,6 +612,9 @@ def report(runs: Sequence[Run]) -> list[str]:
             us(r.lag_p99_us), "yes" if r.ok else "void" if r.void else "no")
             for r in top]
         out.append("")
+    spent = [r for r in runs if r.phase == "cpu"]
+    if spent:
+        out += cpu_report(spent)
     return out
 
 
@@ -501,7 +638,8 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--out", default="", help="JSON lines, appended")
     ap.add_argument("--budget", type=float, default=420.0,
                     help="seconds: no run starts past them")
-    ap.add_argument("--phases", default=",".join(PHASES))
+    ap.add_argument("--phases", default=",".join(DEFAULT_PHASES),
+                    help="of %s (default: all but cpu)" % ", ".join(PHASES))
     ap.add_argument("--capacity", type=float, default=0.0,
                     help="messages/s; skips the capacity phase's figure")
     ap.add_argument("--fractions", type=floats, default=[0.25, 0.5, 0.75, 0.9])
@@ -511,6 +649,9 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--http_rates", type=floats,
                     default=[60000.0, 150000.0, 300000.0])
     ap.add_argument("--http_rounds", type=int, default=6)
+    ap.add_argument("--cpu_rounds", type=int, default=6)
+    ap.add_argument("--cpu_seconds", type=float, default=1.0,
+                    help="the cpu phase's closed-loop seconds per run")
     ap.add_argument("--sched", default="other", choices=("other", "fifo"),
                     help="the set-rate runs' servers and generator: "
                          "ordinary scheduling, or SCHED_FIFO at priority "
@@ -532,8 +673,10 @@ def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
         ap.error("--bin and --out are needed to run (or --report=FILE)")
     if not os.path.isfile(os.path.join(args.bin, "loadgen")):
         ap.error("--bin=%s holds no loadgen: tools/pack_lent.sh" % args.bin)
-    if args.rounds < 1 or args.http_rounds < 1 or args.budget <= 0:
-        ap.error("--rounds, --http_rounds and --budget must be positive")
+    if min(args.rounds, args.http_rounds, args.cpu_rounds) < 1 or \
+            args.budget <= 0 or args.cpu_seconds <= 0:
+        ap.error("--rounds, --http_rounds, --cpu_rounds, --cpu_seconds and "
+                 "--budget must be positive")
     if "pingpong" in phases and "capacity" not in phases and \
             args.capacity <= 0:
         ap.error("the pingpong phase needs the capacity phase or "
@@ -577,6 +720,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             http(rn, args.http_rates, args.http_rounds)
         if "ceiling" in args.phase_list:
             ceiling(rn)
+        if "cpu" in args.phase_list:
+            cpu(rn, args.servers.split(","), args.cpu_rounds,
+                args.cpu_seconds)
     except procs.SweepError as e:
         say("stopped: %s" % e)
         return 1

@@ -6,8 +6,10 @@
 # machine, 2026-11-28, trimmed: testdata/tails/runs.jsonl), bad files and
 # flags, the layout by CPU count, and short runs on this machine's
 # binaries (ping-pong over epoll, io_uring, its completion I/O and the
-# floor at a low rate; io_uring under SCHED_FIFO where permitted) whose
-# lines read back.
+# floor at a low rate; io_uring under SCHED_FIFO where permitted; the cpu
+# phase, closed loop) whose lines read back. testdata/tails/cpu.jsonl is a
+# cpu phase of the 2-core VM, 2026-11-29 (its first 6 rounds, stop lines
+# cut).
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from validation import tails
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "testdata", "tails", "runs.jsonl")
+CPU_FIXTURE = os.path.join(HERE, "testdata", "tails", "cpu.jsonl")
 
 
 class ReportTest(unittest.TestCase):
@@ -42,6 +45,22 @@ class ReportTest(unittest.TestCase):
                       "0.84x (n 5: no interval) |", text)
         self.assertIn("| 1 | 300,000 | 3957 | void |", text)
         self.assertIn("| 8 | 900,000 | 117 | yes |", text)
+
+    def test_the_cpu_tables(self) -> None:
+        text = "\n".join(tails.report(tails.read(CPU_FIXTURE)))
+        # MiB/s and the server's ms per MiB, medians; client-bound where
+        # the client's median use of its core reached 90%.
+        self.assertIn("| 4 KiB x 100 | 494, 1.9 (client-bound) | 471, 2.08 "
+                      "(client-bound) | 446, 2.15 (client-bound) | 509, 1.9 "
+                      "(client-bound) |", text)
+        self.assertIn("| 1433, 0.694 |", text)
+        # ms per MiB paired by round, lower cheaper; bold where told apart.
+        self.assertIn("| 4 KiB x 100 | 0.96x [0.84, 1.18], p 0.31, MDR "
+                      "1.74x |", text)
+        self.assertIn("| **0.84x [0.68, 0.97], p 0.031, MDR 1.67x** |",
+                      text)
+        # No set-rate table without set-rate runs.
+        self.assertNotIn("| load |", text)
 
     def test_a_bad_line_is_named(self) -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
@@ -106,15 +125,18 @@ def short_pingpong(pack: str, out: str, *flags: str) -> tuple[int, str]:
     return rc, said.getvalue()
 
 
-def pack_of(tmp: str) -> str:
-    """This machine's binaries under the names tails expects."""
+def pack_of(tmp: str, client: bool = True) -> str:
+    """This machine's binaries under the names tails expects; without the
+    closed-loop client where `client` is False."""
     pack = os.path.join(tmp, "pack")
     os.mkdir(pack)
     for label, name in [("//servers/pingpong:server", "server"),
                         ("//servers/pingpong:asio_server", "asio_server"),
                         ("//servers/loadgen", "loadgen"),
                         ("//servers/loadgen:stall_echo_server",
-                         "stall_echo_server")]:
+                         "stall_echo_server")] + (
+                            [("//servers/pingpong:client", "client")]
+                            if client else []):
         os.symlink(procs.resolve(label), os.path.join(pack, name))
     return pack
 
@@ -122,7 +144,7 @@ def pack_of(tmp: str) -> str:
 class RunTest(unittest.TestCase):
     def test_no_capacity_stops_before_any_load(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
-            pack = pack_of(tmp)
+            pack = pack_of(tmp, client=False)
             client = os.path.join(pack, "client")
             with open(client, "w") as f:  # a client that measures nothing
                 f.write("#!/bin/sh\necho refused >&2\nexit 1\n")
@@ -158,6 +180,8 @@ class RunTest(unittest.TestCase):
                 if r.ok:
                     self.assertGreater(r.completed, 0)
                     self.assertIsNotNone(r.p99_us)
+                # The host's steal was read on the run's CPUs.
+                self.assertIsNotNone(r.steal_ms, r)
             epoll = [r for r in runs if r.server == "epoll"][0]
             self.assertTrue(epoll.stop_line.startswith("serverkit epoll:"),
                             epoll.stop_line)
@@ -176,6 +200,35 @@ class RunTest(unittest.TestCase):
                 self.assertEqual(len([json.loads(x) for x in f]), 4)
             self.assertIn("done", said)
             self.assertTrue(all(r.fifo == 0 for r in runs))
+
+    def test_a_short_cpu_phase_reads_back(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "runs.jsonl")
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                rc = tails.main(["--bin=" + pack_of(tmp), "--out=" + out,
+                                 "--phases=cpu", "--servers=uring,floor",
+                                 "--cpu_rounds=1", "--cpu_seconds=0.2",
+                                 "--budget=60"])
+            self.assertEqual(rc, 0, said.getvalue())
+            runs = tails.read(out)
+            # The floor has no CPU to compare: io_uring at each point.
+            self.assertEqual([(r.phase, r.server, r.size, r.sessions)
+                              for r in runs],
+                             [("cpu", "uring", size, sessions)
+                              for size, sessions in tails.CPU_POINTS])
+            for r in runs:
+                self.assertTrue(r.ok, r)
+                self.assertGreater(r.mib_per_s, 0)
+                self.assertGreater(r.server_cpu_s or 0, 0, r)
+                # ms per MiB is the server's CPU over what was echoed.
+                self.assertAlmostEqual(
+                    r.cpu_ms_per_mib or 0,
+                    1000 * (r.server_cpu_s or 0) / (r.mib_per_s * 0.2),
+                    delta=0.3 * (r.cpu_ms_per_mib or 0))
+                self.assertTrue(0 < (r.client_cores or 0) <= 1.5, r)
+            self.assertIn("cpu uring", said.getvalue())
+            tables = "\n".join(tails.report(runs))
+            self.assertIn("| 64 KiB x 20 |", tables)
 
     def test_set_rates_run_under_sched_fifo_when_asked(self) -> None:
         refused = procs.fifo_refused()
