@@ -615,6 +615,12 @@ def report(runs: Sequence[Run]) -> list[str]:
     spent = [r for r in runs if r.phase == "cpu"]
     if spent:
         out += cpu_report(spent)
+    read = [r for r in runs if r.steal_ms is not None]
+    if read:
+        stolen = [r.steal_ms or 0 for r in read if r.steal_ms]
+        out += ["Host steal on a set-rate run's CPUs (10 ms ticks): %d of "
+                "%d runs%s." % (len(stolen), len(read), ", at most %d ms"
+                                % max(stolen) if stolen else ""), ""]
     return out
 
 

@@ -59,8 +59,19 @@ class ReportTest(unittest.TestCase):
                       "1.74x |", text)
         self.assertIn("| **0.84x [0.68, 0.97], p 0.031, MDR 1.67x** |",
                       text)
-        # No set-rate table without set-rate runs.
+        # No set-rate table, and no steal line, without set-rate runs.
         self.assertNotIn("| load |", text)
+        self.assertNotIn("Host steal", text)
+
+    def test_steal_is_summed_over_the_runs_that_read_it(self) -> None:
+        runs = [tails.Run("ceiling", "epoll", steal_ms=0),
+                tails.Run("ceiling", "epoll", steal_ms=20),
+                tails.Run("ceiling", "epoll", steal_ms=10),
+                tails.Run("ceiling", "epoll")]  # unread: not counted
+        self.assertIn("Host steal on a set-rate run's CPUs (10 ms ticks): "
+                      "2 of 3 runs, at most 20 ms.",
+                      "\n".join(tails.report(runs)))
+        self.assertIn("0 of 1 runs.", "\n".join(tails.report(runs[:1])))
 
     def test_a_bad_line_is_named(self) -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
@@ -199,6 +210,7 @@ class RunTest(unittest.TestCase):
             with open(out) as f:
                 self.assertEqual(len([json.loads(x) for x in f]), 4)
             self.assertIn("done", said)
+            self.assertIn("of 4 runs", "\n".join(tails.report(runs)))
             self.assertTrue(all(r.fifo == 0 for r in runs))
 
     def test_a_short_cpu_phase_reads_back(self) -> None:
