@@ -200,8 +200,11 @@ int HttpHandler::OnHeaderValue(http_parser* p, const char* at,
   if (!h->last_was_value_) {
     h->last_was_value_ = true;
     if (!h->end_field()) return -1;
+    // Trailers (after the head of a chunked body) are not the request's
+    // headers: they never reach the access log, as in nginx, nor Expect.
     const bool log = h->record_log_headers_;
-    h->value_ = NameIs(h->field_, "expect")              ? &h->expect_
+    h->value_ = !h->in_head_                             ? nullptr
+                : NameIs(h->field_, "expect")            ? &h->expect_
                 : log && NameIs(h->field_, "referer")    ? &h->referer_
                 : log && NameIs(h->field_, "user-agent") ? &h->user_agent_
                                                          : nullptr;

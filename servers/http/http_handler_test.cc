@@ -231,6 +231,37 @@ TEST(HttpHandlerTest, HeadErrorRecordsDoNotDependOnTheSplit) {
   }
 }
 
+// Trailers after a chunked body are not the request's headers: the access
+// log keeps the head's Referer and User-Agent, as nginx does, and a trailer
+// that fails mid-value is logged the same whatever the split (found by
+// http_request_fuzz; regressions/user_agent_trailer_value_error_split).
+TEST(HttpHandlerTest, TrailersNeverReachTheAccessLog) {
+  const std::string head =
+      "GET /collect?v=1 HTTP/1.1\r\nHost: x\r\nUser-Agent: head\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n";
+  const std::string good = head +
+                           "Referer: trailer\r\nUser-Agent: trailer\r\n"
+                           "\r\n";
+  const std::string bad = head + "User-Agent: wr\x01\r\n\r\n";
+  for (const auto& [req, want] :
+       {std::pair{good, std::string("200 [] [head]")},
+        std::pair{bad, std::string("400 [] [head]")}}) {
+    for (std::size_t cut = 0; cut < req.size(); ++cut) {
+      std::vector<std::string> got;
+      const auto record = [&got](const ReplyRecord& r) {
+        got.push_back(std::to_string(r.status) + " [" + std::string(r.referer) +
+                      "] [" + std::string(r.user_agent) + "]");
+      };
+      std::string out;
+      HttpHandler h(true);
+      h.feed(req.substr(0, cut), &out, record);
+      h.feed(req.substr(cut), &out, record);
+      EXPECT_EQ(got, std::vector<std::string>{want})
+          << "split at " << cut << ": " << req;
+    }
+  }
+}
+
 // Headers only, as for the GET (Content-Length of its body), no body: a
 // keep-alive client then reads the next reply from its first byte.
 TEST(HttpHandlerTest, HeadAnswersHeadersWithoutBody) {
