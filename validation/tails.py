@@ -297,7 +297,8 @@ class Runner:
             r.server_cpu_s = round(cpu, 6)
             r.cpu_ms_per_mib = round(1000 * cpu / mib, 4)
         elif not r.ok:
-            r.error = "the client exited %d" % r.rc
+            r.error = "the client exited %d after %.0f messages/s" % (
+                r.rc, r.messages_per_s)
 
     def stop(self, p: subprocess.Popen[bytes], log: str) -> str:
         """Stops a server; its `serverkit ...:` stop line, if any."""
@@ -615,11 +616,11 @@ def report(runs: Sequence[Run]) -> list[str]:
     spent = [r for r in runs if r.phase == "cpu"]
     if spent:
         out += cpu_report(spent)
-    read = [r for r in runs if r.steal_ms is not None]
-    if read:
-        stolen = [r.steal_ms or 0 for r in read if r.steal_ms]
+    watched = [r for r in runs if r.steal_ms is not None]
+    if watched:
+        stolen = [r.steal_ms or 0 for r in watched if r.steal_ms]
         out += ["Host steal on a set-rate run's CPUs (10 ms ticks): %d of "
-                "%d runs%s." % (len(stolen), len(read), ", at most %d ms"
+                "%d runs%s." % (len(stolen), len(watched), ", at most %d ms"
                                 % max(stolen) if stolen else ""), ""]
     return out
 
