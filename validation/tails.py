@@ -194,9 +194,9 @@ class Runner:
             port = procs.free_port()
             env: dict[str, str] = {}
             if name == "floor":  # as many loops as the servers' threads
-                argv = [self.path("stall_echo_server"), "--port=%d" % port,
-                        "--size=%d" % BLOCK, "--threads=%d" % (
-                            threads or self.lay.server_threads)]
+                argv = latency_point.floor_argv(
+                    self.path("stall_echo_server"), port, BLOCK,
+                    threads or self.lay.server_threads)
             else:
                 binary, flags, env = SERVERS[name]
                 argv = [self.path(binary), "127.0.0.1", str(port),
@@ -260,45 +260,34 @@ class Runner:
 
     def closed_loop(self, r: Run, seconds: float) -> None:
         """The closed-loop client (r.size bytes, r.sessions sessions) for
-        `seconds` against a fresh r.server: its MiB/s, the server's CPU
-        while it ran and per MiB, the client's cores, into r."""
+        `seconds` against a fresh r.server, run as the ping-pong sweep runs
+        it (procs.run_client): its MiB/s, the server's CPU while it ran and
+        per MiB, the client's share of its cores, into r."""
         p, port, log = self.start(r.server)
-        out_json = os.path.join(self.tmp, "client.json")
-        if os.path.exists(out_json):
-            os.unlink(out_json)
-        argv = [self.path("client"), "127.0.0.1", str(port),
-                str(self.lay.generator_threads), str(r.size),
-                str(r.sessions), "%g" % seconds, "--json=" + out_json]
-        client_log = os.path.join(self.tmp, "client.log")
-        cpu0 = procs.proc_cpu_seconds(p.pid)
-        with open(client_log, "w") as lf:
-            c = procs.spawn(argv, set(self.lay.generator_cpus), lf, lf)
-            try:
-                r.rc = c.wait(timeout=seconds + 60)
-            except subprocess.TimeoutExpired:
-                procs.stop(c)
-                r.rc = -1
-        cpu = procs.proc_cpu_seconds(p.pid) - cpu0
-        r.stop_line = self.stop(p, log)
+        point = procs.Point("echo", self.lay.server_threads,
+                            self.lay.generator_threads, r.size, r.sessions,
+                            seconds=seconds)
+        rec: dict[str, Any] = {}
         try:
-            with open(out_json) as f:
-                d = json.load(f)
-            r.messages_per_s = float(d["messages_per_s"])
-            r.mib_per_s = float(d["mib_per_s"])
-            mib = float(d["bytes"]) / (1 << 20)
-            r.client_cores = round(float(d["client_cpu_s"]) / max(
-                float(d["seconds"]), 1e-9) / self.lay.generator_threads, 3)
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            r.error = "no JSON from the client (exit %d): %s %s" % (
-                r.rc, e, procs.tail(client_log, 2))
-            return
-        r.ok = r.rc == 0 and r.messages_per_s > 0 and mib > 0
-        if r.ok and cpu > 0:
-            r.server_cpu_s = round(cpu, 6)
-            r.cpu_ms_per_mib = round(1000 * cpu / mib, 4)
+            procs.run_client(rec, p, self.path("client"), self.tmp, port,
+                             point, set(self.lay.generator_cpus),
+                             sorted(self.lay.generator_cpus), log)
+        finally:
+            r.stop_line = self.stop(p, log)
+        r.rc = int(rec.get("client_rc", -1))
+        r.messages_per_s = float(rec.get("messages_per_s") or 0.0)
+        r.mib_per_s = float(rec.get("mib_per_s") or 0.0)
+        if "client_cores_used" in rec:
+            r.client_cores = round(rec["client_cores_used"] /
+                                   self.lay.generator_threads, 3)
+        r.ok = bool(rec.get("ok")) and r.messages_per_s > 0 and \
+            (rec.get("bytes") or 0) > 0
+        if r.ok and (rec.get("server_cpu_s") or 0) > 0:
+            r.server_cpu_s = rec["server_cpu_s"]
+            r.cpu_ms_per_mib = rec.get("server_cpu_ms_per_mib")
         elif not r.ok:
-            r.error = "the client exited %d after %.0f messages/s" % (
-                r.rc, r.messages_per_s)
+            r.error = str(rec.get("error") or "the client exited %d after "
+                          "%.0f messages/s" % (r.rc, r.messages_per_s))
 
     def stop(self, p: subprocess.Popen[bytes], log: str) -> str:
         """Stops a server; its `serverkit ...:` stop line, if any."""

@@ -178,6 +178,15 @@ def floor_size(st: Settings) -> int:
     return st.size if st.protocol == "echo" and st.size > 0 else FLOOR_SIZE
 
 
+def floor_argv(path: str, port: int, size: int, threads: int) -> list[str]:
+    """stall_echo_server without stalls: `size`-byte messages on `port`,
+    with `threads` loops."""
+    argv = [path, "--port=%d" % port, "--size=%d" % size]
+    if threads > 1:
+        argv.append("--threads=%d" % threads)
+    return argv
+
+
 def start_floor(path: str, st: Settings, cpus: Optional[set[int]],
                 pointdir: str, threads: int = 1
                 ) -> tuple[Optional[subprocess.Popen[bytes]], int, str]:
@@ -186,9 +195,7 @@ def start_floor(path: str, st: Settings, cpus: Optional[set[int]],
     log = os.path.join(pointdir, "server.log")
     for _attempt in range(3):  # a port taken between probe and bind
         port = procs.free_port()
-        argv = [path, "--port=%d" % port, "--size=%d" % floor_size(st)]
-        if threads > 1:
-            argv.append("--threads=%d" % threads)
+        argv = floor_argv(path, port, floor_size(st), threads)
         try:
             with open(log, "w") as lf:
                 p = procs.spawn(argv, cpus, lf, lf)

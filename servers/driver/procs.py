@@ -404,18 +404,21 @@ def run_point(server: Server, client: str, tmp: str, p: Point,
         return rec
     srv, port = started
     try:
-        _run_client(rec, srv, client, tmp, port, p, client_cpus, cores, log)
+        run_client(rec, srv, client, tmp, port, p, client_cpus, cores, log)
         return rec
     finally:
         stop(srv)
         rec["server_log"] = tail(log, 10)
 
 
-def _run_client(rec: dict[str, Any], srv: subprocess.Popen[bytes],
-                client: str, tmp: str, port: int, p: Point,
-                client_cpus: Optional[set[int]], cores: list[int],
-                log: str) -> None:
-    """The client against the started server; fills rec."""
+def run_client(rec: dict[str, Any], srv: subprocess.Popen[bytes],
+               client: str, tmp: str, port: int, p: Point,
+               client_cpus: Optional[set[int]], cores: list[int],
+               log: str) -> None:
+    """The client against the started server (log: its log); fills rec:
+    the client's JSON, the server's CPU while it ran and per unit of work
+    (add_server_cpu_per_work), the client's cores used, client_bound, ok
+    and error."""
     out_json = os.path.join(tmp, "client.json")
     client_log = os.path.join(tmp, "client.log")
     if os.path.exists(out_json):
