@@ -514,8 +514,9 @@ def pairs_of(names: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def cpu_cell(runs: Sequence[Run]) -> str:
-    """'MiB/s, ms/MiB' medians over the clean runs; '(client-bound)' where
-    the client's median use of its cores reached CLIENT_BOUND."""
+    """'MiB/s, ms/MiB' medians over the clean runs, then how many of them
+    were client-bound (the client's use of its cores at CLIENT_BOUND or
+    more): '(client-bound)' for all, '(client-bound in k of n)' for some."""
     ok = [r for r in runs if r.ok and r.cpu_ms_per_mib]
     if not ok:
         return "-"
@@ -523,8 +524,11 @@ def cpu_cell(runs: Sequence[Run]) -> str:
                            statistics.median(r.cpu_ms_per_mib or 0.0
                                              for r in ok))
     cores = [r.client_cores for r in ok if r.client_cores is not None]
-    if cores and statistics.median(cores) >= CLIENT_BOUND:
+    bound = sum(c >= CLIENT_BOUND for c in cores)
+    if cores and bound == len(cores):
         text += " (client-bound)"
+    elif bound:
+        text += " (client-bound in %d of %d)" % (bound, len(cores))
     bad = len(runs) - len(ok)
     return text + (" (%d not clean)" % bad if bad else "")
 

@@ -19,6 +19,7 @@ import json
 import os
 import tempfile
 import unittest
+from typing import Optional
 
 from servers.driver import procs
 from validation import tails
@@ -48,11 +49,12 @@ class ReportTest(unittest.TestCase):
 
     def test_the_cpu_tables(self) -> None:
         text = "\n".join(tails.report(tails.read(CPU_FIXTURE)))
-        # MiB/s and the server's ms per MiB, medians; client-bound where
-        # the client's median use of its core reached 90%.
+        # MiB/s and the server's ms per MiB, medians, then how many runs
+        # had the client's use of its core at 90% or more.
         self.assertIn("| 4 KiB x 100 | 494, 1.9 (client-bound) | 471, 2.08 "
-                      "(client-bound) | 446, 2.15 (client-bound) | 509, 1.9 "
-                      "(client-bound) |", text)
+                      "(client-bound in 4 of 6) | 446, 2.15 (client-bound "
+                      "in 5 of 6) | 509, 1.9 (client-bound in 5 of 6) |",
+                      text)
         self.assertIn("| 1433, 0.694 |", text)
         # ms per MiB paired by round, lower cheaper; bold where told apart.
         self.assertIn("| 4 KiB x 100 | 0.96x [0.84, 1.18], p 0.31, MDR "
@@ -62,6 +64,21 @@ class ReportTest(unittest.TestCase):
         # No set-rate table, and no steal line, without set-rate runs.
         self.assertNotIn("| load |", text)
         self.assertNotIn("Host steal", text)
+
+    def test_a_cpu_cell_counts_its_client_bound_runs(self) -> None:
+        def run(cores: Optional[float], ok: bool = True) -> tails.Run:
+            return tails.Run("cpu", "epoll", ok=ok, cpu_ms_per_mib=2.0,
+                             mib_per_s=400.0, client_cores=cores)
+        # A median under the mark still says which runs were bound.
+        self.assertEqual(tails.cpu_cell([run(0.95), run(0.5), run(0.6)]),
+                         "400, 2 (client-bound in 1 of 3)")
+        self.assertEqual(tails.cpu_cell([run(0.9), run(0.99)]),
+                         "400, 2 (client-bound)")
+        # Runs that did not read the client's cores are not counted.
+        self.assertEqual(tails.cpu_cell([run(0.5), run(None)]), "400, 2")
+        self.assertEqual(tails.cpu_cell([run(0.95), run(0.95, ok=False)]),
+                         "400, 2 (client-bound) (1 not clean)")
+        self.assertEqual(tails.cpu_cell([run(0.95, ok=False)]), "-")
 
     def test_steal_is_summed_over_the_runs_that_read_it(self) -> None:
         runs = [tails.Run("ceiling", "epoll", steal_ms=0),
