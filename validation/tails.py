@@ -29,7 +29,8 @@
 # server's `serverkit ...:` stop line. A phase starts no run once --budget
 # seconds are spent, so a call cut short still leaves its lines.
 # --report=FILE prints the markdown tables of such a file: medians and the
-# per-round paired ratios (pick.decide.paired).
+# per-round paired ratios (pick.decide.paired); --report=A,B pools the
+# rounds of several batches (each round still pairs runs of one batch).
 #
 #   tools/pack_lent.sh .lent          # -c opt binaries, nginx, their .so
 #   python3 -m validation.tails --bin=.lent --out=runs.jsonl [--budget=420]
@@ -465,6 +466,18 @@ def read(path: str) -> list[Run]:
     return out
 
 
+def read_batches(paths: Sequence[str]) -> list[Run]:
+    """The runs of one file or of several, each file's rounds numbered
+    after the files before it, so that a round pairs runs of one batch
+    only and the report pools the batches' rounds."""
+    out: list[Run] = []
+    for path in paths:
+        shift = max((r.round for r in out), default=-1) + 1
+        out += [dataclasses.replace(r, round=r.round + shift)
+                for r in read(path)]
+    return out
+
+
 def by_round(runs: Sequence[Run], **match: Any) -> dict[int, Run]:
     return {r.round: r for r in runs
             if all(getattr(r, k) == v for k, v in match.items())}
@@ -633,7 +646,9 @@ def floats(text: str) -> list[float]:
 def parse(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="tails", description="Issue 51's checks on a machine with room.")
-    ap.add_argument("--report", default="", help="print the tables of a file")
+    ap.add_argument("--report", default="",
+                    help="print the tables of a file, or of several "
+                         "(comma-separated) with their rounds pooled")
     ap.add_argument("--bin", default="", help="the pack: tools/pack_lent.sh")
     ap.add_argument("--out", default="", help="JSON lines, appended")
     ap.add_argument("--budget", type=float, default=420.0,
@@ -689,7 +704,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parse(argv)
     if args.report:
         try:
-            print("\n".join(report(read(args.report))))
+            paths = [p for p in args.report.split(",") if p]
+            print("\n".join(report(read_batches(paths))))
         except (OSError, ValueError) as e:
             print("tails: %s" % e, file=sys.stderr)
             return 1

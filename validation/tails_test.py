@@ -101,6 +101,35 @@ class ReportTest(unittest.TestCase):
                 self.assertEqual(tails.main(["--report=" + f.name]), 1)
             self.assertIn("not a run", err.getvalue())
 
+    def test_batches_pool_their_rounds(self) -> None:
+        one = tails.read(CPU_FIXTURE)
+        two = tails.read_batches([CPU_FIXTURE, CPU_FIXTURE])
+        self.assertEqual(len(two), 2 * len(one))
+        at = dict(phase="cpu", server="epoll", size=4096, sessions=100)
+        rounds = tails.by_round(one, **at)
+        pooled = tails.by_round(two, **at)
+        # The second batch's rounds follow the first's; none is lost to
+        # a clash of round numbers.
+        self.assertEqual(len(pooled), 2 * len(rounds))
+        shift = max(r.round for r in one) + 1
+        self.assertEqual(sorted(pooled), sorted(rounds) + [
+            k + shift for k in sorted(rounds)])
+        # Twice the rounds at the same ratios: the same estimate, a
+        # narrower interval.
+        text = "\n".join(tails.report(two))
+        self.assertIn("| 4 KiB x 100 | 0.96x [", text)
+        self.assertNotIn("0.96x [0.84, 1.18]", text)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(tails.main(
+                ["--report=%s,%s" % (CPU_FIXTURE, CPU_FIXTURE)]), 0)
+        self.assertEqual(out.getvalue().strip(), text.strip())
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(tails.main(
+                ["--report=%s,/nonexistent/b.jsonl" % CPU_FIXTURE]), 1)
+        self.assertIn("/nonexistent/b.jsonl", err.getvalue())
+
     def test_an_empty_file_gives_no_table(self) -> None:
         self.assertEqual(tails.report([]), [])
 
