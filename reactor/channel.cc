@@ -34,6 +34,8 @@ void Channel::update() {
 void Channel::remove() {
   assert(is_none_event());
   added_to_loop_ = false;
+  edge_reads_ = false;  // no poller left to ask
+  more_to_read_ = false;
   loop_->remove_channel(this);
 }
 

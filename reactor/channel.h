@@ -25,6 +25,14 @@
 // Data received after reading was disabled (in flight when the receive was
 // cancelled) is still delivered: the socket no longer holds it.
 //
+// Reads that drain. An owner whose read callback reads the fd until the
+// kernel holds nothing more, or else calls `more_to_read()`, says so once
+// (`set_drains_reads`). A poller may then keep its read interest armed
+// across events (UringPoller: one multishot poll instead of a one-shot per
+// event) and mark the channel `edge_reads()`; `more_to_read()` on such a
+// channel asks the poller for one level-triggered look before it goes on.
+// Elsewhere (EpollPoller, level-triggered) it does nothing.
+//
 // Completion-based writes, likewise: a poller that sends for the channel
 // (reactor/completion_io.h) reports each finished send (`add_sent`), and
 // `handle_event` passes it to the send callback, before any received data.
@@ -36,6 +44,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "buffer/buffer.h"
@@ -145,6 +154,19 @@ class Channel {
     update();
   }
 
+  void set_drains_reads(bool drains) { drains_reads_ = drains; }
+  bool drains_reads() const { return drains_reads_; }
+  // The owner's read may have left bytes in the kernel (see the header).
+  void more_to_read() {
+    if (!edge_reads_) return;
+    more_to_read_ = true;
+    update();
+  }
+  // Poller side: reads are edge-triggered now; a request for one more look.
+  void set_edge_reads(bool edge) { edge_reads_ = edge; }
+  bool edge_reads() const { return edge_reads_; }
+  bool take_more_to_read() { return std::exchange(more_to_read_, false); }
+
   // Removes the channel from its loop's poller. Requires is_none_event().
   void remove();
 
@@ -170,6 +192,9 @@ class Channel {
   bool added_to_loop_ = false;
   bool event_handling_ = false;
   bool tied_ = false;
+  bool drains_reads_ = false;
+  bool edge_reads_ = false;
+  bool more_to_read_ = false;
   std::weak_ptr<void> tie_;
   ReadEventCallback read_cb_;
   EventCallback write_cb_;

@@ -5,7 +5,8 @@
 // Channel: which callback each returned event reaches, in which order the
 // completion-based results and the readiness callbacks run, that a tied
 // owner gone stops dispatch, and registration with its loop (interest on,
-// off, removed; a readable fd reaches the read callback through the poll).
+// off, removed; a readable fd reaches the read callback through the poll;
+// a request for one more read reaches only an edge-triggered poller).
 
 #include "reactor/channel.h"
 
@@ -150,6 +151,35 @@ TEST(ChannelLoopTest, InterestRegistersWithTheLoopAndRemoveForgets) {
   channel.disable_all();
   EXPECT_TRUE(channel.is_none_event());
   channel.remove();
+  EXPECT_FALSE(loop.has_channel(&channel));
+  ::close(fd);
+}
+
+// more_to_read() is a request to a poller whose reads are edge-triggered
+// (UringPoller's multishot polls); elsewhere nothing is asked.
+TEST(ChannelLoopTest, MoreToReadAsksOnlyWhereReadsAreEdgeTriggered) {
+  EventLoop loop;
+  const int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  Channel channel(&loop, fd);
+  EXPECT_FALSE(channel.drains_reads());
+  channel.set_drains_reads(true);
+  EXPECT_TRUE(channel.drains_reads());
+  channel.enable_reading();
+  EXPECT_FALSE(channel.edge_reads());
+  channel.more_to_read();  // level-triggered here: nothing to ask
+  EXPECT_FALSE(channel.take_more_to_read());
+  channel.set_edge_reads(true);  // as a poller that keeps reads armed does
+  channel.more_to_read();
+  EXPECT_TRUE(channel.take_more_to_read());
+  EXPECT_FALSE(channel.take_more_to_read());  // taken once
+  EXPECT_TRUE(loop.has_channel(&channel));
+  EXPECT_TRUE(channel.is_reading());
+  channel.disable_all();
+  channel.remove();
+  EXPECT_FALSE(channel.edge_reads());  // removed: no poller to ask
+  channel.more_to_read();
+  EXPECT_FALSE(channel.take_more_to_read());
   EXPECT_FALSE(loop.has_channel(&channel));
   ::close(fd);
 }

@@ -3,9 +3,10 @@
 // -----------------------------------------------------------------------------
 //
 // TcpConnection's back-pressure over loopback, typed over every buffer: a
-// slow reader crossing the high-water mark, the peer's half-close with output
-// still queued (with and without the marks in play), and a peer that never
-// reads held at the high-water mark.
+// slow reader crossing the high-water mark, the peer's FIN that comes with
+// its last bytes, the peer's half-close with output still queued (with and
+// without the marks in play), and a peer that never reads held at the
+// high-water mark.
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -58,6 +59,26 @@ TYPED_TEST(TcpBackpressureTest, SlowReaderHitsTheHighWaterMark) {
   auto f = fired.get_future();
   ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
   EXPECT_GE(f.get(), std::size_t{1} << 20);
+}
+
+// A peer's last bytes and its FIN, sent back to back, come to the server as
+// one wake-up: the read that takes the bytes leaves the EOF unread. The
+// server must still see it and close once the echo is out (over io_uring's
+// multishot polls, edge-triggered, it looks again when the stream ends).
+TYPED_TEST(TcpBackpressureTest, TheFinThatCameWithTheLastBytesIsSeen) {
+  using B = TypeParam;
+  ServerThread<B> server(1, [&](TcpServer<B>& s) { EchoSetup(s); });
+  for (int i = 0; i < 50; ++i) {
+    Client c(server.port());
+    ASSERT_TRUE(c.connected());
+    const std::string last = "last bytes " + std::to_string(i);
+    ASSERT_TRUE(c.send_all(last));
+    ASSERT_EQ(::shutdown(c.fd(), SHUT_WR), 0);
+    bool eof = false;
+    const std::string back = c.recv_to_eof(&eof);
+    ASSERT_TRUE(eof) << "connection " << i << ": no EOF after the echo";
+    ASSERT_EQ(back, last) << "connection " << i;
+  }
 }
 
 // A client with a 32 KiB receive buffer and a 256 KiB send buffer, so what

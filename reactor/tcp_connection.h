@@ -7,12 +7,15 @@
 //
 //   - Reads: on readable, one `read_fd` into the input buffer (readv with a
 //     64 KiB stack extra), then the message callback with the buffer; the
-//     callee retrieves what it consumed. Over io_uring the poller receives
-//     instead (reactor/poller/uring_poller.h) and hands the bytes over: they
-//     are appended to the input buffer, then the same message callback.
+//     callee retrieves what it consumed. A read that filled 64 KiB may have
+//     left bytes, and says so to its channel (`more_to_read`), so that a
+//     poller whose reads are edge-triggered looks again. Under io_uring's
+//     completion I/O the poller receives instead
+//     (reactor/poller/uring_poller.h) and hands the bytes over: they are
+//     appended to the input buffer, then the same message callback.
 //   - Writes: `send` writes directly when nothing is queued, queues the rest
-//     in the output buffer and waits for EPOLLOUT. Over io_uring the poller
-//     sends instead: `send` copies the bytes into a send the poller owns
+//     in the output buffer and waits for EPOLLOUT. Under completion I/O the
+//     poller sends instead: `send` copies the bytes into a send the poller owns
 //     when none is in flight, else queues them in the output buffer, which
 //     goes out as the next send when the one in flight completes; the
 //     marks, the write-complete callback, shutdown and the half-close
@@ -88,6 +91,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection<B>> {
         local_(local),
         peer_(peer) {
     channel_.set_read_callback([this](Clock::time_point t) { handle_read(t); });
+    channel_.set_drains_reads(true);  // handle_read: see more_to_read()
     channel_.set_recv_callback(
         [this](Channel::Received& r, Clock::time_point t) {
           handle_received(r, t);

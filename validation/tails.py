@@ -67,7 +67,9 @@ PINGPONG = ("epoll", "uring", "asio", "floor")
 # the ring, then readv/writev as over epoll); the uring-completion*
 # variants are its completion I/O (reactor/poller/uring_poller.h), plain
 # and with every send submitted at once (reactor/poller/uring_poller.cc),
-# the leads for its tail (docs/results/2026-11-28-2core-uring-tail.md).
+# the leads for its tail (docs/results/2026-11-28-2core-uring-tail.md);
+# uring-oneshot is readiness I/O re-arming a one-shot poll per event, as
+# before reads kept a multishot poll armed (reactor/poller/uring_poller.h).
 URING = ("--backend=uring",)
 COMPLETION = URING + ("--uring_io=completion",)
 SERVERS: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
@@ -76,7 +78,9 @@ SERVERS: dict[str, tuple[str, tuple[str, ...], dict[str, str]]] = {
     "asio": ("asio_server", (), {}),
     "uring-completion": ("server", COMPLETION, {}),
     "uring-completion-flush1": ("server", COMPLETION,
-                                {"SERVERKIT_URING_FLUSH_SENDS": "1"})}
+                                {"SERVERKIT_URING_FLUSH_SENDS": "1"}),
+    "uring-oneshot": ("server", URING,
+                      {"SERVERKIT_URING_MULTISHOT_POLL": "0"})}
 KNOWN = tuple(SERVERS) + ("floor",)
 CEILING = ((1, 150e3), (1, 300e3), (2, 300e3), (2, 600e3), (4, 450e3),
            (4, 700e3), (8, 450e3), (8, 700e3), (8, 900e3))

@@ -33,6 +33,11 @@ inline void TcpConnection<B>::handle_read(Clock::time_point receive_time) {
   if (n > 0) {
     bytes_read_.fetch_add(static_cast<std::uint64_t>(n),
                           std::memory_order_relaxed);
+    // read_fd offers the kernel at least kReadFdExtraBytes, and a stream
+    // socket's read stops short only when it has nothing more.
+    if (static_cast<std::size_t>(n) >= kReadFdExtraBytes) {
+      channel_.more_to_read();
+    }
     if (message_cb_) {
       message_cb_(this->shared_from_this(), &input_, receive_time);
     }

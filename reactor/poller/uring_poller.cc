@@ -216,6 +216,12 @@ void UringPoller::on_send(std::uint64_t token, int res, ChannelList* active) {
 void UringPoller::update_channel(Channel* channel) {
   State& st = *state_of(channel);
   const int mask = poll_mask(channel);
+  // The owner's read may have left bytes: a one-shot poll looks (level)
+  // before the next multishot one.
+  if (channel->take_more_to_read()) {
+    st.look_once = true;
+    if (st.multishot) cancel(&st);
+  }
   if (st.token != 0 && st.mask != mask) cancel(&st);
   if (st.recv_token != 0 && !wants_recv(channel)) cancel_recv(&st);
   if ((st.token == 0 && mask != 0) ||

@@ -7,9 +7,9 @@
 // loop and its users are unchanged. Two ways to read and write (`UringIo`,
 // reactor/poller.h):
 //
-//   - readiness (the default): every interest is a one-shot poll through
-//     the ring (below), and connections read and write with read(2) and
-//     write(2) as over epoll, so a reply leaves in its callback;
+//   - readiness (the default): every interest is a poll through the ring
+//     (below), and connections read and write with read(2) and write(2)
+//     as over epoll, so a reply leaves in its callback;
 //   - completion: the receives and sends below, the loop's `CompletionIo`
 //     (reactor/completion_io.h). They batch: a wake-up's receives all run
 //     in the kernel before the first callback, and sends go out with the
@@ -63,6 +63,21 @@
 // `poll()` (after the callbacks ran), so a channel still ready completes
 // again at once: level-triggered, as the reactor expects. A change of
 // interest cancels the armed poll and arms the new mask.
+//
+// Except reads that drain (reactor/channel.h; a TcpConnection's, under
+// readiness I/O): a read-only interest of such a channel is one multishot
+// poll that stays armed, so a message costs no re-arm in the kernel
+// (docs/servers.md, "Two pollers"). It is edge-triggered, which the
+// owner answers: a read that may have left bytes calls `more_to_read()`,
+// and the next poll is a one-shot look (level) before the multishot one
+// returns. It also asks
+// for RDHUP: the peer's FIN may come in one wake-up with the last bytes,
+// and a read that takes them leaves the EOF behind with no wake-up after
+// it, so a completion with RDHUP, HUP or ERR ends the multishot poll and
+// looks once. It is cancelled with ASYNC_CANCEL: POLL_REMOVE answers
+// -EALREADY when the poll's wake-up is being handled and leaves it armed,
+// holding the socket open past its close. SERVERKIT_URING_MULTISHOT_POLL=0
+// keeps every poll one-shot, as before (for comparisons).
 //
 // Completions carry a token, never a pointer: a token whose channel was
 // removed or re-armed since finds nothing and is dropped (its buffer, if it
@@ -180,10 +195,12 @@ class UringPoller final : public CompletionIo, public Poller {
 
  private:
   struct State {
-    std::uint64_t token = 0;                // the armed poll's; 0: not armed
-    int mask = 0;                           // what it was armed for
-    bool queued = false;                    // in to_arm_
-    std::uint64_t recv_token = 0;           // the armed receive's; 0: none
+    std::uint64_t token = 0;       // the armed poll's; 0: not armed
+    int mask = 0;                  // what it was armed for
+    bool multishot = false;        // the armed poll stays armed
+    bool look_once = false;        // the next poll one-shot: the owner asked
+    bool queued = false;           // in to_arm_
+    std::uint64_t recv_token = 0;  // the armed receive's; 0: none
     std::vector<std::uint64_t> live_recvs;  // receives not yet ended
     std::uint64_t seen = 0;        // the iteration it was last made active
     std::uint64_t send_token = 0;  // the send in flight; 0: none

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 #include <utility>
 
@@ -22,6 +23,16 @@ namespace serverkit::reactor {
 namespace {
 
 constexpr int kReadMask = EPOLLIN | EPOLLPRI;
+
+// SERVERKIT_URING_MULTISHOT_POLL=0: every poll one-shot, as before reads
+// that drain kept theirs armed (for comparisons).
+bool MultishotPolls() {
+  static const bool on = [] {
+    const char* v = std::getenv("SERVERKIT_URING_MULTISHOT_POLL");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  return on;
+}
 
 }  // namespace
 
@@ -41,8 +52,12 @@ bool UringPoller::wants_recv(const Channel* channel) const {
 void UringPoller::cancel(State* state) {
   if (state->token == 0) return;
   armed_.erase(state->token);
-  ring_->cancel(state->token, /*poll=*/true);
+  // POLL_REMOVE gives up (-EALREADY) on a multishot poll whose wake-up is
+  // being handled and leaves it armed, holding the file: ASYNC_CANCEL
+  // marks it instead, and it ends at its next run.
+  ring_->cancel(state->token, /*poll=*/!state->multishot);
   state->token = 0;
+  state->multishot = false;
 }
 
 // The receive stays in recvs_ until its last completion: what it took from
@@ -78,7 +93,20 @@ bool UringPoller::arm(Channel* channel, State* state) {
     if (s == nullptr) return false;
     st.token = ++next_token_;
     st.mask = mask;
-    io_uring_prep_poll_add(s, channel->fd(), static_cast<unsigned>(mask));
+    // A read-only interest of an owner that drains its reads stays armed:
+    // no re-arm per event. A one-shot poll is level-triggered: for
+    // writes, and for the look the owner asked for.
+    st.multishot = channel->drains_reads() && (mask & ~kReadMask) == 0 &&
+                   !st.look_once && MultishotPolls();
+    if (st.multishot) {
+      // RDHUP too: the peer's FIN may come with the last bytes, and a read
+      // that takes them leaves the EOF with no wake-up after it.
+      io_uring_prep_poll_multishot(s, channel->fd(),
+                                   static_cast<unsigned>(mask | EPOLLRDHUP));
+    } else {
+      io_uring_prep_poll_add(s, channel->fd(), static_cast<unsigned>(mask));
+    }
+    channel->set_edge_reads(st.multishot);
     io_uring_sqe_set_data64(s, st.token);
     armed_[st.token] = channel;
   }
@@ -111,9 +139,23 @@ bool UringPoller::arm(Channel* channel, State* state) {
 void UringPoller::on_poll(const ::io_uring_cqe* cqe, ChannelList* active) {
   auto it = armed_.find(io_uring_cqe_get_data64(cqe));
   Channel* channel = it->second;
-  armed_.erase(it);
   State& st = *state_of(channel);
+  if (cqe->flags & IORING_CQE_F_MORE) {  // a multishot poll, still armed
+    activate(channel, &st, active);
+    channel->set_revents(channel->revents() | cqe->res);
+    // The stream ends (EOF, reset, error): from here on level-triggered,
+    // so that what is left to read (the EOF itself) is seen again.
+    if (cqe->res & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+      st.look_once = true;
+      cancel(&st);
+      queue(channel, &st);
+    }
+    return;
+  }
+  armed_.erase(it);
   st.token = 0;
+  st.multishot = false;
+  st.look_once = false;  // this was the look, or the poll ended anyway
   activate(channel, &st, active);
   // A failed poll (the file went away under it) reads as an error.
   channel->set_revents(channel->revents() |
