@@ -5,8 +5,8 @@
 // TcpConnection's back-pressure over loopback, typed over every buffer: a
 // slow reader crossing the high-water mark, the peer's FIN that comes with
 // its last bytes, the peer's half-close with output still queued (with and
-// without the marks in play), and a peer that never reads held at the
-// high-water mark.
+// without the marks in play, and with a peer that then never reads), and a
+// peer that never reads held at the high-water mark.
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -151,6 +151,46 @@ TYPED_TEST(TcpBackpressureTest, PeerHalfCloseGetsEveryQueuedByte) {
   EXPECT_GT(queued_at_eof.load(), 0u)
       << "the EOF came with nothing queued; the test did not reach the "
          "half-close path";
+}
+
+// A peer that sends, half-closes and never reads, with the echo still
+// queued: the loop waits for room without spinning. (io_uring reports RDHUP
+// to every poll, so a one-shot write poll re-armed after the FIN completed
+// at once, again and again, a core at 100% for as long as the peer sat.)
+TYPED_TEST(TcpBackpressureTest, APeerThatHalfClosesAndNeverReadsCostsNoSpin) {
+  using B = TypeParam;
+  std::promise<TcpConnectionPtr<B>> half_closed;
+  ServerThread<B> server(1, [&](TcpServer<B>& s) {
+    EchoSetup(s);
+    s.set_water_marks(16 << 20, 4 << 20);
+    s.set_connection_callback([](const TcpConnectionPtr<B>& conn) {
+      if (conn->connected()) SetBufferSize(conn->fd(), SO_SNDBUF, 64 << 10);
+    });
+    s.set_half_close_callback(
+        [&](const TcpConnectionPtr<B>& conn) { half_closed.set_value(conn); });
+  });
+  Client c(server.port(), kSmallRcvBuf, kSmallSndBuf);
+  ASSERT_TRUE(c.connected());
+  ASSERT_TRUE(c.send_all(Pattern(2 << 20, 13)));
+  ASSERT_EQ(::shutdown(c.fd(), SHUT_WR), 0);
+  auto f = half_closed.get_future();
+  ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+  const TcpConnectionPtr<B> conn = f.get();
+  auto polls = [&conn] {
+    std::promise<std::uint64_t> p;
+    conn->loop()->run_in_loop(
+        [&] { p.set_value(conn->loop()->poller_stats().polls); });
+    return p.get_future().get();
+  };
+  std::this_thread::sleep_for(50ms);
+  EXPECT_GT(HeldBy(conn).output, 0u) << "nothing queued: not the case";
+  const std::uint64_t before = polls();
+  std::this_thread::sleep_for(300ms);
+  const std::uint64_t during = polls() - before;
+  // Idle, the loop polls a handful of times (the queries above); spinning,
+  // tens of thousands.
+  EXPECT_LT(during, 100u) << "the loop polled " << during
+                          << " times in 300 ms while the peer sat";
 }
 
 // The same with the default marks and a small server send buffer: the

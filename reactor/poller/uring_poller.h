@@ -70,14 +70,22 @@
 // (docs/servers.md, "Two pollers"). It is edge-triggered, which the
 // owner answers: a read that may have left bytes calls `more_to_read()`,
 // and the next poll is a one-shot look (level) before the multishot one
-// returns. It also asks
-// for RDHUP: the peer's FIN may come in one wake-up with the last bytes,
-// and a read that takes them leaves the EOF behind with no wake-up after
-// it, so a completion with RDHUP, HUP or ERR ends the multishot poll and
-// looks once. It is cancelled with ASYNC_CANCEL: POLL_REMOVE answers
-// -EALREADY when the poll's wake-up is being handled and leaves it armed,
-// holding the socket open past its close. SERVERKIT_URING_MULTISHOT_POLL=0
-// keeps every poll one-shot, as before (for comparisons).
+// returns. It also asks for RDHUP: the peer's FIN may come in one wake-up
+// with the last bytes, and a read that takes them leaves the EOF behind
+// with no wake-up after it, so a completion with RDHUP, HUP or ERR ends
+// the multishot poll and looks once. It is cancelled with ASYNC_CANCEL:
+// POLL_REMOVE answers -EALREADY when the poll's wake-up is being handled and
+// leaves it armed, holding the socket open past its close.
+// SERVERKIT_URING_MULTISHOT_POLL=0 keeps every poll one-shot, as before (for
+// comparisons).
+//
+// io_uring reports RDHUP to every poll, whatever its mask. Once the peer
+// has half-closed, a one-shot write poll would complete at once, socket
+// writable or not, and be re-armed at once: a loop spinning for as long as
+// the peer does not read. So such a channel's write-only interest is a
+// multishot poll too, which completes on the socket's wake-ups only (its
+// owner writes until the socket is full, and the ACK that frees room wakes
+// it).
 //
 // Completions carry a token, never a pointer: a token whose channel was
 // removed or re-armed since finds nothing and is dropped (its buffer, if it
@@ -199,6 +207,7 @@ class UringPoller final : public CompletionIo, public Poller {
     int mask = 0;                  // what it was armed for
     bool multishot = false;        // the armed poll stays armed
     bool look_once = false;        // the next poll one-shot: the owner asked
+    bool peer_hup = false;         // a poll saw the peer's FIN (RDHUP)
     bool queued = false;           // in to_arm_
     std::uint64_t recv_token = 0;  // the armed receive's; 0: none
     std::vector<std::uint64_t> live_recvs;  // receives not yet ended

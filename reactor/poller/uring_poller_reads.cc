@@ -96,8 +96,12 @@ bool UringPoller::arm(Channel* channel, State* state) {
     // A read-only interest of an owner that drains its reads stays armed:
     // no re-arm per event. A one-shot poll is level-triggered: for
     // writes, and for the look the owner asked for.
-    st.multishot = channel->drains_reads() && (mask & ~kReadMask) == 0 &&
-                   !st.look_once && MultishotPolls();
+    const bool reads = (mask & kReadMask) != 0;
+    const bool read_only = reads && (mask & ~kReadMask) == 0;
+    // After the peer's FIN a one-shot write poll completes at once (RDHUP),
+    // so a write-only interest then stays armed too (see the header).
+    st.multishot = channel->drains_reads() && MultishotPolls() &&
+                   ((read_only && !st.look_once) || (!reads && st.peer_hup));
     if (st.multishot) {
       // RDHUP too: the peer's FIN may come with the last bytes, and a read
       // that takes them leaves the EOF with no wake-up after it.
@@ -106,7 +110,7 @@ bool UringPoller::arm(Channel* channel, State* state) {
     } else {
       io_uring_prep_poll_add(s, channel->fd(), static_cast<unsigned>(mask));
     }
-    channel->set_edge_reads(st.multishot);
+    channel->set_edge_reads(st.multishot && reads);
     io_uring_sqe_set_data64(s, st.token);
     armed_[st.token] = channel;
   }
@@ -140,12 +144,15 @@ void UringPoller::on_poll(const ::io_uring_cqe* cqe, ChannelList* active) {
   auto it = armed_.find(io_uring_cqe_get_data64(cqe));
   Channel* channel = it->second;
   State& st = *state_of(channel);
+  if (cqe->res > 0 && (cqe->res & EPOLLRDHUP)) st.peer_hup = true;
   if (cqe->flags & IORING_CQE_F_MORE) {  // a multishot poll, still armed
     activate(channel, &st, active);
     channel->set_revents(channel->revents() | cqe->res);
-    // The stream ends (EOF, reset, error): from here on level-triggered,
-    // so that what is left to read (the EOF itself) is seen again.
-    if (cqe->res & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+    // The stream ends (EOF, reset, error) while reading: from here on
+    // level-triggered, so that what is left to read (the EOF itself) is
+    // seen again.
+    if ((st.mask & kReadMask) != 0 &&
+        (cqe->res & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
       st.look_once = true;
       cancel(&st);
       queue(channel, &st);
