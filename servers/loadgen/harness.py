@@ -86,6 +86,24 @@ def run_loadgen(path: str, *flags: str, timeout: float = 60) -> Run:
     return Run(p.returncode, p.stdout, p.stderr, result)
 
 
+def run_against_stall_server(loadgen: str, server_path: str,
+                             server_flags: list[str], loadgen_flags: list[str],
+                             attempts: int = 3) -> tuple[Run, list[str]]:
+    """One generator run against a fresh stall_echo_server; returns the run
+    and the server's stall lines. A void run (exit 3: the generator was
+    paused and could not keep its schedule, as on a busy machine) measured
+    nothing, so it is run again, `attempts` times in all."""
+    for attempt in range(attempts):
+        server, port = start_stall_server(server_path, *server_flags)
+        run = run_loadgen(loadgen, "--port=%d" % port, *loadgen_flags)
+        lines = stop_stall_server(server)
+        print("\n".join(lines))
+        if run.rc != 3:
+            break
+        print("attempt %d of %d was void" % (attempt + 1, attempts))
+    return run, lines
+
+
 class ToyServer:
     """A one-thread server in this process on 127.0.0.1.
 

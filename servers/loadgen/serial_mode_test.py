@@ -59,19 +59,14 @@ def run(loadgen: str, server_path: str, mode: str
     """One run in `mode`: the generator's JSON and the server's
     most_per_read. A void run (the generator was paused: a busy machine)
     is run again, twice at most."""
-    for _attempt in range(3):
-        server, port = harness.start_stall_server(
-            server_path, "--size=64", "--stall_every=%d" % N,
-            "--stall_ms=%d" % S_MS, "--stall_offset=%d" % OFFSET)
-        r = harness.run_loadgen(
-            loadgen, "--protocol=echo", "--mode=" + mode,
-            "--port=%d" % port, "--rate=%d" % R, "--connections=%d" % C,
-            "--duration=%g" % D, "--warmup=%g" % WARMUP, "--size=64",
-            "--max_lag_us=20000", "--count_above_us=%d" % (S_MS * 1000 // 2))
-        lines = harness.stop_stall_server(server)
-        print("\n".join(lines))
-        if r.rc != 3:
-            break
+    r, lines = harness.run_against_stall_server(
+        loadgen, server_path,
+        ["--size=64", "--stall_every=%d" % N, "--stall_ms=%d" % S_MS,
+         "--stall_offset=%d" % OFFSET],
+        ["--protocol=echo", "--mode=" + mode, "--rate=%d" % R,
+         "--connections=%d" % C, "--duration=%g" % D,
+         "--warmup=%g" % WARMUP, "--size=64", "--max_lag_us=20000",
+         "--count_above_us=%d" % (S_MS * 1000 // 2)])
     assert r.rc == 0, "loadgen exited %d" % r.rc
     assert r.result is not None and r.result["ok"], r.result
     assert r.result["mode"] == mode, r.result
