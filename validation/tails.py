@@ -91,6 +91,8 @@ CPU_POINTS = ((4096, 100), (16384, 100), (65536, 20))
 # A closed-loop client using this share of its cores or more is the
 # bottleneck (servers/http/run.py's rule).
 CLIENT_BOUND = 0.9
+# The phases that run the closed-loop client, not the generator.
+CLOSED_LOOP = ("capacity", "cpu")
 # A run's cost beyond its warm-up and window: the server's start and stop
 # (a run of 1.3 s of load took 1.4 s on the lent machine, 2026-11-28).
 RUN_OVERHEAD_S = 0.2
@@ -267,18 +269,22 @@ class Runner:
         """The closed-loop client (r.size bytes, r.sessions sessions) for
         `seconds` against a fresh r.server, run as the ping-pong sweep runs
         it (procs.run_client): its MiB/s, the server's CPU while it ran and
-        per MiB, the client's share of its cores, into r."""
+        per MiB, the client's share of its cores, and the host's steal on
+        both sides' CPUs while it ran, into r."""
         p, port, log = self.start(r.server)
         point = procs.Point("echo", self.lay.server_threads,
                             self.lay.generator_threads, r.size, r.sessions,
                             seconds=seconds)
         rec: dict[str, Any] = {}
+        before = host.read()
         try:
             procs.run_client(rec, p, self.path("client"), self.tmp, port,
                              point, set(self.lay.generator_cpus),
                              sorted(self.lay.generator_cpus), log)
         finally:
             r.stop_line = self.stop(p, log)
+        r.steal_ms = host.during(before, host.read(), set(
+            self.lay.generator_cpus | self.lay.server_cpus)).steal_ms
         r.rc = int(rec.get("client_rc", -1))
         r.messages_per_s = float(rec.get("messages_per_s") or 0.0)
         r.mib_per_s = float(rec.get("mib_per_s") or 0.0)
@@ -423,7 +429,7 @@ def ceiling(rn: Runner) -> None:
 
 
 def line(r: Run) -> str:
-    if r.phase in ("capacity", "cpu"):
+    if r.phase in CLOSED_LOOP:
         return "%-30s round %d %6d B x%d: %s" % (
             "%s %s" % (r.phase, r.server), r.round, r.size, r.sessions,
             "%.1f MiB/s, server %s ms/MiB, client cores %s" % (
@@ -626,12 +632,17 @@ def report(runs: Sequence[Run]) -> list[str]:
     spent = [r for r in runs if r.phase == "cpu"]
     if spent:
         out += cpu_report(spent)
-    watched = [r for r in runs if r.steal_ms is not None]
-    if watched:
-        stolen = [r.steal_ms or 0 for r in watched if r.steal_ms]
-        out += ["Host steal on a set-rate run's CPUs (10 ms ticks): %d of "
-                "%d runs%s." % (len(stolen), len(watched), ", at most %d ms"
-                                % max(stolen) if stolen else ""), ""]
+    for kind, of_kind in (("set-rate", [r for r in runs
+                                        if r.phase not in CLOSED_LOOP]),
+                          ("closed-loop", [r for r in runs
+                                           if r.phase in CLOSED_LOOP])):
+        watched = [r for r in of_kind if r.steal_ms is not None]
+        if watched:
+            stolen = [r.steal_ms or 0 for r in watched if r.steal_ms]
+            out += ["Host steal on a %s run's CPUs (10 ms ticks): %d of "
+                    "%d runs%s." % (kind, len(stolen), len(watched),
+                                    ", at most %d ms" % max(stolen)
+                                    if stolen else ""), ""]
     return out
 
 

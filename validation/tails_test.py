@@ -89,6 +89,16 @@ class ReportTest(unittest.TestCase):
                       "2 of 3 runs, at most 20 ms.",
                       "\n".join(tails.report(runs)))
         self.assertIn("0 of 1 runs.", "\n".join(tails.report(runs[:1])))
+        # Closed-loop runs (capacity, cpu) are summed on a line of their
+        # own.
+        loops = [tails.Run("cpu", "epoll", steal_ms=30),
+                 tails.Run("capacity", "epoll", steal_ms=0)]
+        text = "\n".join(tails.report(runs + loops))
+        self.assertIn("set-rate run's CPUs (10 ms ticks): 2 of 3 runs, at "
+                      "most 20 ms.", text)
+        self.assertIn("Host steal on a closed-loop run's CPUs (10 ms "
+                      "ticks): 1 of 2 runs, at most 30 ms.", text)
+        self.assertNotIn("set-rate", "\n".join(tails.report(loops)))
 
     def test_a_bad_line_is_named(self) -> None:
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as f:
@@ -284,9 +294,12 @@ class RunTest(unittest.TestCase):
                     1000 * (r.server_cpu_s or 0) / (r.mib_per_s * 0.2),
                     delta=0.3 * (r.cpu_ms_per_mib or 0))
                 self.assertTrue(0 < (r.client_cores or 0) <= 1.5, r)
+                # The host's steal was read on both sides' CPUs.
+                self.assertIsNotNone(r.steal_ms, r)
             self.assertIn("cpu uring", said.getvalue())
             tables = "\n".join(tails.report(runs))
             self.assertIn("| 64 KiB x 20 |", tables)
+            self.assertIn("closed-loop run's CPUs (10 ms ticks)", tables)
 
     def test_set_rates_run_under_sched_fifo_when_asked(self) -> None:
         refused = procs.fifo_refused()
