@@ -21,10 +21,11 @@ import subprocess
 import tempfile
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _live: list[subprocess.Popen[str]] = []
+T = TypeVar("T")
 PR_SET_PDEATHSIG = 1
 
 
@@ -71,18 +72,30 @@ class Run:
     result: dict[str, Any] | None = field(default=None)
 
 
+# loadgen's exit status for a void run: the generator was paused and could
+# not keep its schedule (as on a busy machine), so it measured nothing.
+VOID_EXIT = 3
+
+
+def _again_if_void(attempts: int, once: Callable[[], tuple[Run, T]]
+                   ) -> tuple[Run, T]:
+    """once() until its run is not void, `attempts` times at most; the
+    last one's result."""
+    for attempt in range(attempts):
+        run, extra = once()
+        if run.rc != VOID_EXIT:
+            break
+        print("attempt %d of %d was void" % (attempt + 1, attempts))
+    return run, extra
+
+
 def run_loadgen(path: str, *flags: str, timeout: float = 60,
                 attempts: int = 1) -> Run:
     """Runs the generator with --json; returns its status, output, JSON.
-    A void run (exit 3: the generator was paused and could not keep its
-    schedule, as on a busy machine) measured nothing; it is run again,
-    `attempts` times in all, for a test that expects a kept schedule."""
-    for attempt in range(attempts):
-        run = _run_loadgen_once(path, flags, timeout)
-        if run.rc != 3:
-            break
-        print("attempt %d of %d was void" % (attempt + 1, attempts))
-    return run
+    A void run is run again, `attempts` times in all, for a test that
+    expects a kept schedule."""
+    return _again_if_void(
+        attempts, lambda: (_run_loadgen_once(path, flags, timeout), None))[0]
 
 
 def _run_loadgen_once(path: str, flags: tuple[str, ...],
@@ -107,15 +120,14 @@ def run_against_stall_server(loadgen: str, server_path: str,
     and the server's stall lines. A void run is run again, as in
     run_loadgen, each time against a fresh server (its stalls are numbered
     from the first message)."""
-    for attempt in range(attempts):
+    def once() -> tuple[Run, list[str]]:
         server, port = start_stall_server(server_path, *server_flags)
-        run = run_loadgen(loadgen, "--port=%d" % port, *loadgen_flags)
+        run = _run_loadgen_once(loadgen, ("--port=%d" % port, *loadgen_flags),
+                                60)
         lines = stop_stall_server(server)
         print("\n".join(lines))
-        if run.rc != 3:
-            break
-        print("attempt %d of %d was void" % (attempt + 1, attempts))
-    return run, lines
+        return run, lines
+    return _again_if_void(attempts, once)
 
 
 class ToyServer:

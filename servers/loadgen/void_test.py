@@ -40,7 +40,8 @@ PAUSE_S = 0.3
 
 
 def expect_void(run: harness.Run, reason: str) -> None:
-    assert run.rc == 3, "exit status %d, not 3" % run.rc
+    assert run.rc == harness.VOID_EXIT, "exit status %d, not %d" % (
+        run.rc, harness.VOID_EXIT)
     r = run.result
     assert r is not None
     assert r["void"] is True and r["ok"] is False, r
